@@ -1,0 +1,91 @@
+"""The rules engine stays pure: it imports no storage, rendering, mail, clock or
+global random (architecture: house rules)."""
+
+import ast
+from pathlib import Path
+
+import turnproc
+
+PURE_PACKAGES = ("cr", "core")
+FORBIDDEN_MODULES = {
+    "sqlalchemy",
+    "alembic",
+    "jinja2",
+    "reportlab",
+    "smtplib",
+    "imaplib",
+    "email",
+    "sqlite3",
+    "psycopg",
+    "time",
+    "datetime",
+    "os",
+    "pathlib",
+    "io",
+    "socket",
+    "subprocess",
+    "turnproc.store",
+    "turnproc.render",
+    "turnproc.mail",
+    "turnproc.intake",
+    "turnproc.cli",
+    "turnproc.commands",
+    "turnproc.batch",
+    "turnproc.config",
+    "turnproc.scenario.loader",
+}
+ROOT = Path(turnproc.__file__).parent
+
+
+def _imports(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.append(node.module)
+            names.extend(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def _forbidden(name: str) -> bool:
+    return any(name == bad or name.startswith(bad + ".") for bad in FORBIDDEN_MODULES)
+
+
+def test_engine_modules_import_nothing_impure() -> None:
+    files = [p for pkg in PURE_PACKAGES for p in (ROOT / pkg).rglob("*.py")]
+    assert len(files) > 10
+    offenders = {
+        str(path.relative_to(ROOT)): bad
+        for path in files
+        if (bad := [name for name in _imports(path) if _forbidden(name)])
+    }
+    assert offenders == {}
+
+
+def test_engine_uses_no_global_random() -> None:
+    """`random` may only be used through seeded `random.Random` streams."""
+    offenders = []
+    for pkg in PURE_PACKAGES:
+        for path in (ROOT / pkg).rglob("*.py"):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                if (
+                    isinstance(node, ast.Attribute)
+                    and isinstance(node.value, ast.Name)
+                    and node.value.id == "random"
+                    and node.attr != "Random"
+                ):
+                    offenders.append(f"{path.name}:{node.lineno} random.{node.attr}")
+    assert offenders == []
+
+
+def test_the_check_catches_a_forbidden_import(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text("import sqlalchemy\nfrom turnproc.store import models\n")
+    assert [name for name in _imports(bad) if _forbidden(name)] == [
+        "sqlalchemy",
+        "turnproc.store",
+        "turnproc.store.models",
+    ]

@@ -1,0 +1,5 @@
+import sys
+
+from turnproc.cli import main
+
+sys.exit(main())

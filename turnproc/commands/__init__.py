@@ -1,0 +1,1 @@
+"""Subcommands of the command line, one module per area; each has `register`."""

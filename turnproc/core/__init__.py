@@ -1,0 +1,1 @@
+"""Game-independent, pure building blocks: seeded randomness, errors, the ledger."""

@@ -1,0 +1,135 @@
+"""The game state as plain typed objects, serialisable to JSON.
+
+Every field a later turn needs is here; everything derivable from these fields
+(treasury stock, public shares, a town's value) is computed, not stored.
+"""
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+VP_CATEGORIES = (
+    "robber_baron",
+    "rail_mogul",
+    "rail_builder",
+    "rail_magnate",
+    "rail_prodigal",
+    "rail_baron",
+)
+
+PCStatus = Literal["unreleased", "available", "owned", "incorporated", "merged"]
+
+
+def _zero_vp() -> dict[str, int]:
+    return dict.fromkeys(VP_CATEGORIES, 0)
+
+
+class Tycoon(BaseModel):
+    """3 A player position (1-15), human or computer-played."""
+
+    position: int
+    character: str
+    human: bool = False
+    personality: str = ""  # computer players' style; see docs/computer-players.md
+    cash: int = 0
+    loan: int = 0  # bank loan outstanding
+    holdings: dict[str, int] = Field(default_factory=dict)  # railroad code -> shares owned
+    shorts: dict[str, int] = Field(default_factory=dict)  # railroad code -> shares owed
+    short_proceeds: dict[str, int] = Field(default_factory=dict)  # code -> cash received
+    pcs: list[str] = Field(default_factory=list)  # PC codes owned
+    wants_presidency: list[str] = Field(default_factory=list)  # railroads asked for (10.1)
+    vp: dict[str, int] = Field(default_factory=_zero_vp)
+    builder_bonuses: list[str] = Field(default_factory=list)  # region pairs already rewarded
+    prodigal_spent: int = 0  # total over the game, for records
+    bankruptcies: int = 0
+    missed_turns: int = 0
+
+
+class Railroad(BaseModel):
+    """4.1 A railroad: an incorporated PC plus the lines and RoWs it has gained."""
+
+    code: str  # the abbreviation of the PC it was incorporated from
+    number: int  # railroad number usable on turnsheets instead of the code (10)
+    name: str
+    founded_turn: int = 0
+    lines: list[str] = Field(default_factory=list)  # built route codes, original PC first
+    rows: list[str] = Field(default_factory=list)  # owned RoWs not yet built
+    double_tracked: list[str] = Field(default_factory=list)
+    cash: int = 0
+    bonds: int = 0
+    loan: int = 0  # short-term bank loan
+    owed_to_president: int = 0  # loans from the president (4.5)
+    lender: int | None = None  # position of the tycoon owed `owed_to_president`
+    authorized: int = 0
+    issued: int = 0
+    price: int = 0
+    dividend: int = 0  # per share, paid this turn
+    efficiency: int = 70
+    locomotive: int = 1
+    technologies: list[str] = Field(default_factory=list)
+    grand_station: str | None = None  # town id
+    land: int = 0  # acres (in the scenario's land units) available to sell
+    political: int = 0  # political influence accumulated by donations
+    president: int | None = None
+    chairman: int | None = None
+    directors: list[int] = Field(default_factory=list)
+    rate_wars: dict[str, int] = Field(default_factory=dict)  # rival code -> % cut
+    regions: list[str] = Field(default_factory=list)  # regions linked (end of last turn)
+
+    @property
+    def treasury(self) -> int:
+        """4.2 Treasury (unissued) stock = authorized - issued."""
+        return self.authorized - self.issued
+
+    @property
+    def track(self) -> list[str]:
+        return self.lines
+
+
+class PrivateCompany(BaseModel):
+    """2.3 A private company: one route a tycoon may own, incorporate or merge."""
+
+    code: str
+    status: PCStatus = "unreleased"
+    owner: int | None = None  # position of the owner while "owned"
+    asking_price: int = 0
+    for_sale: bool = False  # offered for sale by its owner (10.1)
+    released_turn: int | None = None
+
+
+class RecordHolder(BaseModel):
+    """11.3 A record score and who set it."""
+
+    category: str
+    score: int
+    character: str
+    game: str
+
+
+class GameState(BaseModel):
+    """The whole game between two turns: `turn` is the turn about to be played."""
+
+    scenario: str
+    game: str = ""  # the game's name, for reports and records
+    seed: int
+    turn: int = 1
+    climate: int = 4  # index into the climate table: 0 Boom ... 8 Panic
+    tycoons: list[Tycoon]
+    railroads: dict[str, Railroad] = Field(default_factory=dict)
+    pcs: dict[str, PrivateCompany] = Field(default_factory=dict)
+    best_locomotive: int = 1
+    technologies_available: list[str] = Field(default_factory=list)
+    first_region_links: dict[str, str] = Field(default_factory=dict)  # region -> railroad
+    first_bonus_pairs: list[str] = Field(default_factory=list)  # "ATLANTIC+OHIO", paid once first
+    ended: bool = False
+    records: list[RecordHolder] = Field(default_factory=list)
+
+    def tycoon(self, position: int) -> Tycoon:
+        return self.tycoons[position - 1]
+
+    def public_shares(self, code: str) -> int:
+        """6 Shares of `code` held by the public: issued less players' net holdings."""
+        rr = self.railroads[code]
+        held = sum(t.holdings.get(code, 0) for t in self.tycoons)
+        owed = sum(t.shorts.get(code, 0) for t in self.tycoons)
+        return rr.issued - held + owed

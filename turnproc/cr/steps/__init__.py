@@ -1,0 +1,1 @@
+"""One module per phase of the turn (Appendix C); `resolve` calls them in order."""

@@ -1,0 +1,101 @@
+"""Read a scenario folder: towns.csv, routes.csv and every other *.toml file.
+
+Each `NAME.toml` becomes the parameter section `NAME`; engine modules validate
+their own section with `Scenario.section`. Any broken file raises
+`ScenarioError` naming the file and the problem.
+"""
+
+import csv
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from turnproc.core.errors import TurnprocError
+from turnproc.scenario.model import Route, Scenario, Town
+
+SCENARIOS_DIR = Path(__file__).resolve().parent.parent.parent / "scenarios"
+
+
+class ScenarioError(TurnprocError):
+    """A scenario folder that cannot be read; the message names file and problem."""
+
+
+def scenario_names(root: Path = SCENARIOS_DIR) -> list[str]:
+    if not root.is_dir():
+        return []
+    return sorted(p.name for p in root.iterdir() if (p / "scenario.toml").is_file())
+
+
+def resolve_path(name_or_path: str | Path, root: Path = SCENARIOS_DIR) -> Path:
+    path = Path(name_or_path)
+    if (path / "scenario.toml").is_file():
+        return path
+    candidate = root / str(name_or_path)
+    if (candidate / "scenario.toml").is_file():
+        return candidate
+    known = ", ".join(scenario_names(root)) or "none"
+    raise ScenarioError(f"no scenario named {name_or_path!r} (known: {known})")
+
+
+def _read_csv(path: Path) -> list[dict[str, str]]:
+    try:
+        with path.open(newline="", encoding="utf-8") as handle:
+            return [dict(row) for row in csv.DictReader(handle)]
+    except FileNotFoundError:
+        raise ScenarioError(f"{path}: file missing") from None
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise ScenarioError(f"{path}: unreadable CSV ({exc})") from None
+
+
+def _blank_to_none(row: dict[str, str]) -> dict[str, Any]:
+    return {key: (value if value not in ("", None) else None) for key, value in row.items()}
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(part) for part in err["loc"])
+    return f"{where}: {err['msg']}"
+
+
+def load_scenario(name_or_path: str | Path, root: Path = SCENARIOS_DIR) -> Scenario:
+    """Load a scenario by name (a folder of `root`) or by path."""
+    folder = resolve_path(name_or_path, root)
+    params: dict[str, dict[str, Any]] = {}
+    for toml_path in sorted(folder.glob("*.toml")):
+        try:
+            params[toml_path.stem] = tomllib.loads(toml_path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ScenarioError(f"{toml_path}: invalid TOML ({exc})") from None
+    meta = params.get("scenario", {})
+
+    towns: dict[str, Town] = {}
+    towns_path = folder / "towns.csv"
+    for line_no, row in enumerate(_read_csv(towns_path), start=2):
+        try:
+            town = Town.model_validate(_blank_to_none(row))
+        except ValidationError as exc:
+            raise ScenarioError(f"{towns_path}:{line_no}: {_first_error(exc)}") from None
+        if town.id in towns:
+            raise ScenarioError(f"{towns_path}:{line_no}: town id {town.id!r} repeated")
+        towns[town.id] = town
+
+    routes: dict[str, Route] = {}
+    routes_path = folder / "routes.csv"
+    for line_no, row in enumerate(_read_csv(routes_path), start=2):
+        try:
+            route = Route.model_validate(_blank_to_none(row))
+        except ValidationError as exc:
+            raise ScenarioError(f"{routes_path}:{line_no}: {_first_error(exc)}") from None
+        if route.code in routes:
+            raise ScenarioError(f"{routes_path}:{line_no}: route code {route.code!r} repeated")
+        routes[route.code] = route
+
+    return Scenario(
+        name=str(meta.get("name", folder.name)),
+        title=str(meta.get("title", folder.name)),
+        towns=towns,
+        routes=routes,
+        params=params,
+    )

@@ -1,0 +1,107 @@
+"""Typed scenario data: towns, routes and parameter sections (rules section 2).
+
+Pure: the rules engine imports this module; only `loader` touches files.
+"""
+
+from functools import cached_property
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+REGIONS = (
+    "ATLANTIC",
+    "OHIO",
+    "GREAT_LAKES",
+    "DEEP_SOUTH",
+    "CENTRAL",
+    "MISSISSIPPI",
+    "GULF",
+    "MIDWEST",
+    "SOUTHWEST",
+    "MOUNTAIN",
+    "PACIFIC",
+    "CANADA",
+    "MEXICO",
+)
+
+P = TypeVar("P", bound=BaseModel)
+
+
+class Town(BaseModel):
+    """2.4 A town: size 1-5, value size squared; starred towns belong to a region."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    name: str
+    state: str
+    size: int = Field(ge=1, le=5)
+    region: str | None = None
+    lat: float
+    lon: float
+
+    @property
+    def value(self) -> int:
+        return self.size * self.size
+
+
+class Route(BaseModel):
+    """2.1 A route joining two towns: a PC (numbers 1-101) or a RoW (102-416)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    number: int
+    code: str
+    kind: Literal["PC", "RoW"]
+    name: str = ""
+    length: int = Field(gt=0)
+    a: str
+    b: str
+    double_with: str | None = None
+    exception: str | None = None
+
+    @property
+    def towns(self) -> tuple[str, str]:
+        return (self.a, self.b)
+
+
+class Scenario(BaseModel):
+    """A whole scenario: map plus every parameter section (one per .toml file)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, ignored_types=(cached_property,))
+
+    name: str
+    title: str
+    towns: dict[str, Town]
+    routes: dict[str, Route]
+    params: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+    def section(self, name: str, model: type[P]) -> P:
+        """The parameter section `name` (the file `name`.toml) validated as `model`.
+
+        Validated once per scenario object and cached, so engine steps can call
+        it freely.
+        """
+        cache: dict[tuple[str, type[BaseModel]], BaseModel] = self.__dict__.setdefault(
+            "_section_cache", {}
+        )
+        key = (name, model)
+        if key not in cache:
+            cache[key] = model.model_validate(self.params.get(name, {}))
+        return cache[key]  # type: ignore[return-value]
+
+    @cached_property
+    def routes_by_number(self) -> dict[int, Route]:
+        return {route.number: route for route in self.routes.values()}
+
+    @cached_property
+    def routes_at(self) -> dict[str, tuple[str, ...]]:
+        """Route codes touching each town."""
+        at: dict[str, list[str]] = {town: [] for town in self.towns}
+        for route in self.routes.values():
+            at.setdefault(route.a, []).append(route.code)
+            at.setdefault(route.b, []).append(route.code)
+        return {town: tuple(codes) for town, codes in at.items()}
+
+    def route(self, code: str) -> Route:
+        return self.routes[code]
