@@ -31,7 +31,9 @@ def money_problems(start: GameState, end: GameState, ledger: Iterable[LedgerEntr
         before = start.railroads[code].cash if code in start.railroads else 0
         after = end.railroads[code].cash if code in end.railroads else 0
         if after != before + flows.get(account, 0):
-            problems.append(f"{account}: cash {after}, ledger says {before + flows.get(account, 0)}")
+            problems.append(
+                f"{account}: cash {after}, ledger says {before + flows.get(account, 0)}"
+            )
         if after < 0:
             problems.append(f"{account}: negative cash {after}")
     for account in flows:

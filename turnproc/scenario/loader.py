@@ -49,8 +49,9 @@ def _read_csv(path: Path) -> list[dict[str, str]]:
         raise ScenarioError(f"{path}: unreadable CSV ({exc})") from None
 
 
-def _blank_to_none(row: dict[str, str]) -> dict[str, Any]:
-    return {key: (value if value not in ("", None) else None) for key, value in row.items()}
+def _non_blank(row: dict[str, str]) -> dict[str, Any]:
+    """Blank cells mean "not given", so the model's default applies."""
+    return {key: value for key, value in row.items() if value not in ("", None)}
 
 
 def _first_error(exc: ValidationError) -> str:
@@ -74,7 +75,7 @@ def load_scenario(name_or_path: str | Path, root: Path = SCENARIOS_DIR) -> Scena
     towns_path = folder / "towns.csv"
     for line_no, row in enumerate(_read_csv(towns_path), start=2):
         try:
-            town = Town.model_validate(_blank_to_none(row))
+            town = Town.model_validate(_non_blank(row))
         except ValidationError as exc:
             raise ScenarioError(f"{towns_path}:{line_no}: {_first_error(exc)}") from None
         if town.id in towns:
@@ -85,7 +86,7 @@ def load_scenario(name_or_path: str | Path, root: Path = SCENARIOS_DIR) -> Scena
     routes_path = folder / "routes.csv"
     for line_no, row in enumerate(_read_csv(routes_path), start=2):
         try:
-            route = Route.model_validate(_blank_to_none(row))
+            route = Route.model_validate(_non_blank(row))
         except ValidationError as exc:
             raise ScenarioError(f"{routes_path}:{line_no}: {_first_error(exc)}") from None
         if route.code in routes:

@@ -1,0 +1,47 @@
+"""Whole turns through the engine: determinism, conservation after every step,
+inputs untouched."""
+
+from turnproc.cr.context import TurnContext
+from turnproc.cr.invariants import money_problems, share_problems
+from turnproc.cr.resolve import SEQUENCE, resolve_turn
+from turnproc.cr.setup import PlayerSetup, new_game
+from turnproc.scenario.model import Scenario
+
+
+def _start(scenario: Scenario, seed: int = 11):
+    return new_game(scenario, seed, [PlayerSetup(position=p) for p in range(1, 16)])
+
+
+def test_new_game_has_the_1841_start(scenario: Scenario) -> None:
+    state = _start(scenario)
+    assert len(state.tycoons) == 15
+    assert sorted(state.railroads) == sorted(["NYC", "PENN", "B&O", "N&W", "SCL", "C&H"])
+    assert len({t.character for t in state.tycoons}) == 15
+    available = [pc for pc in state.pcs.values() if pc.status == "available"]
+    assert len(available) == 20
+    assert all(pc.asking_price > 0 for pc in available)
+    assert share_problems(state) == []
+
+
+def test_a_turn_is_deterministic_and_leaves_its_input_alone(scenario: Scenario) -> None:
+    state = _start(scenario)
+    before = state.model_dump_json()
+    first = resolve_turn(scenario, state, {})
+    second = resolve_turn(scenario, state, {})
+    assert state.model_dump_json() == before
+    assert first.model_dump_json() == second.model_dump_json()
+    assert first.state.turn == state.turn + 1
+
+
+def test_money_and_shares_are_conserved_after_every_step(scenario: Scenario) -> None:
+    state = _start(scenario)
+    seen: list[str] = []
+
+    def check(name: str, ctx: TurnContext) -> None:
+        seen.append(name)
+        assert money_problems(ctx.start, ctx.state, ctx.ledger) == [], name
+        assert share_problems(ctx.state) == [], name
+
+    for _ in range(3):
+        state = resolve_turn(scenario, state, {}, after_step=check).state
+    assert seen == [name for name, _ in SEQUENCE] * 3

@@ -1,0 +1,56 @@
+"""`turnproc case run FILE...`: run rule case files (docs/cases.md)."""
+
+import argparse
+import json
+from pathlib import Path
+
+from turnproc.cases import CaseError, CaseVerdict, load_case, run_case
+from turnproc.scenario.loader import load_scenario
+from turnproc.scenario.model import Scenario
+
+
+def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    parser = subparsers.add_parser("case", help="run rule case files")
+    sub = parser.add_subparsers(dest="case_command", metavar="ACTION", required=True)
+    p_run = sub.add_parser("run", help="run case files and print each verdict")
+    p_run.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    p_run.add_argument("--json", action="store_true", help="print JSON")
+    p_run.set_defaults(handler=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    scenarios: dict[str, Scenario] = {}
+    verdicts: list[CaseVerdict] = []
+    for path in args.files:
+        try:
+            name = load_case(path).scenario
+            if name not in scenarios:
+                scenarios[name] = load_scenario(name)
+            verdict = run_case(path, scenarios)
+        except CaseError as exc:
+            verdict = CaseVerdict(path=path, title="(unreadable)", failures=[str(exc)])
+        verdicts.append(verdict)
+        if not args.json:
+            mark = "PASS" if verdict.passed else "FAIL"
+            print(f"{mark}  {path}  {verdict.title}")
+            for failure in verdict.failures:
+                print(f"      {failure}")
+    failed = sum(not v.passed for v in verdicts)
+    if args.json:
+        print(
+            json.dumps(
+                [
+                    {
+                        "file": str(v.path),
+                        "title": v.title,
+                        "passed": v.passed,
+                        "failures": v.failures,
+                    }
+                    for v in verdicts
+                ],
+                indent=2,
+            )
+        )
+    else:
+        print(f"{len(verdicts) - failed} passed, {failed} failed")
+    return 1 if failed else 0
