@@ -1,9 +1,32 @@
+import os
+from collections.abc import Iterator
+
 import pytest
 
 from turnproc.scenario.loader import load_scenario
 from turnproc.scenario.model import Scenario
 
+from .mailservers import Dovecot, MailDevel, MailWorld, dovecot_available
+
 
 @pytest.fixture(scope="session")
 def scenario() -> Scenario:
     return load_scenario("continental-rails")
+
+
+@pytest.fixture(params=["mail-devel", "dovecot"])
+def mail_world(request: pytest.FixtureRequest) -> Iterator[MailWorld]:
+    """Real mail servers on 127.0.0.1: mail-devel always; Debian's dovecot where
+    installed (CI installs it and sets TURNPROC_REQUIRE_DOVECOT=1)."""
+    if request.param == "dovecot":
+        if not dovecot_available():
+            if os.environ.get("TURNPROC_REQUIRE_DOVECOT") == "1":
+                pytest.fail("dovecot is required here (TURNPROC_REQUIRE_DOVECOT=1) but missing")
+            pytest.skip("dovecot is not installed (apt-get install dovecot-imapd dovecot-lmtpd)")
+        world: MailWorld = Dovecot()
+    else:
+        world = MailDevel()
+    try:
+        yield world
+    finally:
+        world.stop()

@@ -1,0 +1,196 @@
+"""Real mail servers on 127.0.0.1 for the tests.
+
+`MailDevel` runs the pure-Python mail-devel server (SMTP and IMAP, one mailbox
+per address). `Dovecot` runs Debian's dovecot (IMAP and LMTP, mail stored as
+the user `nobody`) as a direct child of the test, fed by an aiosmtpd SMTP
+server on loopback that delivers over LMTP. Both offer the same interface.
+"""
+
+import abc
+import shutil
+import tempfile
+import smtplib
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+PASSWORD = "s3cret pass"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for_port(port: int, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"nothing listening on 127.0.0.1:{port} after {timeout}s")
+
+
+class MailWorld(abc.ABC):
+    """SMTP for everyone, one IMAP mailbox per address."""
+
+    smtp_port: int
+    imap_port: int
+
+    def smtp_url(self) -> str:
+        return f"smtp://127.0.0.1:{self.smtp_port}"
+
+    def imap_url(self, address: str) -> str:
+        return (
+            f"imap://{quote(address, safe='')}:{quote(PASSWORD, safe='')}"
+            f"@127.0.0.1:{self.imap_port}/INBOX"
+        )
+
+    @abc.abstractmethod
+    def stop(self) -> None: ...
+
+
+class MailDevel(MailWorld):
+    def __init__(self) -> None:
+        self.smtp_port = free_port()
+        self.imap_port = free_port()
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "mail_devel",
+                "--host",
+                "127.0.0.1",
+                "--multi-user",
+                "--password",
+                PASSWORD,
+                "--no-http",
+                "--smtp-port",
+                str(self.smtp_port),
+                "--imap-port",
+                str(self.imap_port),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_for_port(self.smtp_port)
+        wait_for_port(self.imap_port)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+DOVECOT_CONF = """\
+base_dir = {root}/run
+state_dir = {root}/state
+log_path = {root}/dovecot.log
+protocols = imap lmtp
+listen = 127.0.0.1
+ssl = no
+disable_plaintext_auth = no
+auth_mechanisms = plain login
+mail_location = maildir:{root}/mail/%u
+default_internal_user = nobody
+default_login_user = nobody
+first_valid_uid = 1
+passdb {{
+  driver = static
+  args = password={password}
+}}
+userdb {{
+  driver = static
+  args = uid=nobody gid=nogroup home={root}/mail/%u
+}}
+service imap-login {{
+  inet_listener imap {{
+    address = 127.0.0.1
+    port = {imap_port}
+  }}
+  inet_listener imaps {{
+    port = 0
+  }}
+}}
+service lmtp {{
+  inet_listener lmtp {{
+    address = 127.0.0.1
+    port = {lmtp_port}
+  }}
+}}
+protocol lmtp {{
+  postmaster_address = postmaster@example.org
+}}
+"""
+
+
+class _LmtpRelay:
+    """aiosmtpd handler: every message accepted over SMTP goes to dovecot by LMTP."""
+
+    def __init__(self, lmtp_port: int) -> None:
+        self.lmtp_port = lmtp_port
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        with smtplib.LMTP("127.0.0.1", self.lmtp_port) as lmtp:
+            lmtp.sendmail(envelope.mail_from, envelope.rcpt_tos, envelope.original_content)
+        return "250 OK delivered"
+
+
+def dovecot_available() -> bool:
+    return shutil.which("dovecot") is not None or Path("/usr/sbin/dovecot").exists()
+
+
+class Dovecot(MailWorld):
+    def __init__(self) -> None:
+        from aiosmtpd.controller import Controller
+
+        # Not under pytest's tmp_path: dovecot's processes run as `nobody` and
+        # must be able to reach the mail folder.
+        root = Path(tempfile.mkdtemp(prefix="turnproc-dovecot-"))
+        self.root = root
+        for sub in ("run", "state", "mail"):
+            (root / sub).mkdir(parents=True, exist_ok=True)
+        (root / "mail").chmod(0o777)
+        root.chmod(0o755)
+        self.imap_port = free_port()
+        self.lmtp_port = free_port()
+        conf = root / "dovecot.conf"
+        conf.write_text(
+            DOVECOT_CONF.format(
+                root=root,
+                password=PASSWORD.replace(" ", "_"),
+                imap_port=self.imap_port,
+                lmtp_port=self.lmtp_port,
+            )
+        )
+        binary = shutil.which("dovecot") or "/usr/sbin/dovecot"
+        self.process = subprocess.Popen(
+            [binary, "-F", "-c", str(conf)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_for_port(self.imap_port)
+        wait_for_port(self.lmtp_port)
+        self.smtp_port = free_port()
+        self.controller = Controller(
+            _LmtpRelay(self.lmtp_port), hostname="127.0.0.1", port=self.smtp_port
+        )
+        self.controller.start()
+
+    def imap_url(self, address: str) -> str:
+        return (
+            f"imap://{quote(address, safe='')}:{quote(PASSWORD.replace(' ', '_'), safe='')}"
+            f"@127.0.0.1:{self.imap_port}/INBOX"
+        )
+
+    def stop(self) -> None:
+        self.controller.stop()
+        self.process.terminate()
+        self.process.wait(timeout=10)
+        shutil.rmtree(self.root, ignore_errors=True)
