@@ -8,11 +8,11 @@ server on loopback that delivers over LMTP. Both offer the same interface.
 
 import abc
 import shutil
-import tempfile
 import smtplib
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
