@@ -3,6 +3,7 @@
 import argparse
 import json
 
+from turnproc.core.errors import TurnprocError
 from turnproc.scenario.loader import load_scenario, scenario_names
 
 
@@ -17,6 +18,15 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p_show.add_argument("name")
     p_show.add_argument("--json", action="store_true", help="print JSON")
     p_show.set_defaults(handler=_show)
+
+    p_check = sub.add_parser("check", help="check the map against the rules appendices")
+    p_check.add_argument("name")
+    p_check.set_defaults(handler=_check)
+
+    p_map = sub.add_parser("map", help="draw the map as a PDF")
+    p_map.add_argument("name")
+    p_map.add_argument("--out", required=True, help="PDF file to write")
+    p_map.set_defaults(handler=_map)
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -49,4 +59,26 @@ def _show(args: argparse.Namespace) -> int:
         print(json.dumps(data, indent=2, sort_keys=True))
     else:
         print(f"{scenario.title}: {len(scenario.towns)} towns, {len(scenario.routes)} routes")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from turnproc.scenario.check import check_scenario
+
+    report = check_scenario(load_scenario(args.name))
+    print("\n".join(report.lines()))
+    return 0 if report.ok else 1
+
+
+def _map(args: argparse.Namespace) -> int:
+    from turnproc.render.mapdraw import draw_scenario_map
+
+    scenario = load_scenario(args.name)
+    try:
+        unlabelled = draw_scenario_map(scenario, args.out)
+    except OSError as exc:
+        raise TurnprocError(f"cannot write {args.out}: {exc.strerror}") from None
+    print(f"wrote {args.out}")
+    if unlabelled:
+        print(f"no room for the labels of: {', '.join(unlabelled)}")
     return 0
