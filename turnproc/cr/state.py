@@ -42,6 +42,7 @@ class Tycoon(BaseModel):
     builder_bonuses: list[str] = Field(default_factory=list)  # region pairs already rewarded
     prodigal_spent: int = 0  # total over the game, for records
     bankruptcies: int = 0
+    bankrupt_turn: int | None = None  # last turn he went bankrupt (3.2: may rename next turn)
     missed_turns: int = 0
 
 
@@ -121,6 +122,7 @@ class GameState(BaseModel):
     technologies_available: list[str] = Field(default_factory=list)
     first_region_links: dict[str, str] = Field(default_factory=dict)  # region -> railroad
     first_bonus_pairs: list[str] = Field(default_factory=list)  # "ATLANTIC+OHIO", paid once first
+    first_millionaires: list[int] = Field(default_factory=list)  # 1.2 Robber Baron bonus paid
     ended: bool = False
     records: list[RecordHolder] = Field(default_factory=list)
 
