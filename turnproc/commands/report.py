@@ -1,0 +1,136 @@
+"""`turnproc report render GAME [--turn N] [--player P] --out DIR` and `report sample`.
+
+`render` rebuilds the reports of a stored turn from the database (the states
+at the start of turn N and N+1, the turn's events, rejections and ledger) and
+writes DIR/turn-N/player-P.pdf, .txt and .json. Rendering uses only stored
+data, so a past turn renders to the same files every time. Turn 0 is the
+opening report of a new game.
+
+`sample` writes the reports of a made-up mid-game turn, to look at the layout
+without a game in the database.
+"""
+
+import argparse
+import time
+from pathlib import Path
+
+from turnproc import batch
+from turnproc.commands.db import database
+from turnproc.core.errors import UsageError
+from turnproc.render.batch import RenderedReport, render_turn_reports
+from turnproc.render.sample import sample_turn
+from turnproc.scenario.loader import load_scenario
+from turnproc.store import mapping, repository
+from turnproc.store.db import transaction
+
+
+def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    parser = subparsers.add_parser("report", help="render turn reports (PDF, text, JSON)")
+    sub = parser.add_subparsers(dest="report_command", metavar="ACTION", required=True)
+
+    p = sub.add_parser("render", help="the reports of a stored turn")
+    p.add_argument("game", help="game id or name")
+    p.add_argument("--turn", type=int, help="turn (default: the last one played; 0 = the start)")
+    p.add_argument("--player", type=int, help="only this position (default: all)")
+    p.add_argument("--out", type=Path, required=True, help="output folder")
+    p.add_argument("--no-map", action="store_true", help="leave the map pages out")
+    p.set_defaults(handler=_render)
+
+    p = sub.add_parser("sample", help="the reports of a made-up mid-game turn")
+    p.add_argument("--scenario", default="continental-rails")
+    p.add_argument("--turn", type=int, default=8)
+    p.add_argument("--player", type=int, help="only this position (default: all)")
+    p.add_argument("--out", type=Path, required=True, help="output folder")
+    p.set_defaults(handler=_sample)
+
+
+def _write(out: Path, turn: int, reports: dict[int, RenderedReport]) -> Path:
+    folder = out / f"turn-{turn}"
+    folder.mkdir(parents=True, exist_ok=True)
+    for position, report in sorted(reports.items()):
+        stem = folder / f"player-{position}"
+        if report.pdf is not None:
+            stem.with_suffix(".pdf").write_bytes(report.pdf)
+        stem.with_suffix(".txt").write_text(report.text, encoding="utf-8")
+        stem.with_suffix(".json").write_text(report.json, encoding="utf-8")
+    return folder
+
+
+def _positions(player: int | None, count: int) -> list[int] | None:
+    if player is None:
+        return None
+    if not 1 <= player <= count:
+        raise UsageError(f"--player must be a position from 1 to {count}")
+    return [player]
+
+
+def _render(args: argparse.Namespace) -> int:
+    with transaction(database()) as session:
+        game = repository.get_game(session, args.game)
+        played = [t for t in repository.stored_turns(session, game.id)]
+        last = max(played) - 1 if played else 0
+        turn = last if args.turn is None else args.turn
+        if turn < 0 or turn > last:
+            raise UsageError(f"game {game.name} has results for turns 0 to {last}, not {turn}")
+        after = mapping.state_from_json(repository.turn_state(session, game.id, turn + 1).state)
+        if turn == 0:
+            before, events, rejections, ledger = after, [], [], []
+        else:
+            before = mapping.state_from_json(repository.turn_state(session, game.id, turn).state)
+            events = repository.events(session, game.id, turn)
+            rejections = repository.rejections(session, game.id, turn)
+            ledger = repository.ledger(session, game.id, turn)
+        players = {
+            p.position: batch.PlayerInfo(
+                p.position, p.character, p.real_name, p.email, p.phone, p.human
+            )
+            for p in repository.players(session, game.id)
+        }
+        data = batch.ReportInput(
+            scenario=batch.scenario_for(game.scenario),
+            game=game.name,
+            turn=turn,
+            before=before,
+            after=after,
+            events=events,
+            rejections=rejections,
+            ledger=ledger,
+            players=players,
+            anonymous=game.anonymous,
+        )
+    started = time.perf_counter()
+    reports = render_turn_reports(
+        data, _positions(args.player, len(after.tycoons)), maps=not args.no_map
+    )
+    folder = _write(args.out, turn, reports)
+    took = time.perf_counter() - started
+    print(f"{len(reports)} report(s) of {game.name} turn {turn} written to {folder} in {took:.1f}s")
+    return 0
+
+
+class _Sample:
+    """A made-up turn in the shape `render_turn_reports` reads."""
+
+    def __init__(self, scenario_name: str, turn: int):
+        self.scenario = load_scenario(scenario_name)
+        self.before, result, self.meta = sample_turn(self.scenario, turn=turn)
+        self.game = self.meta.name
+        self.turn = turn
+        self.after = result.state
+        self.events = list(result.events)
+        self.rejections = list(result.rejections)
+        self.ledger = list(result.ledger)
+        self.anonymous = False
+        self.players: dict[int, batch.PlayerInfo] = {}
+
+
+def _sample(args: argparse.Namespace) -> int:
+    data = _Sample(args.scenario, args.turn)
+    started = time.perf_counter()
+    reports = render_turn_reports(
+        data, _positions(args.player, len(data.after.tycoons)), meta=data.meta
+    )
+    folder = _write(args.out, data.turn, reports)
+    took = time.perf_counter() - started
+    print(f"{len(reports)} sample report(s) written to {folder} in {took:.1f}s")
+    return 0

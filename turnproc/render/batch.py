@@ -1,0 +1,206 @@
+"""The renderer's entry points for the batch, the bench and `turnproc report render`.
+
+`render_player_report` renders one position's report three ways (PDF with
+maps, plain text, JSON) from one `PlayerReport`. `render_turn_reports` renders
+every position of a turn, sharing the map's geography and using worker
+processes when there are several cores: the input is handed to the workers by
+fork, so nothing large is pickled on the way in.
+"""
+
+import multiprocessing
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from turnproc.core.ledger import LedgerEntry
+from turnproc.cr.events import Event, Rejection
+from turnproc.cr.resolve import TurnResult
+from turnproc.cr.state import GameState
+from turnproc.intake.render_sheet import render_turnsheet
+from turnproc.render.export import render_json
+from turnproc.render.maps import Drawn, MapPages
+from turnproc.render.pdf import render_pdf
+from turnproc.render.report import Contact, GameMeta, PlayerReport, build_report
+from turnproc.render.text import render_text
+from turnproc.render.wording import Wording, load_wording
+from turnproc.scenario.model import Scenario
+
+
+@dataclass(frozen=True)
+class RenderedReport:
+    """One position's report: the email body, the PDF attachment, the JSON export."""
+
+    text: str
+    pdf: bytes | None
+    json: str
+
+
+class PlayerContact(Protocol):
+    """What the store knows of a player (turnproc.batch.PlayerInfo)."""
+
+    @property
+    def real_name(self) -> str: ...
+    @property
+    def email(self) -> str | None: ...
+    @property
+    def phone(self) -> str: ...
+
+
+class TurnInput(Protocol):
+    """A stored or just-resolved turn (turnproc.batch.ReportInput)."""
+
+    @property
+    def scenario(self) -> Scenario: ...
+    @property
+    def game(self) -> str: ...
+    @property
+    def turn(self) -> int: ...  # 0: the opening report of a new game
+    @property
+    def before(self) -> GameState: ...
+    @property
+    def after(self) -> GameState: ...
+    @property
+    def events(self) -> Sequence[Event]: ...
+    @property
+    def rejections(self) -> Sequence[Rejection]: ...
+    @property
+    def ledger(self) -> Sequence[LedgerEntry]: ...
+    @property
+    def players(self) -> Mapping[int, PlayerContact]: ...
+    @property
+    def anonymous(self) -> bool: ...
+
+
+def meta_of(data: TurnInput) -> GameMeta:
+    """The report's game metadata from the batch's input."""
+    return GameMeta(
+        name=data.game,
+        anonymous=data.anonymous,
+        contacts={
+            pos: Contact(real_name=p.real_name, email=p.email or "", phone=p.phone)
+            for pos, p in data.players.items()
+        },
+    )
+
+
+def render_player_report(
+    scenario: Scenario,
+    start: GameState,
+    result: TurnResult,
+    meta: GameMeta,
+    position: int,
+    maps: MapPages | None = None,
+    turnsheet: bool = True,
+    opening: bool = False,
+    wording: Wording | None = None,
+) -> RenderedReport:
+    """9 The report of `position` for the turn `result` resolved (or, with
+    `opening`, the game's starting situation), with next turn's turnsheet."""
+    sheet = None
+    if turnsheet and not result.state.ended:
+        sheet = render_turnsheet(
+            result.state, scenario, position, game=meta.name or None, deadline=meta.deadline or None
+        )
+    report = build_report(
+        scenario, start, result, meta, position, turnsheet=sheet, wording=wording, opening=opening
+    )
+    return RenderedReport(
+        text=render_text(report), pdf=render_pdf(report, maps), json=render_json(report)
+    )
+
+
+@dataclass(frozen=True)
+class _Turn:
+    """One turn being rendered for many readers: what they all share."""
+
+    data: TurnInput
+    meta: GameMeta
+    result: TurnResult
+    wording: Wording
+    maps: MapPages | None
+    first: PlayerReport  # any reader's report: it keys the map's railroad layer
+
+    def render(self, position: int) -> RenderedReport:
+        return render_player_report(
+            self.data.scenario,
+            self.data.before,
+            self.result,
+            self.meta,
+            position,
+            maps=self.maps,
+            opening=self.data.turn == 0,
+            wording=self.wording,
+        )
+
+
+# The turn handed to forked workers by inheritance, never pickled.
+_JOB: list[_Turn] = []
+Layers = dict[bool, Drawn | None]
+
+
+def _draw_layer(zoom: bool) -> Drawn | None:
+    turn = _JOB[0]
+    assert turn.maps is not None
+    return turn.maps.layer(turn.first, zoom)
+
+
+def _render_positions(task: tuple[Sequence[int], Layers]) -> list[tuple[int, RenderedReport]]:
+    positions, layers = task
+    turn = _JOB[0]
+    if turn.maps is not None:
+        for zoom, drawn in layers.items():
+            turn.maps.install(turn.first, zoom, drawn)
+    return [(pos, turn.render(pos)) for pos in positions]
+
+
+def default_workers() -> int:
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+def render_turn_reports(
+    data: TurnInput,
+    positions: Sequence[int] | None = None,
+    workers: int | None = None,
+    maps: bool = True,
+    meta: GameMeta | None = None,
+) -> dict[int, RenderedReport]:
+    """Every position's report of one turn; `workers` processes (default: up to 2).
+    `meta` replaces the metadata taken from `data` (announcements, deadline).
+
+    The map's geography is drawn before the workers fork; its two railroad
+    layers are drawn one per worker, then every worker gets both."""
+    wanted = list(positions) if positions is not None else [t.position for t in data.after.tycoons]
+    if not wanted:
+        return {}
+    result = TurnResult(
+        state=data.after,
+        events=list(data.events),
+        rejections=list(data.rejections),
+        ledger=list(data.ledger),
+    )
+    meta = meta or meta_of(data)
+    wording = load_wording(data.scenario, data.after)
+    pages = MapPages(data.scenario) if maps else None
+    first = build_report(data.scenario, data.before, result, meta, wanted[0], wording=wording)
+    turn = _Turn(data, meta, result, wording, pages, first)
+    count = min(workers or default_workers(), len(wanted))
+    if count <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        if pages is not None:
+            pages.prepare(first)
+        return {pos: turn.render(pos) for pos in wanted}
+    if pages is not None:
+        pages.prepare()
+    chunks = [wanted[i::count] for i in range(count)]
+    _JOB.append(turn)
+    try:
+        with multiprocessing.get_context("fork").Pool(count) as pool:
+            layers: Layers = {}
+            if pages is not None:
+                drawn = pool.map(_draw_layer, [False, True], chunksize=1)
+                layers = {False: drawn[0], True: drawn[1]}
+            parts = pool.map(_render_positions, [(chunk, layers) for chunk in chunks], chunksize=1)
+    finally:
+        _JOB.clear()
+    rendered = dict(item for part in parts for item in part)
+    return {pos: rendered[pos] for pos in wanted}
