@@ -1,0 +1,164 @@
+"""The receipt answering every turnsheet (pbem.md point 2).
+
+Its first line (and the mail subject) says OK, ERRORS or REFUSED; then the
+orders as read, normalised, line by line; every error with its line, what is
+wrong and how to fix it; the notes (guesses made, warnings); the orders now
+in force and which submission they come from; the 6.1 order-checking
+preview; and the time left before the deadline. Pure: every fact comes in as
+an argument, the wording is templates/receipt.txt.j2.
+"""
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+from turnproc.intake.check import Preview
+from turnproc.intake.errors import TurnsheetError
+from turnproc.intake.templating import money, signed, template
+from turnproc.intake.turnsheet import Note, OrderLine, ParsedSheet, format_order
+
+Verdict = Literal["accepted", "errors", "refused", "duplicate"]
+
+_FIRST = {
+    "accepted": "OK",
+    "errors": "ERRORS",
+    "refused": "REFUSED",
+    "duplicate": "DUPLICATE",
+}
+
+
+@dataclass(frozen=True)
+class InForce:
+    """The orders in force for the position after this submission."""
+
+    lines: list[str]
+    source: str  # e.g. "submission #3, received 2026-11-30 10:02 UTC"
+
+
+@dataclass
+class ReceiptFacts:
+    """Everything a receipt says."""
+
+    verdict: Verdict
+    game: str
+    turn: int | None = None
+    position: int | None = None
+    character: str = ""
+    received_at: datetime | None = None
+    message_id: str | None = None
+    sheet: ParsedSheet | None = None
+    errors: list[TurnsheetError] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    refusal: str = ""  # why a refused sheet was refused
+    hint: str = ""
+    in_force: InForce | None = None
+    preview: Preview | None = None
+    deadline: datetime | None = None
+    now: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Receipt:
+    verdict: Verdict
+    subject: str
+    text: str
+
+
+def time_left(deadline: datetime, now: datetime) -> str:
+    """'3 days 4 hours left', '35 minutes left' or 'passed'."""
+    seconds = int((deadline - now).total_seconds())
+    if seconds <= 0:
+        return "the deadline has passed"
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes = rest // 60
+    parts = []
+    if days:
+        parts.append(f"{days} day{'s' if days != 1 else ''}")
+    if hours:
+        parts.append(f"{hours} hour{'s' if hours != 1 else ''}")
+    if not days and (minutes or not parts):
+        parts.append(f"{minutes} minute{'s' if minutes != 1 else ''}")
+    return " ".join(parts) + " left"
+
+
+def _when(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def build_receipt(facts: ReceiptFacts) -> Receipt:
+    """The receipt's subject and text."""
+    where = f"{facts.game}" + (f" turn {facts.turn}" if facts.turn is not None else "")
+    if facts.position is not None:
+        where += f" player {facts.position}"
+    if facts.verdict == "accepted":
+        headline = f"OK: turnsheet accepted for {where}"
+    elif facts.verdict == "errors":
+        count = len(facts.errors)
+        headline = f"ERRORS: {count} error{'s' if count != 1 else ''} in your turnsheet for {where}"
+    elif facts.verdict == "duplicate":
+        headline = f"DUPLICATE: this message was processed before ({where})"
+    else:
+        headline = f"REFUSED: {facts.refusal}"
+    orders = [_echo(line, facts.notes) for line in (facts.sheet.lines if facts.sheet else [])]
+    in_force = facts.in_force
+    if in_force is None or not in_force.lines:
+        summary = "no orders are in force for you this turn yet."
+    else:
+        summary = f"the orders in force are still those of {in_force.source}."
+    context = {
+        "first_line": headline,
+        "verdict": facts.verdict,
+        "refusal": facts.refusal,
+        "hint": facts.hint,
+        "in_force_summary": summary,
+        "game": facts.game,
+        "turn": facts.turn,
+        "position": facts.position,
+        "character": facts.character,
+        "received": _when(facts.received_at) if facts.received_at else "now",
+        "message_id": facts.message_id,
+        "orders": orders,
+        "errors": [_error(e) for e in sorted(facts.errors, key=lambda e: e.line_no)],
+        "notes": sorted(facts.notes, key=lambda n: n.line_no),
+        "in_force": in_force.lines if in_force else [],
+        "in_force_source": in_force.source if in_force else "",
+        "preview": facts.preview,
+        "deadline": _when(facts.deadline) if facts.deadline else None,
+        "time_left": time_left(facts.deadline, facts.now) if facts.deadline and facts.now else None,
+        "money": money,
+        "signed": signed,
+    }
+    text = template("receipt.txt.j2").render(context)
+    return Receipt(verdict=facts.verdict, subject=headline[:200], text=_tidy(text))
+
+
+def _echo(line: OrderLine, notes: list[Note]) -> dict[str, object]:
+    text = format_order(line.order)
+    guessed = any(n.line_no == line.line_no for n in notes)
+    squeezed = " ".join(line.line.split("#", 1)[0].split()).upper()
+    return {
+        "line_no": line.line_no,
+        "text": text,
+        "written": line.line,
+        "show_written": guessed or squeezed not in (text.upper(), text.upper().split(": ", 1)[-1]),
+    }
+
+
+def _error(error: TurnsheetError) -> dict[str, object]:
+    return {
+        "line_no": error.line_no,
+        "line": error.line if error.line else "",
+        "message": f"{error.message} [{error.code}]",
+        "hint": error.hint,
+    }
+
+
+def _tidy(text: str) -> str:
+    """No runs of blank lines, no trailing spaces."""
+    lines = [line.rstrip() for line in text.splitlines()]
+    out: list[str] = []
+    for line in lines:
+        if line or (out and out[-1]):
+            out.append(line)
+    return "\n".join(out).strip() + "\n"

@@ -1,0 +1,408 @@
+"""Receiving one turnsheet: `submit_sheet(session, game, raw, sender, received_at)`.
+
+The one entry point the command line (`turnproc orders submit`) and the mail
+intake share. It records every submission (with its verdict and receipt),
+puts a valid sheet's orders in force and never changes anything else:
+
+- duplicate Message-ID: processed once; a repeat gets no new answer;
+- unreadable message, no turnsheet, wrong game, unknown player, wrong
+  secret, a sender address not registered for the player, an older or later
+  turn, a game not running, a sheet after the deadline: REFUSED, recorded,
+  nothing changes;
+- any line with an error: ERRORS, recorded, the orders in force stay as they
+  were (all-or-nothing: see docs/turnsheet.md for why);
+- otherwise: OK, and the sheet's orders replace those in force.
+
+Repeated refusals from one sender or for one position are rate-limited
+(`auth.failure_decision`): the outcome says whether to answer and whether
+to tell the moderator. The caller owns the transaction and sends the receipt.
+"""
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from functools import cache
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from turnproc.core.errors import TurnprocError
+from turnproc.cr.orders import PlayerOrders
+from turnproc.cr.state import GameState
+from turnproc.intake.auth import FAILURE_WINDOW, failure_decision, verify_secret
+from turnproc.intake.check import Evaluation, evaluate
+from turnproc.intake.errors import TurnsheetError
+from turnproc.intake.extract import MessageMeta, looks_like_email, message_meta, sheet_text
+from turnproc.intake.receipt import InForce, Receipt, ReceiptFacts, Verdict, build_receipt
+from turnproc.intake.turnsheet import format_order, parse_turnsheet
+from turnproc.intake.vocabulary import Vocabulary
+from turnproc.scenario.loader import load_scenario
+from turnproc.scenario.model import Scenario
+from turnproc.store import mapping
+from turnproc.store import repository as repo
+from turnproc.store.models import Game, Player, Submission
+
+
+@dataclass(frozen=True)
+class SubmitOutcome:
+    """What happened to one submission, and what to send back."""
+
+    verdict: Verdict
+    receipt: Receipt
+    game_id: int | None
+    turn: int | None
+    position: int | None
+    submission_id: int | None
+    message_id: str | None
+    reply_to: str | None  # where the receipt goes (None: nowhere known)
+    answer: bool  # False: rate-limited or a duplicate: record only, send nothing
+    notify_moderator: bool
+
+    @property
+    def accepted(self) -> bool:
+        return self.verdict == "accepted"
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.accepted else 1
+
+
+@cache
+def _scenario(name: str) -> Scenario:
+    return load_scenario(name)
+
+
+class _Refusal(Exception):
+    """Internal: stop and refuse with `reason` (one line) and a hint."""
+
+    def __init__(self, reason: str, hint: str = "") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.hint = hint
+
+
+def submit_sheet(
+    session: Session,
+    game: str | int | None,
+    raw: bytes | str,
+    sender: str | None,
+    received_at: datetime,
+    submission_id: int | None = None,
+) -> SubmitOutcome:
+    """Receive one turnsheet: a whole raw email or just the sheet's text.
+
+    `game` is the game it was sent to (id or name), or None to take it from
+    the sheet's header (mail to a shared address). `sender` is the address it
+    came from, if known; a raw email's From is used when `sender` is None. A
+    sheet given without any sender (the moderator typing it in) skips the
+    sender check. `submission_id` names a row the mail intake already stored
+    for this raw message (turnproc/mail/inbound.py): the verdict and receipt
+    go into that row instead of a new one.
+    """
+    data = raw.encode("utf-8", errors="replace") if isinstance(raw, str) else raw
+    meta = (
+        message_meta(data)
+        if looks_like_email(data)
+        else MessageMeta(message_id=None, sender="", subject="", reply_to=None)
+    )
+    # Column sizes of the submissions table: a hostile header must not break the insert.
+    address = (sender or meta.sender or "").strip().lower()[:254]
+    message_id = meta.message_id[:998] if meta.message_id else None
+    if message_id is not None:
+        seen = repo.submission_by_message_id(session, message_id)
+        if seen is not None and seen.id != submission_id:
+            name = repo.get_game(session, seen.game_id).name if seen.game_id else "?"
+            return _duplicate(
+                seen.receipt, name, seen.game_id, seen.turn, seen.position, message_id
+            )
+    intake = _Intake(session, data, address, message_id, received_at, submission_id)
+    try:
+        return intake.run(game)
+    except _Refusal as refusal:
+        return intake.refuse(refusal.reason, refusal.hint)
+
+
+def _duplicate(
+    stored: str,
+    game: str,
+    game_id: int | None,
+    turn: int | None,
+    position: int | None,
+    message_id: str,
+) -> SubmitOutcome:
+    facts = ReceiptFacts(verdict="duplicate", game=game, turn=turn, position=position)
+    receipt = build_receipt(facts)
+    text = receipt.text + ("\nThe receipt sent the first time:\n\n" + stored if stored else "")
+    return SubmitOutcome(
+        verdict="duplicate",
+        receipt=Receipt("duplicate", receipt.subject, text),
+        game_id=game_id,
+        turn=turn,
+        position=position,
+        submission_id=None,
+        message_id=message_id,
+        reply_to=None,
+        answer=False,
+        notify_moderator=False,
+    )
+
+
+class _Intake:
+    """One submission on its way through the checks."""
+
+    def __init__(
+        self,
+        session: Session,
+        data: bytes,
+        sender: str,
+        message_id: str | None,
+        received_at: datetime,
+        submission_id: int | None = None,
+    ) -> None:
+        self.session = session
+        self.data = data
+        self.sender = sender
+        self.message_id = message_id
+        self.received_at = received_at
+        self.text = ""
+        self.game: Game | None = None
+        self.position: int | None = None
+        self.player: Player | None = None
+        self.submission_id = submission_id
+
+    def run(self, game_key: str | int | None) -> SubmitOutcome:
+        try:
+            self.text = sheet_text(self.data)
+            self.game = self._game(game_key if game_key is not None else self._header_game())
+            state, scenario = self._state()
+            evaluation = evaluate(self.text, state, scenario)
+        except TurnsheetError as exc:
+            raise _Refusal(exc.message, exc.hint) from None
+        header = evaluation.sheet.header
+        if header is None:
+            first = evaluation.sheet.errors[0] if evaluation.sheet.errors else None
+            raise _Refusal(
+                first.message if first else "no turnsheet found", first.hint if first else ""
+            )
+        self._authenticate(header.game, header.position, header.secret)
+        self._check_turn(header.turn)
+        return self._decide(evaluation, state)
+
+    def _header_game(self) -> str:
+        """The game named in the sheet's header (mail sent to a shared address)."""
+        probe = parse_turnsheet(self.text, Vocabulary(kinds={}, numbers={}))
+        if probe.header is None:
+            first = probe.errors[0] if probe.errors else None
+            raise _Refusal(
+                first.message if first else "no turnsheet found", first.hint if first else ""
+            )
+        return probe.header.game
+
+    # --- the checks, in order --------------------------------------------------
+
+    def _game(self, key: str | int) -> Game:
+        try:
+            return repo.get_game(self.session, key)
+        except repo.NotFound:
+            wanted = str(key).casefold()
+            for game in repo.list_games(self.session):
+                if game.name.casefold() == wanted:
+                    return game
+            raise _Refusal(
+                f"there is no game {key!r}", "write the game's name as on your turnsheet"
+            ) from None
+
+    def _state(self) -> tuple[GameState, Scenario]:
+        assert self.game is not None
+        row = repo.turn_state(self.session, self.game.id, self.game.current_turn)
+        return mapping.state_from_json(row.state), _scenario(self.game.scenario)
+
+    def _authenticate(self, game_name: str, position: int, secret: str) -> None:
+        game = self.game
+        assert game is not None
+        if game_name.casefold() not in (game.name.casefold(), str(game.id)):
+            raise _Refusal(
+                f"this sheet is for game {game_name!r}, not {game.name!r}",
+                "send each game's sheet to that game",
+            )
+        try:
+            player = repo.get_player(self.session, game.id, position)
+        except TurnprocError:
+            raise _Refusal(f"game {game.name} has no player {position}") from None
+        self.position = position
+        self.player = player
+        if not player.secret_hash or not player.human:
+            raise _Refusal(
+                f"player {position} of {game.name} is not registered to a person",
+                "ask the moderator to assign you a position",
+            )
+        if self.sender and (player.email or "").strip().lower() != self.sender:
+            raise _Refusal(
+                f"{self.sender} is not the registered address of player {position}",
+                "send your turnsheet from the address you registered, or ask the moderator "
+                "to change it",
+            )
+        if not verify_secret(secret, player.secret_hash):
+            raise _Refusal(
+                f"wrong secret for player {position}",
+                "copy the secret from your welcome mail; it is not case-sensitive",
+            )
+
+    def _check_turn(self, turn: int) -> None:
+        game = self.game
+        assert game is not None
+        if game.status != "active":
+            raise _Refusal(f"game {game.name} is {game.status}; it takes no turnsheets")
+        if turn < game.current_turn:
+            raise _Refusal(
+                f"this sheet is for turn {turn}, but the game is at turn {game.current_turn}",
+                "use the turnsheet of your latest report",
+            )
+        if turn > game.current_turn:
+            raise _Refusal(f"turn {turn} has not begun; the game is at turn {game.current_turn}")
+        if game.deadline is not None:
+            closes = game.deadline + timedelta(minutes=game.grace_minutes or 0)
+            if self.received_at > closes:
+                raise _Refusal(
+                    f"the deadline of turn {turn} passed at {closes:%Y-%m-%d %H:%M} UTC",
+                    "the turn is being processed; your next report will come soon",
+                )
+
+    # --- verdicts ------------------------------------------------------------------
+
+    def _decide(self, evaluation: Evaluation, state: GameState) -> SubmitOutcome:
+        game, position = self.game, self.position
+        assert game is not None and position is not None
+        sheet = evaluation.sheet
+        verdict: Verdict = "accepted" if not evaluation.errors else "errors"
+        row = self._record(
+            received_at=self.received_at,
+            verdict=verdict,
+            game_id=game.id,
+            turn=game.current_turn,
+            position=position,
+            message_id=self.message_id,
+            sender=self.sender,
+            raw=self.data,
+            text=self.text,
+        )
+        if row is None:  # the same Message-ID arrived meanwhile
+            return _duplicate(
+                "", game.name, game.id, game.current_turn, position, self.message_id or ""
+            )
+        if verdict == "accepted":
+            orders = PlayerOrders(position=position, orders=sheet.orders.orders, source="player")
+            repo.set_orders_in_force(
+                self.session,
+                game.id,
+                game.current_turn,
+                orders,
+                self.received_at,
+                submission_id=row.id,
+                source="player",
+            )
+        check = evaluation.check
+        facts = ReceiptFacts(
+            verdict=verdict,
+            game=game.name,
+            turn=game.current_turn,
+            position=position,
+            character=state.tycoon(position).character,
+            received_at=self.received_at,
+            message_id=self.message_id,
+            sheet=sheet,
+            errors=evaluation.errors,
+            notes=evaluation.notes,
+            in_force=self._in_force(),
+            preview=check.preview if check else None,
+            deadline=game.deadline,
+            now=self.received_at,
+        )
+        receipt = build_receipt(facts)
+        repo.set_receipt(self.session, row.id, verdict, receipt.text)
+        player = self.player
+        return SubmitOutcome(
+            verdict=verdict,
+            receipt=receipt,
+            game_id=game.id,
+            turn=game.current_turn,
+            position=position,
+            submission_id=row.id,
+            message_id=self.message_id,
+            reply_to=(player.email if player and player.email else self.sender) or None,
+            answer=True,
+            notify_moderator=False,
+        )
+
+    def _record(self, **fields: Any) -> Submission | None:
+        """Store the verdict: in the row the mail intake stored, or in a new one."""
+        if self.submission_id is None:
+            return repo.record_submission(self.session, **fields)
+        for stored in ("received_at", "message_id", "raw"):
+            fields.pop(stored, None)
+        return repo.update_submission(self.session, self.submission_id, **fields)
+
+    def _in_force(self) -> InForce | None:
+        game, position = self.game, self.position
+        if game is None or position is None:
+            return None
+        row = repo.orders_row(self.session, game.id, game.current_turn, position)
+        if row is None:
+            return None
+        orders = PlayerOrders.model_validate_json(row.orders)
+        when = row.recorded_at.strftime("%Y-%m-%d %H:%M UTC")
+        if row.submission_id is not None:
+            source = f"submission #{row.submission_id}, received {when}"
+        else:
+            source = f"{row.source} orders recorded {when}"
+        return InForce(lines=[format_order(order) for order in orders.orders], source=source)
+
+    def refuse(self, reason: str, hint: str) -> SubmitOutcome:
+        """Record a refused submission; nothing else changes."""
+        game = self.game
+        turn = game.current_turn if game else None
+        decision = failure_decision(self._earlier_failures(), self.received_at)
+        facts = ReceiptFacts(
+            verdict="refused",
+            game=game.name if game else "?",
+            turn=turn,
+            position=self.position,
+            received_at=self.received_at,
+            message_id=self.message_id,
+            refusal=reason,
+            hint=hint,
+            in_force=self._in_force() if self.player is not None else None,
+        )
+        receipt = build_receipt(facts)
+        row = self._record(
+            received_at=self.received_at,
+            verdict="refused",
+            game_id=game.id if game else None,
+            turn=turn,
+            position=self.position,
+            message_id=self.message_id,
+            sender=self.sender,
+            raw=self.data,
+            text=self.text,
+            receipt=receipt.text,
+        )
+        return SubmitOutcome(
+            verdict="refused",
+            receipt=receipt,
+            game_id=game.id if game else None,
+            turn=turn,
+            position=self.position,
+            submission_id=row.id if row else None,
+            message_id=self.message_id,
+            reply_to=self.sender or None,
+            answer=decision.answer and bool(self.sender),
+            notify_moderator=decision.report_to_moderator,
+        )
+
+    def _earlier_failures(self) -> list[datetime]:
+        return repo.recent_refusals(
+            self.session,
+            since=self.received_at - FAILURE_WINDOW,
+            sender=self.sender or None,
+            game_id=self.game.id if self.game else None,
+            position=self.position,
+        )
