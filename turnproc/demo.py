@@ -1,0 +1,79 @@
+"""`make demo`: a short real game through the whole pipeline.
+
+Creates a SQLite game in demo-output/, with two positions held by demo
+players (example.org addresses, so there is mail to look at) and the other
+thirteen played by the computer. Neither demo player sends orders, so the
+missed-turn policy has the computer play their positions too. Runs a few
+turns exactly as a moderator would (`turn run`), renders every player's
+report of the last turn (PDF with map, text, JSON) and writes the mail the
+game would send as .eml files. Prints where everything is.
+"""
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from turnproc.cli import main as turnproc
+
+TURNS = 4
+OUT = Path("demo-output")
+PLAYERS = """position,character,real_name,email,secret
+3,Cornelius Vanderbilt,Demo Player One,demo.one@example.org,demo-secret-1
+8,Jay Gould,Demo Player Two,demo.two@example.org,demo-secret-2
+"""
+
+
+def run(*args: str) -> None:
+    print(f"\n$ turnproc {' '.join(args)}", flush=True)
+    code = turnproc(list(args))
+    if code != 0:
+        sys.exit(f"demo: `turnproc {' '.join(args)}` failed with exit code {code}")
+
+
+def main() -> None:
+    out = OUT.resolve()
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    os.environ["TURNPROC_DATABASE_URL"] = f"sqlite:///{out / 'demo.db'}"
+    os.environ.setdefault("TURNPROC_MAIL_FROM", "moderator@example.org")
+    players = out / "players.csv"
+    players.write_text(PLAYERS, encoding="utf-8")
+
+    run("scenario", "check", "continental-rails")
+    run(
+        "game",
+        "new",
+        "--scenario",
+        "continental-rails",
+        "--name",
+        "demo",
+        "--seed",
+        "1841",
+        "--players",
+        str(players),
+    )
+    for _ in range(TURNS):
+        run("turn", "run", "demo", "--force")
+    run("game", "status", "demo")
+    run("report", "render", "demo", "--out", str(out / "reports"))
+    run("scenario", "map", "continental-rails", "--out", str(out / "map.pdf"))
+    run("mail", "send", "--dry-run", str(out / "mail"))
+
+    pdfs = sorted((out / "reports").rglob("*.pdf"))
+    mails = sorted((out / "mail").glob("*.eml"))
+    print("\nThe demo game is done.")
+    print(
+        f"  database:        {out / 'demo.db'}  (TURNPROC_DATABASE_URL=sqlite:///{out / 'demo.db'})"
+    )
+    print(f"  player reports:  {out / 'reports'}  ({len(pdfs)} PDFs with map, plus .txt and .json)")
+    print(f"  mail to send:    {out / 'mail'}  ({len(mails)} .eml files)")
+    print(f"  scenario map:    {out / 'map.pdf'}")
+    print(
+        "Look further with: .venv/bin/turnproc game status demo "
+        f"(after export TURNPROC_DATABASE_URL=sqlite:///{out / 'demo.db'})"
+    )
+
+
+if __name__ == "__main__":
+    main()
