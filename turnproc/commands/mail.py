@@ -1,22 +1,49 @@
 """`turnproc mail ingest [-|--maildir DIR|--imap]` and `turnproc mail send [--dry-run DIR]`."""
 
 import argparse
+import imaplib
 import json
+import sys
+from collections import Counter
+from collections.abc import Iterable
+from datetime import UTC, datetime
 from pathlib import Path
+
+from sqlalchemy import Engine
 
 from turnproc.commands.db import database
 from turnproc.config import load_settings
-from turnproc.core.errors import UsageError
+from turnproc.core.errors import TurnprocError, UsageError
+from turnproc.mail.inbound import IngestOutcome, StoreFailed, ingest, resume_pending, retry
 from turnproc.mail.outbound import requeue_stuck, send_outbox, write_eml
+from turnproc.mail.sources import MAX_MESSAGE_BYTES, ImapSource, Incoming, from_bytes, from_maildir
 from turnproc.mail.transport import SmtpTransport
-from turnproc.mail.urls import smtp_url
+from turnproc.mail.urls import imap_url, smtp_url
 from turnproc.store import repository as repo
-from turnproc.store.db import transaction
+from turnproc.store.db import DatabaseError, transaction
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     parser = subparsers.add_parser("mail", help="receive turnsheets and send the outbox")
     sub = parser.add_subparsers(dest="mail_command", metavar="ACTION", required=True)
+
+    p_in = sub.add_parser(
+        "ingest", help="receive mail: one message on stdin (-), a Maildir or IMAP"
+    )
+    p_in.add_argument(
+        "source", nargs="?", choices=["-"], help="-: one RFC 822 message on standard input"
+    )
+    p_in.add_argument("--maildir", type=Path, metavar="DIR", help="process and file a Maildir")
+    p_in.add_argument("--imap", action="store_true", help="unseen mail of TURNPROC_IMAP_URL")
+    p_in.add_argument("--json", action="store_true", help="print JSON")
+    p_in.set_defaults(handler=_ingest)
+
+    p_retry = sub.add_parser(
+        "retry", help="process stored messages again that failed (verdict error)"
+    )
+    p_retry.add_argument("ids", type=int, nargs="+", metavar="ID", help="submission numbers")
+    p_retry.add_argument("--json", action="store_true", help="print JSON")
+    p_retry.set_defaults(handler=_retry)
 
     p_send = sub.add_parser("send", help="send queued mail over TURNPROC_SMTP_URL")
     p_send.add_argument(
@@ -72,3 +99,106 @@ def _send(args: argparse.Namespace) -> int:
                 "have arrived; check, then run `turnproc mail send --requeue-stuck`"
             )
     return 1 if report.dead else 0
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _ingest(args: argparse.Namespace) -> int:
+    """Store every message, then answer it (or deliberately not); one line each.
+
+    Exit 0 when every message got a verdict, 1 when one could not be processed
+    (it stays stored; the moderator is told), 75 (temporary failure: the MTA
+    keeps the message and retries) when a message piped on stdin could not be
+    stored at all."""
+    chosen = [args.source == "-", args.maildir is not None, args.imap]
+    if sum(chosen) != 1:
+        raise UsageError("give exactly one source: - (stdin), --maildir DIR or --imap")
+    settings = load_settings()
+    if args.imap and not settings.imap_url:
+        raise UsageError("no mailbox: set TURNPROC_IMAP_URL (imap://user:pass@host:port/INBOX)")
+    if args.source == "-":
+        raw = sys.stdin.buffer.read(MAX_MESSAGE_BYTES + 1)
+        while sys.stdin.buffer.read(1 << 20):  # drain, so the MTA's pipe does not break
+            pass
+        try:
+            engine = database()
+        except DatabaseError as exc:
+            raise StoreFailed(f"stdin: the message could not be stored ({exc})") from None
+        messages: Iterable[Incoming] = from_bytes(raw)
+    else:
+        engine = database()
+        if args.maildir is not None:
+            messages = from_maildir(args.maildir)
+        else:
+            messages = ImapSource(imap_url(settings.imap_url or "")).messages()
+    outcomes = _run_ingest(engine, messages, settings.moderator_email, args.json)
+    counts = Counter(o.verdict for o in outcomes)
+    answered = sum(o.answered for o in outcomes)
+    alerts = [o.alert for o in outcomes if o.alert]
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "messages": [o.as_dict() for o in outcomes],
+                    "verdicts": dict(sorted(counts.items())),
+                    "answered": answered,
+                    "alerts": alerts,
+                },
+                indent=2,
+            )
+        )
+    else:
+        summary = ", ".join(f"{n} {verdict}" for verdict, n in sorted(counts.items()))
+        print(f"{len(outcomes)} message(s){': ' + summary if summary else ''}; {answered} answered")
+        if answered:
+            print("replies are queued: `turnproc mail send` sends them")
+        if alerts and not settings.moderator_email:
+            print("set TURNPROC_MODERATOR_EMAIL to have these notes mailed to you")
+    return 1 if counts["error"] else 0
+
+
+def _run_ingest(
+    engine: Engine, messages: Iterable[Incoming], moderator: str | None, quiet: bool
+) -> list[IngestOutcome]:
+    """Messages left half-processed by an earlier run first, then the new ones."""
+    outcomes = resume_pending(engine, _now(), moderator=moderator)
+    for outcome in outcomes:
+        _print_outcome(outcome, quiet)
+    try:
+        for incoming in messages:
+            outcome = ingest(
+                engine,
+                incoming.raw,
+                incoming.origin,
+                _now(),
+                moderator=moderator,
+                on_stored=incoming.ack,
+            )
+            outcomes.append(outcome)
+            _print_outcome(outcome, quiet)
+    except (OSError, imaplib.IMAP4.error) as exc:
+        # What was read so far is stored; the rest stays unseen for the next run.
+        raise TurnprocError(
+            f"the mailbox connection failed after {len(outcomes)} message(s): {exc}"
+        ) from None
+    return outcomes
+
+
+def _print_outcome(outcome: IngestOutcome, quiet: bool) -> None:
+    if quiet:
+        return
+    print(f"{outcome.origin}\t{outcome.verdict}\t{outcome.detail}", flush=True)
+    if outcome.alert:
+        print(f"  moderator: {outcome.alert}", flush=True)
+
+
+def _retry(args: argparse.Namespace) -> int:
+    settings = load_settings()
+    outcomes = retry(database(), args.ids, moderator=settings.moderator_email)
+    if args.json:
+        print(json.dumps([o.as_dict() for o in outcomes], indent=2))
+    for outcome in outcomes:
+        _print_outcome(outcome, args.json)
+    return 1 if any(o.verdict == "error" for o in outcomes) else 0

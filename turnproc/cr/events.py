@@ -68,3 +68,32 @@ class Rejection(BaseModel):
     code: str  # a named reason, e.g. "NOT_PRESIDENT"; see cr/reasons.py
     hint: str  # one sentence for the player on how to fix it
     cut_to: dict[str, Any] | None = None  # the order as carried out, when cut rather than refused
+
+
+class ModeratorAdjustment(Event):
+    """A moderator's correction between turns, logged with its reason and shown in
+    the next report's news. `cash` dollars (negative: taken) move between the
+    bank and `position`'s or `railroad`'s account; `shares` of `railroad` are
+    given to (or taken from) `position`; `issued` changes the railroad's issued
+    stock."""
+
+    kind: Literal["moderator_adjustment"] = "moderator_adjustment"
+    cash: int = 0
+    shares: int = 0
+    issued: int = 0
+    reason: str = ""
+
+    news_order: ClassVar[int] = 165
+
+
+class Announcement(Event):
+    """9.1 Press: an announcement a player sent through the moderator, printed in
+    the next report. `position` is the author, or None when the author asked to
+    stay anonymous (or the game hides players' names): the author's identity is
+    then kept out of the event altogether. `text` is the player's own words."""
+
+    kind: Literal["announcement"] = "announcement"
+    text: str
+    anonymous: bool = False
+
+    news_order: ClassVar[int] = 166

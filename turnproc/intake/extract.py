@@ -74,8 +74,8 @@ def message_meta(raw: bytes) -> MessageMeta:
     """Message-ID, sender address and subject (robust to malformed headers)."""
     try:
         message = _parse(raw)
-        message_id = _header(message, "Message-ID")
-        sender = parseaddr(_header(message, "From") or "")[1].strip().lower()
+        message_id = _printable(_header(message, "Message-ID"))
+        sender = _printable(parseaddr(_header(message, "From") or "")[1].strip().lower()) or ""
         reply = getaddresses([_header(message, "Reply-To") or ""])
         return MessageMeta(
             message_id=message_id.strip() or None if message_id else None,
@@ -87,6 +87,11 @@ def message_meta(raw: bytes) -> MessageMeta:
         raise
     except Exception:  # a hostile header must not stop the receipt
         return MessageMeta(message_id=None, sender="", subject="", reply_to=None)
+
+
+def _printable(value: str | None) -> str | None:
+    """`value`, or None if it holds control characters (a NUL cannot even be stored)."""
+    return value if value is None or value.isprintable() else None
 
 
 def _header(message: Message, name: str) -> str | None:

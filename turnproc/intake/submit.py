@@ -107,9 +107,9 @@ def submit_sheet(
     # Column sizes of the submissions table: a hostile header must not break the insert.
     address = (sender or meta.sender or "").strip().lower()[:254]
     message_id = meta.message_id[:998] if meta.message_id else None
-    if message_id is not None:
+    if message_id is not None and submission_id is None:
         seen = repo.submission_by_message_id(session, message_id)
-        if seen is not None and seen.id != submission_id:
+        if seen is not None:
             name = repo.get_game(session, seen.game_id).name if seen.game_id else "?"
             return _duplicate(
                 seen.receipt, name, seen.game_id, seen.turn, seen.position, message_id

@@ -1,0 +1,728 @@
+"""Inbound mail: every message stored raw before anything else, then answered
+or deliberately left unanswered.
+
+`ingest(engine, raw, origin, now)` first stores the message in its own
+committed transaction (the `submissions` table, verdict "received"), keyed by
+its Message-ID (or, when it has none, one made from the SHA-256 of its bytes):
+a message already stored is a duplicate, processed once and not answered
+again. Only then is the message read, in a second transaction:
+
+- bounces, auto-replies and our own mail coming back: verdict "silenced",
+  never answered (loop protection, RFC 3834);
+- a turnsheet (a TURNSHEET header line): handed to the intake
+  (`turnproc.intake.submit.submit_sheet`), its receipt queued in the outbox
+  as a reply in the player's thread;
+- a player command (HELP, RESEND, PRESS; see docs/mail.md): carried out and
+  answered;
+- anything else: verdict "ignored", not answered (no replies to spam);
+- mail too large or unreadable: answered (verdict "refused") only when it
+  comes from an address registered to a player, otherwise "ignored".
+
+Any failure while reading a stored message leaves it stored with verdict
+"error", the reason in its `receipt` column, and a note for the moderator.
+A message whose processing was cut short (still "received") is picked up
+again by `resume_pending`.
+"""
+
+import dataclasses
+import email.parser
+import email.policy
+import hashlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from email.message import Message
+from email.utils import parseaddr
+from pathlib import Path
+
+from sqlalchemy import Engine
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.orm import Session
+
+from turnproc.core.errors import TurnprocError
+from turnproc.cr.events import Announcement
+from turnproc.intake.auth import FAILURE_WINDOW, failure_decision, verify_secret
+from turnproc.intake.errors import SheetTooLarge, TurnsheetError
+from turnproc.intake.extract import MAX_MESSAGE_BYTES, text_from_message
+from turnproc.intake.submit import submit_sheet
+from turnproc.intake.turnsheet import parse_turnsheet
+from turnproc.intake.vocabulary import Vocabulary
+from turnproc.mail.classify import silence_reason
+from turnproc.store import repository as repo
+from turnproc.store.db import transaction
+from turnproc.store.models import Game, OutboxMessage, Player
+
+GUIDE = Path(__file__).resolve().parent.parent.parent / "docs" / "turnsheet.md"
+SYNTHETIC_DOMAIN = "sha256.turnproc.invalid"
+MAX_ANNOUNCEMENT_CHARS = 2000
+# HELP is answered to anyone (a new player has no secret yet), at most this
+# often per address, so forged mail cannot turn the program into a spammer.
+HELP_ANSWERS_PER_DAY = 3
+RESUME_AFTER = timedelta(minutes=10)
+
+_COMMAND_RE = re.compile(
+    r"^[\s*_]*(help|resend|press|announce|announcement)\b[\s:]*(.*)$", re.IGNORECASE
+)
+_FIELD_RE = re.compile(
+    r"\b(game|turn|player|position|pos|secret|password)\b\s*[:=#]?\s*([^\s,;]+)", re.IGNORECASE
+)
+_END_RE = re.compile(r"^[\W_]*end[\W_]*$", re.IGNORECASE)
+_REPLY_PREFIX_RE = re.compile(r"^\s*((re|aw|sv|fwd?)\s*:\s*)+", re.IGNORECASE)
+_WROTE_RE = re.compile(r"^on\b.{0,300}\bwrote:\s*$", re.IGNORECASE)
+
+COMMANDS_HELP = """\
+Commands you can mail to the moderator (one per message, on the first line):
+
+  HELP
+      this guide.
+  RESEND game: NAME player: N secret: YOUR-SECRET [turn: T]
+      your latest report again (or the report of turn T), with its PDF.
+  PRESS game: NAME player: N secret: YOUR-SECRET [anonymous]
+      an announcement for the next report's news: write it on the lines
+      below the PRESS line and end it with a line END; "anonymous" hides
+      your name.
+
+A turnsheet is sent as it is: the filled-in sheet from your report, starting
+with its TURNSHEET line, in the body of the mail or as a .txt attachment.
+"""
+
+
+class StoreFailed(TurnprocError):
+    """The message could not even be stored: the mail system should retry it.
+
+    Exit code 75 is EX_TEMPFAIL, which makes an MTA or procmail keep the
+    message and deliver it again later."""
+
+    exit_code = 75
+
+
+@dataclass(frozen=True)
+class IngestOutcome:
+    """What happened to one inbound message."""
+
+    origin: str
+    message_id: str
+    submission_id: int | None  # None: a duplicate, stored before under that id
+    verdict: str
+    detail: str  # one line for the moderator
+    answered: bool  # a reply was queued in the outbox
+    alert: str | None = None  # what the moderator was told, if anything
+
+    def as_dict(self) -> dict[str, object]:
+        return dataclasses.asdict(self)
+
+
+def ingest(
+    engine: Engine,
+    incoming_raw: bytes,
+    origin: str,
+    now: datetime,
+    *,
+    moderator: str | None = None,
+    on_stored: Callable[[], None] | None = None,
+) -> IngestOutcome:
+    """Store one raw message, then process it (see the module docstring).
+
+    `on_stored` runs once the message is safely stored (a source's
+    acknowledgement: mark it seen, file it); `moderator` is the address that
+    hears of failures."""
+    head = _headers(incoming_raw)
+    message_id, synthetic = _message_id(head, incoming_raw)
+    sender = _address(_header(head, "From"))
+    try:
+        with transaction(engine) as session:
+            row = repo.record_submission(
+                session,
+                received_at=now,
+                verdict="received",
+                message_id=message_id,
+                sender=sender[:254],
+                raw=incoming_raw,
+            )
+            stored = row.id if row is not None else None
+    except IntegrityError:
+        stored = None  # another intake stored the same Message-ID a moment ago
+    except SQLAlchemyError as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise StoreFailed(f"{origin}: the message could not be stored ({first})") from None
+    ack_problem = _acknowledge(on_stored)
+    if stored is None:
+        return IngestOutcome(
+            origin=origin,
+            message_id=message_id,
+            submission_id=None,
+            verdict="duplicate",
+            detail="this Message-ID was received before; processed once, not answered again"
+            + ack_problem,
+            answered=False,
+        )
+    outcome = _process(engine, stored, incoming_raw, now, moderator, synthetic, origin)
+    if ack_problem:
+        return dataclasses.replace(outcome, detail=outcome.detail + ack_problem)
+    return outcome
+
+
+def resume_pending(
+    engine: Engine, now: datetime, *, moderator: str | None = None
+) -> list[IngestOutcome]:
+    """Process messages stored earlier but never given a verdict (the intake
+    stopped between storing and answering)."""
+    with transaction(engine) as session:
+        ids = [row.id for row in repo.pending_submissions(session, now - RESUME_AFTER)]
+    return retry(engine, ids, moderator=moderator)
+
+
+def retry(
+    engine: Engine, submission_ids: list[int], *, moderator: str | None = None
+) -> list[IngestOutcome]:
+    """Process stored messages again: those that failed ("error") once the cause
+    is fixed, or that were never processed ("received"). Each keeps its
+    arrival time, so a sheet that arrived before the deadline still counts."""
+    outcomes = []
+    for submission_id in submission_ids:
+        with transaction(engine) as session:
+            row = repo.get_submission(session, submission_id)
+            if row is None:
+                raise TurnprocError(f"no stored message #{submission_id}")
+            if row.verdict not in ("error", "received"):
+                raise TurnprocError(
+                    f"message #{submission_id} was processed already ({row.verdict}); "
+                    "only messages that failed or were never processed are retried"
+                )
+            raw, received_at = row.raw or b"", row.received_at
+        _, synthetic = _message_id(_headers(raw), raw)
+        origin = f"stored:{submission_id}"
+        outcomes.append(
+            _process(engine, submission_id, raw, received_at, moderator, synthetic, origin)
+        )
+    return outcomes
+
+
+def _acknowledge(on_stored: Callable[[], None] | None) -> str:
+    if on_stored is None:
+        return ""
+    try:
+        on_stored()
+    except Exception as exc:  # the message is stored; a repeat is a duplicate
+        return f" (acknowledging it to the mailbox failed: {type(exc).__name__}: {exc})"
+    return ""
+
+
+def _process(
+    engine: Engine,
+    submission_id: int,
+    raw: bytes,
+    received_at: datetime,
+    moderator: str | None,
+    synthetic: bool,
+    origin: str,
+) -> IngestOutcome:
+    head = _headers(raw)
+    message_id, _ = _message_id(head, raw)
+    try:
+        with transaction(engine) as session:
+            reader = _Reader(
+                session, submission_id, raw, head, received_at, moderator, synthetic, message_id
+            )
+            return reader.run(origin)
+    except Exception as exc:  # any failure: the raw message stays, the moderator hears
+        detail = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+        with transaction(engine) as session:
+            repo.update_submission(
+                session,
+                submission_id,
+                verdict="error",
+                sender=_address(_header(head, "From"))[:254],
+                receipt=f"error: {detail}",
+            )
+            alert = _alert(
+                session,
+                moderator,
+                key=f"alert/error/{submission_id}",
+                subject=f"turnproc: message #{submission_id} could not be processed",
+                body=(
+                    f"Message {message_id} ({origin}) from {_header(head, 'From') or '?'} "
+                    f"is stored as submission #{submission_id} but could not be "
+                    f"processed:\n\n  {detail}\n\nNothing was answered. Look at it, then "
+                    "submit it by hand (turnproc orders submit) if it holds orders.\n"
+                ),
+                now=received_at,
+            )
+        return IngestOutcome(
+            origin=origin,
+            message_id=message_id,
+            submission_id=submission_id,
+            verdict="error",
+            detail=detail,
+            answered=False,
+            alert=alert,
+        )
+
+
+def _alert(
+    session: Session, moderator: str | None, *, key: str, subject: str, body: str, now: datetime
+) -> str:
+    """Tell the moderator (by mail if an address is set); returns the one-line note."""
+    if moderator:
+        repo.queue_mail(
+            session,
+            key=key,
+            kind="alert",
+            to_address=moderator,
+            subject=subject,
+            body=body,
+            now=now,
+        )
+    return subject
+
+
+# --- reading headers robustly -------------------------------------------------
+
+
+def _headers(raw: bytes) -> Message:
+    parser = email.parser.BytesParser(policy=email.policy.default)
+    return parser.parsebytes(raw, headersonly=True)
+
+
+def _header(message: Message, name: str) -> str | None:
+    try:
+        value = message.get(name)
+    except Exception:  # a malformed header value raises from the policy's parser
+        return None
+    return str(value).strip() if value is not None else None
+
+
+def _address(value: str | None) -> str:
+    address = parseaddr(value or "")[1].strip().lower()
+    return address if address.isprintable() else ""  # control characters: unanswerable
+
+
+def _message_id(head: Message, raw: bytes) -> tuple[str, bool]:
+    """The message's Message-ID, or one made from its bytes (True: made up)."""
+    value = " ".join((_header(head, "Message-ID") or "").split())
+    if value and len(value) <= 900 and value.isprintable():
+        return value, False
+    return f"<{hashlib.sha256(raw).hexdigest()}@{SYNTHETIC_DOMAIN}>", True
+
+
+# --- what a message is --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Command:
+    name: str  # help, resend, press
+    fields: dict[str, str]
+    flags: set[str]
+    body: list[str]  # the lines after the command line (PRESS: the announcement)
+
+
+class _Refused(Exception):
+    def __init__(self, reason: str, hint: str = "") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.hint = hint
+
+
+class _Reader:
+    """One stored message on its way to a verdict, inside one transaction."""
+
+    def __init__(
+        self,
+        session: Session,
+        submission_id: int,
+        raw: bytes,
+        head: Message,
+        received_at: datetime,
+        moderator: str | None,
+        synthetic: bool,
+        message_id: str,
+    ) -> None:
+        self.session = session
+        self.submission_id = submission_id
+        self.raw = raw
+        self.head = head
+        self.received_at = received_at
+        self.moderator = moderator
+        self.message_id = message_id
+        self.in_reply_to = None if synthetic else message_id
+        sender = _address(_header(head, "From"))
+        self.sender = sender if len(sender) <= 254 else ""  # no answer to what cannot be stored
+        self.origin = ""
+
+    def run(self, origin: str) -> IngestOutcome:
+        self.origin = origin
+        try:
+            silence = silence_reason(self.head)
+        except Exception:  # headers too broken to judge: never answer those
+            silence = "unreadable headers"
+        if silence is not None:
+            return self._settle("silenced", f"not answered: {silence}")
+        if len(self.raw) > MAX_MESSAGE_BYTES:
+            size = len(self.raw) / (1024 * 1024)
+            return self._unreadable(
+                f"your message is {size:.1f} MB; the moderator reads messages of at most "
+                f"{MAX_MESSAGE_BYTES // (1024 * 1024)} MB",
+                "send the turnsheet as plain text, without attachments",
+            )
+        unreadable: TurnsheetError | None = None
+        try:
+            text = text_from_message(self.raw)
+        except TurnsheetError as exc:
+            text, unreadable = "", exc
+        if _has_turnsheet(text):
+            return self._turnsheet()
+        command = _command(text, _header(self.head, "Subject") or "")
+        if command is None and unreadable is not None:
+            return self._unreadable(unreadable.message, unreadable.hint)
+        if command is None:
+            return self._settle("ignored", "not answered: no turnsheet and no command")
+        try:
+            if command.name == "help":
+                return self._help()
+            game, player = self._authenticate(command)
+            if command.name == "resend":
+                return self._resend(command, game, player)
+            return self._press(command, game, player)
+        except _Refused as refusal:
+            return self._refuse(refusal.reason, refusal.hint, answer_anyone=True)
+
+    # --- verdicts -----------------------------------------------------------------
+
+    def _settle(
+        self,
+        verdict: str,
+        detail: str,
+        *,
+        answered: bool = False,
+        game: Game | None = None,
+        position: int | None = None,
+        alert: str | None = None,
+    ) -> IngestOutcome:
+        repo.update_submission(
+            self.session,
+            self.submission_id,
+            verdict=verdict,
+            game_id=game.id if game else None,
+            turn=game.current_turn if game else None,
+            position=position,
+            sender=self.sender[:254],
+            receipt=detail,
+        )
+        return IngestOutcome(
+            origin=self.origin,
+            message_id=self.message_id,
+            submission_id=self.submission_id,
+            verdict=verdict,
+            detail=detail.splitlines()[0] if detail else "",
+            answered=answered,
+            alert=alert,
+        )
+
+    def _reply(
+        self,
+        subject: str,
+        body: str,
+        *,
+        kind: str = "receipt",
+        to: str | None = None,
+        game: Game | None = None,
+        position: int | None = None,
+        turn: int | None = None,
+        pdf: bytes | None = None,
+        pdf_name: str | None = None,
+        json_attachment: str | None = None,
+    ) -> None:
+        repo.queue_mail(
+            self.session,
+            key=f"{kind}/inbound/{self.submission_id}",
+            kind=kind,
+            to_address=to or self.sender,
+            subject=subject[:300],
+            body=body,
+            now=self.received_at,
+            game_id=game.id if game else None,
+            turn=turn if turn is not None else (game.current_turn if game else None),
+            position=position,
+            pdf=pdf,
+            pdf_name=pdf_name,
+            json_attachment=json_attachment,
+            in_reply_to=self.in_reply_to,
+        )
+
+    def _refuse(self, reason: str, hint: str, *, answer_anyone: bool) -> IngestOutcome:
+        """Refused: answered (rate-limited) if the sender may be answered."""
+        text = f"REFUSED: {reason}\n" + (f"\n{hint[:1].upper()}{hint[1:]}.\n" if hint else "")
+        text += f"\nYour message: {self.message_id}\n"
+        if answer_anyone:
+            text += f"\n{COMMANDS_HELP}"
+        if not self.sender or not (answer_anyone or self._registered()):
+            return self._settle("ignored", f"not answered (unknown sender): {reason}")
+        earlier = repo.recent_refusals(
+            self.session, since=self.received_at - FAILURE_WINDOW, sender=self.sender
+        )
+        decision = failure_decision(earlier, self.received_at)
+        alert = None
+        if decision.report_to_moderator:
+            alert = _alert(
+                self.session,
+                self.moderator,
+                key=f"alert/refused/{self.submission_id}",
+                subject=f"turnproc: repeated refusals for {self.sender}",
+                body=f"{len(earlier) + 1} messages from {self.sender} were refused within "
+                f"{FAILURE_WINDOW}; the latest (submission #{self.submission_id}): {reason}\n",
+                now=self.received_at,
+            )
+        if decision.answer:
+            self._reply(f"REFUSED: {reason}", text)
+        return self._settle("refused", text, answered=decision.answer, alert=alert)
+
+    def _unreadable(self, reason: str, hint: str) -> IngestOutcome:
+        return self._refuse(reason, hint, answer_anyone=False)
+
+    def _registered(self) -> bool:
+        return bool(self.sender) and bool(repo.players_by_email(self.session, self.sender))
+
+    # --- a turnsheet --------------------------------------------------------------
+
+    def _turnsheet(self) -> IngestOutcome:
+        outcome = submit_sheet(
+            self.session, None, self.raw, None, self.received_at, submission_id=self.submission_id
+        )
+        game = repo.get_game(self.session, outcome.game_id) if outcome.game_id else None
+        answered = bool(outcome.answer and outcome.reply_to)
+        if answered:
+            self._reply(
+                outcome.receipt.subject,
+                outcome.receipt.text,
+                to=outcome.reply_to,
+                game=game,
+                position=outcome.position,
+                turn=outcome.turn,
+            )
+        alert = None
+        if outcome.notify_moderator:
+            alert = _alert(
+                self.session,
+                self.moderator,
+                key=f"alert/refused/{self.submission_id}",
+                subject=f"turnproc: repeated refused turnsheets from {self.sender or '?'}",
+                body=f"Submission #{self.submission_id}: {outcome.receipt.subject}\n\n"
+                + outcome.receipt.text,
+                now=self.received_at,
+            )
+        return IngestOutcome(
+            origin=self.origin,
+            message_id=self.message_id,
+            submission_id=self.submission_id,
+            verdict=outcome.verdict,
+            detail=outcome.receipt.subject,
+            answered=answered,
+            alert=alert,
+        )
+
+    # --- commands -----------------------------------------------------------------
+
+    def _help(self) -> IngestOutcome:
+        since = self.received_at - timedelta(days=1)
+        count = repo.recent_verdicts(
+            self.session, sender=self.sender, verdicts=("help",), since=since
+        )
+        if not self.sender or count >= HELP_ANSWERS_PER_DAY:
+            return self._settle("ignored", "not answered: HELP sent too often from this address")
+        guide = GUIDE.read_text(encoding="utf-8")
+        self._reply("HELP: how to play by mail", f"{COMMANDS_HELP}\n{guide}", kind="help")
+        return self._settle("help", "HELP answered with the turnsheet guide", answered=True)
+
+    def _authenticate(self, command: _Command) -> tuple[Game, Player]:
+        """The same checks as a turnsheet's header: game, player, sender, secret."""
+        example = f"{command.name.upper()} game: NAME player: 3 secret: YOUR-SECRET"
+        missing = [k for k in ("game", "player", "secret") if not command.fields.get(k)]
+        if missing:
+            raise _Refused(
+                f"{command.name.upper()} needs {', '.join(missing)}",
+                f"write it as: {example}",
+            )
+        game = self._game(command.fields["game"])
+        number = command.fields["player"]
+        if not number.isdigit() or len(number) > 3:
+            raise _Refused(f"the player {number!r} is not a number", f"write it as: {example}")
+        position = int(number)
+        try:
+            player = repo.get_player(self.session, game.id, position)
+        except repo.NotFound:
+            raise _Refused(f"game {game.name} has no player {position}") from None
+        if not player.human or not player.secret_hash:
+            raise _Refused(f"player {position} of {game.name} is not registered to a person")
+        if (player.email or "").strip().lower() != self.sender:
+            raise _Refused(
+                f"{self.sender or 'this address'} is not the registered address of "
+                f"player {position}",
+                "send it from the address you registered",
+            )
+        if not verify_secret(command.fields["secret"], player.secret_hash):
+            raise _Refused(
+                f"wrong secret for player {position}", "copy the secret from your welcome mail"
+            )
+        return game, player
+
+    def _game(self, key: str) -> Game:
+        try:
+            return repo.get_game(self.session, key)
+        except repo.NotFound:
+            for game in repo.list_games(self.session):
+                if game.name.casefold() == key.casefold():
+                    return game
+        raise _Refused(f"there is no game {key!r}", "write the game's name as on your turnsheet")
+
+    def _resend(self, command: _Command, game: Game, player: Player) -> IngestOutcome:
+        """RESEND: the latest report (or turn T's) again, with its attachments."""
+        wanted = command.fields.get("turn")
+        if wanted is not None and not wanted.isdigit():
+            raise _Refused(f"the turn {wanted!r} is not a number")
+        turn = int(wanted) if wanted else game.current_turn - 1
+        position = player.position
+        report = repo.get_report(self.session, game.id, turn, position) if turn >= 1 else None
+        if report is not None:
+            subject = f"[{game.name}] Turn {turn} report (again): position {position}"
+            body, pdf = report.text, report.pdf
+            data: str | None = report.json
+            name = f"{game.name}-turn-{turn}-position-{position}.pdf"
+        else:
+            welcome = self._welcome(game, position) if turn < 1 else None
+            if welcome is None:
+                raise _Refused(f"{game.name} has no report of turn {turn} for player {position}")
+            subject = f"{welcome.subject} (again)"
+            body, pdf, data = welcome.body, welcome.pdf, welcome.json_attachment
+            name = welcome.pdf_name or f"{game.name}-start.pdf"
+        self._reply(
+            subject,
+            body,
+            kind="report",
+            game=game,
+            position=position,
+            turn=turn,
+            pdf=pdf,
+            pdf_name=name if pdf else None,
+            json_attachment=data,
+        )
+        repo.log_action(
+            self.session,
+            game_id=game.id,
+            turn=game.current_turn,
+            action="player_resend",
+            now=self.received_at,
+            details={"position": position, "turn": turn, "submission": self.submission_id},
+        )
+        what = f"turn {turn} report" if turn >= 1 else "welcome mail"
+        detail = f"RESEND: {what} queued for player {position}"
+        return self._settle("resend", detail, answered=True, game=game, position=position)
+
+    def _welcome(self, game: Game, position: int) -> OutboxMessage | None:
+        for message in repo.outbox(self.session, game.id):
+            if message.kind == "welcome" and message.position == position:
+                return message
+        return None
+
+    def _press(self, command: _Command, game: Game, player: Player) -> IngestOutcome:
+        """PRESS: an announcement for the next report's news (9.1)."""
+        if game.status != "active":
+            raise _Refused(f"game {game.name} is {game.status}; it prints no more news")
+        text = "\n".join(command.body).strip()
+        if not text:
+            raise _Refused(
+                "the announcement is empty", "write it on the lines after the PRESS line"
+            )
+        if len(text) > MAX_ANNOUNCEMENT_CHARS:
+            raise _Refused(
+                f"the announcement has {len(text)} characters; at most "
+                f"{MAX_ANNOUNCEMENT_CHARS} are printed",
+                "shorten it",
+            )
+        anonymous = "anonymous" in command.flags or game.anonymous
+        event = Announcement(
+            position=None if anonymous else player.position, text=text, anonymous=anonymous
+        )
+        repo.add_events(self.session, game.id, game.current_turn, [event], origin="moderator")
+        repo.log_action(
+            self.session,
+            game_id=game.id,
+            turn=game.current_turn,
+            action="announcement",
+            now=self.received_at,
+            details={
+                "position": player.position,
+                "anonymous": anonymous,
+                "submission": self.submission_id,
+            },
+        )
+        who = "anonymously" if anonymous else f"as {player.character} (#{player.position})"
+        reply = (
+            f"OK: your announcement will be printed in the turn {game.current_turn} report, "
+            f"{who}:\n\n" + "\n".join(f"  {line}" for line in text.splitlines()) + "\n"
+        )
+        self._reply(
+            f"[{game.name}] OK: announcement for the turn {game.current_turn} report",
+            reply,
+            game=game,
+            position=player.position,
+        )
+        detail = f"PRESS: announcement from player {player.position} for turn {game.current_turn}"
+        return self._settle("press", detail, answered=True, game=game, position=player.position)
+
+
+def _has_turnsheet(text: str) -> bool:
+    """Whether `text` holds a turnsheet header line (complete or not)."""
+    try:
+        probe = parse_turnsheet(text, Vocabulary(kinds={}, numbers={}))
+    except SheetTooLarge:
+        return "turnsheet" in text.lower()  # the intake refuses it with the reason
+    return probe.header is not None or any(error.line_no > 0 for error in probe.errors)
+
+
+def _command(text: str, subject: str) -> _Command | None:
+    """The command on the first written line of the body, or in the subject."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    for index, line in enumerate(lines):
+        if line.strip():
+            found = _make_command(line, _body(lines[index + 1 :]))
+            if found is not None:
+                return found
+            break
+    return _make_command(_REPLY_PREFIX_RE.sub("", subject), _body(lines))
+
+
+def _make_command(line: str, body: list[str]) -> _Command | None:
+    """The command `line` holds, if it is one. To keep ordinary mail ("Help me
+    with...", "Press release") from being taken for a command and answered, HELP
+    must stand alone and RESEND/PRESS must name at least two of game, player and
+    secret, as a turnsheet's header line does."""
+    match = _COMMAND_RE.match(line)
+    if match is None:
+        return None
+    name = match.group(1).lower()
+    rest = match.group(2)
+    fields: dict[str, str] = {}
+    for field in _FIELD_RE.finditer(rest):
+        key = field.group(1).lower()
+        key = {"position": "player", "pos": "player", "password": "secret"}.get(key, key)
+        fields.setdefault(key, field.group(2))
+    if name == "help":
+        return _Command("help", {}, set(), body) if not rest.strip(" .!?") else None
+    if len(fields.keys() & {"game", "player", "secret"}) < 2:
+        return None
+    flags = {word.lower() for word in rest.split()}
+    return _Command("press" if name.startswith("announce") else name, fields, flags, body)
+
+
+def _body(lines: list[str]) -> list[str]:
+    """The lines a command carries: up to END, a signature or quoted text."""
+    kept: list[str] = []
+    for line in lines:
+        stripped = line.strip()
+        if _END_RE.match(stripped) or stripped == "--" or stripped.startswith(">"):
+            break
+        if _WROTE_RE.match(stripped):
+            break
+        kept.append(line.rstrip())
+    return kept
