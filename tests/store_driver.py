@@ -1,0 +1,19 @@
+"""Runs the command line in a child process for the crash and concurrency tests,
+with the storage tests' stand-in turn: `python -m tests.store_driver ARGS...`.
+
+Prints "ready" once imported, so a test can time its kill into the turn's work.
+"""
+
+import sys
+
+from turnproc import batch
+from turnproc.cli import main
+
+from .store_support import empty_computer_orders, stand_in_resolve
+
+if __name__ == "__main__":
+    batch.resolve_turn = stand_in_resolve
+    batch.computer_orders_for = empty_computer_orders
+    batch.render_reports = batch.summary_reports
+    print("ready", flush=True)
+    sys.exit(main(sys.argv[1:]))

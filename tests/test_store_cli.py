@@ -1,0 +1,123 @@
+"""The moderator's commands for games and turns, end to end through `main`."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from turnproc.cli import main
+
+from .store_support import use_stand_in_engine
+
+
+@pytest.fixture
+def cli(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> "Cli":
+    monkeypatch.setenv("TURNPROC_DATABASE_URL", f"sqlite:///{tmp_path / 'cli.db'}")
+    use_stand_in_engine(monkeypatch)
+    return Cli(capsys)
+
+
+class Cli:
+    def __init__(self, capsys: pytest.CaptureFixture[str]) -> None:
+        self.capsys = capsys
+
+    def __call__(self, *args: str, code: int = 0) -> str:
+        try:
+            result = main(list(args))
+        except SystemExit as exc:  # argparse's own usage errors
+            result = int(exc.code or 0)
+        out, err = self.capsys.readouterr()
+        assert result == code, err or out
+        if code:
+            assert len(err.strip().splitlines()) == 1 and err.startswith("turnproc: "), err
+            return err
+        return out
+
+
+def test_a_game_from_new_to_rerun(cli: Cli, tmp_path: Path) -> None:
+    players = tmp_path / "players.csv"
+    players.write_text(
+        "position,character,real_name,email,secret\n"
+        "2,Hetty Green,H. Green,hetty@example.org,gold\n"
+        "9,,Sam,sam@example.org,\n",
+        encoding="utf-8",
+    )
+    game_id = cli(
+        "game",
+        "new",
+        "--scenario",
+        "continental-rails",
+        "--players",
+        str(players),
+        "--seed",
+        "17",
+        "--name",
+        "east",
+    ).strip()
+    assert game_id == "1"
+    assert "east" in cli("game", "list")
+    status = json.loads(cli("game", "status", "east", "--json"))
+    assert status["turn"] == 1 and status["due"] is False
+    assert [p["position"] for p in status["players"] if p["human"]] == [2, 9]
+    assert len(status["standings"]) == 15
+    start = cli("game", "export", "east", "--json")
+    assert json.loads(start)["turn"] == 1
+    assert cli("game", "export", "1", "--json") == start
+
+    assert "not due" in cli("turn", "run", "east", code=1)
+    preview = cli("turn", "run", "east", "--preview")
+    assert "nothing stored" in preview
+    assert cli("game", "export", "east", "--json") == start
+    ran = json.loads(cli("turn", "run", "east", "--force", "--json"))
+    assert ran["processed"] and ran["missed"] == [2, 9]
+    assert "already processed" in cli("turn", "run", "east", "--force", "--turn", "1")
+    after = cli("game", "export", "east", "--turn", "2", "--json")
+
+    assert "no change" in cli("turn", "rerun", "east")
+    assert cli("game", "export", "east", "--turn", "2", "--json") == after
+    assert "back at the start of turn 1" in cli("turn", "rollback", "east", "--to", "1")
+    assert json.loads(cli("game", "status", "east", "--json"))["turn"] == 1
+    cli("turn", "run", "east", "--force")
+    assert cli("game", "export", "east", "--turn", "2", "--json") == after
+    assert "adjusted" in cli(
+        "game", "adjust", "east", "--position", "2", "--cash", "+100", "--reason", "lost sheet"
+    )
+    assert "adjust" in cli("game", "log", "east")
+
+    assert "assigned" in cli(
+        "game", "assign", "east", "--position", "5", "--email", "new@example.org"
+    )
+    assert "computer" in cli("game", "drop", "east", "--position", "9")
+    assert "queued" in cli("game", "resend", "east", "--position", "2")
+
+
+def test_bad_input_is_one_line(cli: Cli, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.csv"
+    bad.write_text("position,character,real_name,email,secret\n16,X,Y,x@example.org,\n")
+    assert "position must be 1-15" in cli(
+        "game", "new", "--scenario", "continental-rails", "--players", str(bad), code=2
+    )
+    assert "cannot read" in cli(
+        "game",
+        "new",
+        "--scenario",
+        "continental-rails",
+        "--players",
+        str(tmp_path / "none.csv"),
+        code=2,
+    )
+    assert "no scenario named" in cli("game", "new", "--scenario", "nowhere", code=1)
+    assert "no game 'ghost'" in cli("game", "status", "ghost", code=1)
+    cli("game", "new", "--scenario", "continental-rails", "--name", "g", "--seed", "1")
+    assert "already exists" in cli(
+        "game", "new", "--scenario", "continental-rails", "--name", "g", code=1
+    )
+    assert "--to must be lower" in cli("turn", "rollback", "g", "--to", "1", code=2)
+    assert "--reason" in cli("game", "adjust", "g", "--position", "1", "--cash", "5", code=2)
+    assert "no railroad" in cli(
+        "game", "adjust", "g", "--railroad", "XX", "--cash", "5", "--reason", "r", code=2
+    )
+    assert "name a game" in cli("turn", "run", code=2)
+    assert "no game is due" in cli("turn", "run", "--due")

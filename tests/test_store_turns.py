@@ -1,0 +1,399 @@
+"""Games in the database: new games, turn runs, replay, rollback, rerun and the
+moderator's corrections, on SQLite and PostgreSQL.
+
+The turn itself is the stand-in of `store_support` (same contract as
+`resolve_turn`), so these tests check storage whatever state the rules steps
+are in; test_store_engine.py runs the same round trip through the real engine.
+"""
+
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, delete, func, select
+
+from turnproc import batch
+from turnproc.core.errors import TurnprocError, UsageError
+from turnproc.cr.events import Announcement
+from turnproc.cr.invariants import money_problems
+from turnproc.cr.orders import Borrow, PlayerOrders
+from turnproc.store import mapping, repository
+from turnproc.store.db import transaction
+from turnproc.store.models import (
+    EventRow,
+    LedgerRow,
+    OrdersInForce,
+    OutboxMessage,
+    Player,
+    Report,
+    TurnState,
+)
+
+from .store_support import NOW, fresh_database, open_fresh, use_stand_in_engine
+
+SCENARIO = "continental-rails"
+HUMANS = [
+    batch.PlayerEntry(position=1, email="ada@example.org", character="Ada Lovelace", secret="s3"),
+    batch.PlayerEntry(position=4, email="bob@example.org", real_name="Bob"),
+]
+
+
+@pytest.fixture(autouse=True)
+def _stand_in(monkeypatch: pytest.MonkeyPatch) -> None:
+    use_stand_in_engine(monkeypatch)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
+    for url in fresh_database(request.param, tmp_path):
+        yield open_fresh(url)
+
+
+def _new(engine: Engine, name: str = "g", seed: int = 11, humans: bool = True) -> int:
+    with transaction(engine) as session:
+        created = batch.create_game(
+            session,
+            scenario=SCENARIO,
+            players=HUMANS if humans else [],
+            seed=seed,
+            name=name,
+            now=NOW,
+        )
+    return created.game_id
+
+
+def _run(
+    engine: Engine, game: int | str, now_days: float = 8, **kwargs: object
+) -> batch.TurnOutcome:
+    with transaction(engine) as session:
+        return batch.run_turn(session, game, now=NOW + timedelta(days=now_days), **kwargs)  # type: ignore[arg-type]
+
+
+def _play_human_orders(engine: Engine, game_id: int) -> None:
+    """The humans' orders in force for the current turn (differing by turn)."""
+    with transaction(engine) as session:
+        game = repository.get_game(session, game_id)
+        for position in (1, 4):
+            orders = PlayerOrders(
+                position=position,
+                orders=[Borrow(amount=10 * game.current_turn)] * (position + game.current_turn),
+            )
+            repository.set_orders_in_force(session, game_id, game.current_turn, orders, NOW)
+
+
+def _export(engine: Engine, game: int | str, turn: int | None = None) -> str:
+    with transaction(engine) as session:
+        return batch.export(session, game, turn)
+
+
+def _count(engine: Engine, model: type, **where: object) -> int:
+    with transaction(engine) as session:
+        query = select(func.count()).select_from(model)
+        for key, value in where.items():
+            query = query.where(getattr(model, key) == value)
+        return int(session.scalar(query) or 0)
+
+
+def test_new_game_stores_turn_one_players_and_welcome_mail(engine: Engine) -> None:
+    with transaction(engine) as session:
+        created = batch.create_game(
+            session, scenario=SCENARIO, players=HUMANS, seed=3, name="w", now=NOW
+        )
+    assert created.secrets.keys() == {4}  # only the player without a secret gets one made
+    with transaction(engine) as session:
+        players = repository.players(session, created.game_id)
+        assert [p.position for p in players] == list(range(1, 16))
+        assert [p.position for p in players if p.human] == [1, 4]
+        ada = players[0]
+        assert ada.character == "Ada Lovelace"
+        assert ada.secret_hash and "s3" not in ada.secret_hash
+        mails = repository.outbox(session, created.game_id)
+        assert sorted(m.to_address for m in mails) == ["ada@example.org", "bob@example.org"]
+        assert all(m.kind == "welcome" and m.status == "queued" for m in mails)
+        bob_mail = next(m for m in mails if m.position == 4)
+        assert created.secrets[4] in bob_mail.body
+        assert "s3" not in next(m for m in mails if m.position == 1).body
+        assert len(repository.standings(session, created.game_id, 1)) == 15
+    state = mapping.state_from_json(_export(engine, created.game_id).replace("\n", " "))
+    assert state.turn == 1 and state.seed == 3 and state.game == "w"
+
+
+def test_a_turn_runs_once_and_only_when_due(engine: Engine) -> None:
+    game_id = _new(engine)
+    with pytest.raises(batch.NotDue):
+        _run(engine, game_id, now_days=1)
+    outcome = _run(engine, game_id, now_days=8)
+    assert outcome.processed and outcome.turn == 1
+    assert outcome.missed == [1, 4] and outcome.computer == list(range(1, 16))
+    with pytest.raises(batch.NotDue):  # the new deadline is a week after the run
+        _run(engine, game_id, now_days=8)
+    again = _run(engine, game_id, now_days=8, expected_turn=1, force=True)
+    assert not again.processed and "already processed" in again.message
+    with transaction(engine) as session:
+        assert repository.stored_turns(session, game_id) == [1, 2]
+        assert repository.get_game(session, game_id).current_turn == 2
+        assert repository.report_count(session, game_id, 1) == 15
+        reports = [m for m in repository.outbox(session, game_id) if m.kind == "report"]
+        assert sorted(m.position or 0 for m in reports) == [1, 4]
+        end = mapping.state_from_json(repository.turn_state(session, game_id, 2).state)
+        start = mapping.state_from_json(repository.turn_state(session, game_id, 1).state)
+        assert money_problems(start, end, repository.ledger(session, game_id, 1)) == []
+        assert len(repository.events(session, game_id, 1)) == outcome.events
+
+
+def test_preview_stores_nothing_and_matches_the_real_run(engine: Engine) -> None:
+    game_id = _new(engine)
+    _play_human_orders(engine, game_id)
+    tables = (TurnState, EventRow, LedgerRow, Report, OutboxMessage, OrdersInForce)
+    before = [_count(engine, t) for t in tables]
+    preview = _run(engine, game_id, now_days=0, preview=True)
+    assert preview.preview and not preview.processed and preview.problems == []
+    assert [_count(engine, t) for t in tables] == before
+    real = _run(engine, game_id, now_days=0)  # early run: both humans are in
+    assert real.export_sha256 == preview.export_sha256
+    assert real.missed == []
+
+
+def test_replaying_stored_orders_gives_byte_identical_exports(
+    engine: Engine, tmp_path: Path
+) -> None:
+    game_id = _new(engine, name="replayed", seed=99)
+    for turn in range(1, 5):
+        _play_human_orders(engine, game_id)
+        assert _run(engine, game_id, now_days=8 * turn, force=True).processed
+    with transaction(engine) as session:
+        stored = batch.replay_orders(session, game_id)
+    exports = {turn: _export(engine, game_id, turn) for turn in range(1, 6)}
+    assert len(set(exports.values())) == 5
+
+    replay_dir = tmp_path / "replay"
+    replay_dir.mkdir()
+    for url in fresh_database("sqlite", replay_dir):
+        fresh = open_fresh(url)
+        replay_id = _new(fresh, name="replayed", seed=99)
+        assert _export(fresh, replay_id, 1) == exports[1]
+        for turn in range(1, 5):
+            with transaction(fresh) as session:
+                for orders in stored[turn].values():
+                    repository.set_orders_in_force(session, replay_id, turn, orders, NOW)
+            _run(fresh, replay_id, force=True)
+            assert _export(fresh, replay_id, turn + 1) == exports[turn + 1], f"turn {turn}"
+
+
+def test_rollback_then_rerun_reproduce_the_turn(engine: Engine) -> None:
+    game_id = _new(engine)
+    for _turn in range(1, 4):
+        _play_human_orders(engine, game_id)
+        _run(engine, game_id, force=True)
+    exports = {turn: _export(engine, game_id, turn) for turn in range(1, 5)}
+    with transaction(engine) as session:
+        batch.rollback(session, game_id, 2, NOW, reason="bad data")
+    with transaction(engine) as session:
+        assert repository.stored_turns(session, game_id) == [1, 2]
+        assert repository.get_game(session, game_id).current_turn == 2
+        assert repository.report_count(session, game_id, 2) == 0
+        assert repository.events(session, game_id, 2) == []
+        unsent = [
+            m for m in repository.outbox(session, game_id) if m.kind == "report" and m.turn == 3
+        ]
+        assert unsent and all(m.status == "cancelled" for m in unsent)
+        assert set(repository.orders_in_force(session, game_id, 2)) == {1, 4}
+        assert [e.action for e in repository.log_entries(session, game_id)][-1] == "rollback"
+    _run(engine, game_id, force=True)
+    _run(engine, game_id, force=True)
+    assert _export(engine, game_id, 3) == exports[3]
+    assert _export(engine, game_id, 4) == exports[4]
+    with transaction(engine) as session:
+        queued = [
+            m for m in repository.outbox(session, game_id) if m.kind == "report" and m.turn == 3
+        ]
+        assert queued and all(m.status == "queued" for m in queued)  # same reports, queued once
+    with transaction(engine) as session:
+        result = batch.rerun(session, game_id, NOW)
+    assert result.turn == 3 and result.diff == ""
+    assert _export(engine, game_id, 4) == exports[4]
+    with transaction(engine) as session, pytest.raises(UsageError):
+        batch.rollback(session, game_id, 4, NOW)
+
+
+def test_rerun_shows_what_changed(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    game_id = _new(engine, humans=False)
+    _run(engine, game_id, force=True)
+    real_resolve = batch.resolve_turn
+
+    def richer(*args: object, **kwargs: object) -> object:
+        result = real_resolve(*args, **kwargs)  # type: ignore[arg-type]
+        result.state.tycoons[0].prodigal_spent += 1  # a "code change" between runs
+        return result
+
+    monkeypatch.setattr(batch, "resolve_turn", richer)
+    with transaction(engine) as session:
+        result = batch.rerun(session, game_id, NOW)
+    assert '-      "prodigal_spent": 0,' in result.diff
+    assert '+      "prodigal_spent": 1,' in result.diff
+
+
+def test_adjustment_is_balanced_logged_and_in_the_next_news(engine: Engine) -> None:
+    game_id = _new(engine)
+    before = mapping.state_from_json(_export(engine, game_id))
+    with transaction(engine) as session:
+        batch.adjust(session, game_id, position=3, cash=250, reason="lost turnsheet", now=NOW)
+        batch.adjust(session, game_id, railroad="NYC", cash=-100, reason="double payment", now=NOW)
+    after = mapping.state_from_json(_export(engine, game_id))
+    assert after.tycoon(3).cash == before.tycoon(3).cash + 250
+    assert after.railroads["NYC"].cash == before.railroads["NYC"].cash - 100
+    with transaction(engine) as session:
+        entries = repository.ledger(session, game_id, 1, origin="moderator")
+        assert [(e.src, e.dst, e.amount) for e in entries] == [
+            ("bank", "tycoon:3", 250),
+            ("railroad:NYC", "bank", 100),
+        ]
+        assert money_problems(before, after, entries) == []
+        assert [e.action for e in repository.log_entries(session, game_id)][-2:] == ["adjust"] * 2
+    with transaction(engine) as session, pytest.raises(UsageError, match="cannot take"):
+        batch.adjust(session, game_id, position=3, cash=-(10**9), reason="too much", now=NOW)
+    with transaction(engine) as session, pytest.raises(UsageError, match="adjustment refused"):
+        batch.adjust(
+            session, game_id, position=3, railroad="NYC", shares=10**6, reason="x", now=NOW
+        )
+    with transaction(engine) as session, pytest.raises(UsageError, match="--reason"):
+        batch.adjust(session, game_id, position=3, cash=5, reason=" ", now=NOW)
+    outcome = _run(engine, game_id, force=True)
+    assert outcome.processed and outcome.problems == []
+    with transaction(engine) as session:
+        news = repository.events(session, game_id, 1)
+        assert [e.kind for e in news[:2]] == ["moderator_adjustment"] * 2
+        assert news[0].model_dump()["reason"] == "lost turnsheet"
+        assert len(news) == outcome.events + 2
+    with transaction(engine) as session:
+        batch.rollback(session, game_id, 1, NOW)
+    assert mapping.state_from_json(_export(engine, game_id)).tycoon(3).cash == after.tycoon(3).cash
+
+
+def test_missed_turns_offer_the_position_to_a_standby(engine: Engine) -> None:
+    game_id = _new(engine)
+    _play_human_orders(engine, game_id)
+    with transaction(engine) as session:
+        session.execute(delete(OrdersInForce).where(OrdersInForce.position == 4))
+    _run(engine, game_id, force=True)
+    _run(engine, game_id, force=True)
+    with transaction(engine) as session:
+        ada, bob = (repository.get_player(session, game_id, p) for p in (1, 4))
+        assert (ada.missed_turns, ada.standby) == (1, False)  # orders only for turn 1
+        assert (bob.missed_turns, bob.standby) == (2, True)
+        assert "standby_offered" in [e.action for e in repository.log_entries(session, game_id)]
+
+
+def test_early_run_once_every_human_is_in(engine: Engine) -> None:
+    game_id = _new(engine)
+    with transaction(engine) as session:
+        game = repository.get_game(session, game_id)
+        assert not batch.is_due(session, game, NOW)
+    _play_human_orders(engine, game_id)
+    with transaction(engine) as session:
+        game = repository.get_game(session, game_id)
+        assert batch.is_due(session, game, NOW)
+        game.early_run = False
+        assert not batch.is_due(session, game, NOW)
+
+
+def test_reminders_are_queued_once_per_mark(engine: Engine) -> None:
+    game_id = _new(engine)
+    with transaction(engine) as session:
+        deadline = repository.get_game(session, game_id).deadline
+    assert deadline is not None
+    with transaction(engine) as session:
+        assert batch.queue_reminders(session, deadline - timedelta(hours=60)) == 0
+        assert batch.queue_reminders(session, deadline - timedelta(hours=40)) == 2
+        assert batch.queue_reminders(session, deadline - timedelta(hours=30)) == 0
+        assert batch.queue_reminders(session, deadline - timedelta(hours=6)) == 2
+        keys = sorted(
+            m.idempotency_key for m in repository.outbox(session, game_id) if m.kind == "reminder"
+        )
+    assert keys == [f"reminder/{game_id}/1/{p}/{h}" for p in (1, 4) for h in (12, 48)]
+
+
+def test_assign_and_drop_a_position(engine: Engine) -> None:
+    game_id = _new(engine)
+    with transaction(engine) as session:
+        secret = batch.assign(
+            session, game_id, position=7, email="cy@example.org", character="Cy Field", now=NOW
+        )
+    assert secret
+    with transaction(engine) as session:
+        cy = repository.get_player(session, game_id, 7)
+        assert cy.human and cy.email == "cy@example.org" and cy.character == "Cy Field"
+        welcome = [m for m in repository.outbox(session, game_id) if m.position == 7]
+        assert len(welcome) == 1 and secret in welcome[0].body
+    assert mapping.state_from_json(_export(engine, game_id)).tycoon(7).human
+    with transaction(engine) as session, pytest.raises(UsageError, match="taken"):
+        batch.assign(
+            session, game_id, position=8, email="d@example.org", character="cy field", now=NOW
+        )
+    with transaction(engine) as session:
+        batch.drop(session, game_id, position=7, now=NOW, reason="moved away")
+    with transaction(engine) as session:
+        cy = session.scalars(
+            select(Player).where(Player.game_id == game_id, Player.position == 7)
+        ).one()
+        assert not cy.human and cy.email is None and cy.secret_hash is None
+    assert not mapping.state_from_json(_export(engine, game_id)).tycoon(7).human
+
+
+def test_due_games_are_each_run_once(engine: Engine) -> None:
+    ids = [_new(engine, name=f"due-{i}", seed=i, humans=False) for i in range(3)]
+    with transaction(engine) as session:
+        repository.get_game(session, ids[2]).deadline = NOW + timedelta(days=30)
+    outcomes = batch.run_due(engine, "w1", now=lambda: NOW + timedelta(days=8))
+    assert sorted(o.game_id for o in outcomes) == ids[:2]
+    assert batch.run_due(engine, "w1", now=lambda: NOW + timedelta(days=8)) == []
+
+
+def test_sanity_gate_refuses_a_turn_that_loses_money(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game_id = _new(engine, humans=False)
+    real_resolve = batch.resolve_turn
+
+    def leaky(*args: object, **kwargs: object) -> object:
+        result = real_resolve(*args, **kwargs)  # type: ignore[arg-type]
+        result.state.tycoons[1].cash += 7  # money from nowhere
+        return result
+
+    monkeypatch.setattr(batch, "resolve_turn", leaky)
+    with pytest.raises(batch.SanityGateError, match="tycoon:2"):
+        _run(engine, game_id, force=True)
+    with transaction(engine) as session:
+        assert repository.get_game(session, game_id).current_turn == 1
+        assert repository.stored_turns(session, game_id) == [1]
+
+
+def test_unknown_game_is_a_clear_error(engine: Engine) -> None:
+    with transaction(engine) as session, pytest.raises(TurnprocError, match="no game 'nope'"):
+        repository.get_game(session, "nope")
+
+
+def test_rerun_keeps_later_adjustments_and_rollback_carries_announcements(
+    engine: Engine,
+) -> None:
+    game_id = _new(engine, humans=False)
+    _run(engine, game_id, force=True)
+    with transaction(engine) as session:
+        batch.adjust(session, game_id, position=5, cash=70, reason="refund", now=NOW)
+        repository.add_events(
+            session, game_id, 2, [Announcement(position=5, text="Buy PENN!")], origin="moderator"
+        )
+    adjusted = _export(engine, game_id)
+    with transaction(engine) as session:
+        assert batch.rerun(session, game_id, NOW).diff == ""
+    assert _export(engine, game_id) == adjusted
+    with transaction(engine) as session:
+        assert [e.kind for e in repository.events(session, game_id, 2)] == [
+            "moderator_adjustment",
+            "announcement",
+        ]
+        batch.rollback(session, game_id, 1, NOW)
+    with transaction(engine) as session:
+        kinds = [e.kind for e in repository.events(session, game_id, 1)]
+    assert kinds == ["announcement"]  # the adjustment went with turn 2's state

@@ -1,0 +1,1139 @@
+"""The batch: the only module that crosses layers (store, engine, render, mail).
+
+A turn run is one database transaction: load the state at the start of the
+turn, gather the orders in force and computer orders for every position
+without them, resolve the turn, check the sanity gates, store the new state
+with its events, rejections, ledger and standings, render one report per
+position and queue the mail. Anything failing leaves the game untouched.
+Sending mail happens later, from the outbox, after the commit.
+"""
+
+import csv
+import difflib
+import hashlib
+import importlib
+import json
+import secrets
+import time
+import traceback
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime, timedelta
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session
+
+from turnproc import __version__
+from turnproc.core.errors import TurnprocError, UsageError
+from turnproc.core.ledger import BANK, LedgerEntry, railroad_account, tycoon_account
+from turnproc.cr.events import Event, ModeratorAdjustment, Rejection
+from turnproc.cr.invariants import money_problems, share_problems
+from turnproc.cr.orders import PlayerOrders
+from turnproc.cr.resolve import resolve_turn
+from turnproc.cr.setup import PlayerSetup, new_game
+from turnproc.cr.state import GameState
+from turnproc.intake.auth import generate_secret, hash_secret
+from turnproc.scenario.loader import load_scenario, resolve_path, scenario_names
+from turnproc.scenario.model import Scenario
+from turnproc.store import mapping, repository
+from turnproc.store.db import transaction
+from turnproc.store.models import Game, Player
+
+PROGRAM_VERSION = __version__
+
+
+class NotDue(TurnprocError):
+    """The turn's deadline has not passed and not every human player is in."""
+
+
+class SanityGateError(TurnprocError):
+    """The resolved turn broke a conservation check; nothing was stored."""
+
+
+class EngineFailure(TurnprocError):
+    """The rules engine raised while resolving a turn (a bug); nothing was stored.
+    `details` keeps the traceback for the moderator's log."""
+
+    def __init__(self, message: str, details: str) -> None:
+        super().__init__(message)
+        self.details = details
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+# --- wiring points: computer players, reports, secrets ------------------------
+
+
+@cache
+def scenario_for(name: str) -> Scenario:
+    return load_scenario(name)
+
+
+def _optional(module: str, attribute: str) -> Any:
+    """A function from a module another part of the program provides, or None
+    while that module is not written yet."""
+    try:
+        return getattr(importlib.import_module(module), attribute, None)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and module.startswith(exc.name):
+            return None
+        raise
+
+
+def computer_orders_for(scenario: Scenario, state: GameState, position: int) -> PlayerOrders:
+    """Orders for a position nobody played this turn (cr/ai.py). Until the
+    computer players exist such a position orders nothing, which is legal."""
+    play = _optional("turnproc.cr.ai", "computer_orders")
+    if play is None:
+        return PlayerOrders(position=position, source="computer")
+    orders: PlayerOrders = play(scenario, state, position)
+    return orders.model_copy(update={"source": "computer"})
+
+
+@dataclass(frozen=True)
+class PlayerInfo:
+    position: int
+    character: str
+    real_name: str
+    email: str | None
+    phone: str
+    human: bool
+
+
+@dataclass(frozen=True)
+class ReportInput:
+    """Everything a report of one turn is made from."""
+
+    scenario: Scenario
+    game: str
+    turn: int  # the turn whose results the report shows (0: the game's start)
+    before: GameState
+    after: GameState
+    events: list[Event]
+    rejections: list[Rejection]
+    ledger: list[LedgerEntry]
+    players: dict[int, PlayerInfo]
+    anonymous: bool
+
+
+@dataclass(frozen=True)
+class RenderedReport:
+    text: str
+    pdf: bytes | None
+    json: str
+
+
+def render_reports(
+    report: ReportInput, positions: Iterable[int] | None = None
+) -> dict[int, RenderedReport]:
+    """The reports of `positions` (default: every position): the single place the
+    batch calls the renderer (turnproc/render/batch.py); without it, the plain
+    summary of `summary_reports`."""
+    render = _optional("turnproc.render.batch", "render_turn_reports")
+    wanted = None if positions is None else sorted(positions)
+    if render is not None:
+        rendered: dict[int, RenderedReport] = render(report, positions=wanted)
+        return rendered
+    return summary_reports(report, wanted)
+
+
+def summary_reports(
+    report: ReportInput, positions: Iterable[int] | None = None
+) -> dict[int, RenderedReport]:
+    """A plain report per position: cash, holdings, visible news and refused orders."""
+    wanted = [t.position for t in report.after.tycoons] if positions is None else positions
+    return {position: _summary_report(report, position) for position in wanted}
+
+
+def _visible_to(event: Event, position: int) -> bool:
+    return event.visibility == "public" or event.position == position
+
+
+def _summary_report(report: ReportInput, position: int) -> RenderedReport:
+    tycoon = report.after.tycoon(position)
+    news = [e.model_dump(mode="json") for e in report.events if _visible_to(e, position)]
+    refused = [r.model_dump(mode="json") for r in report.rejections if r.position == position]
+    data = {
+        "game": report.game,
+        "turn": report.turn,
+        "position": position,
+        "tycoon": tycoon.model_dump(mode="json"),
+        "news": news,
+        "rejections": refused,
+    }
+    lines = [
+        f"{report.game}: turn {report.turn} results for position {position}, {tycoon.character}",
+        f"Cash ${tycoon.cash:,}   Bank loan ${tycoon.loan:,}",
+        "Holdings: "
+        + (", ".join(f"{code} {n}" for code, n in sorted(tycoon.holdings.items())) or "none"),
+        f"News items: {len(news)}   Orders refused or cut: {len(refused)}",
+    ]
+    lines += [f"  {r['code']}: {r['hint']}" for r in refused]
+    return RenderedReport(text="\n".join(lines) + "\n", pdf=None, json=mapping.canonical_json(data))
+
+
+# --- new games ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlayerEntry:
+    """One line of the players file: position,character,real_name,email,secret."""
+
+    position: int
+    email: str
+    character: str | None = None
+    real_name: str = ""
+    secret: str | None = None
+    phone: str = ""
+
+
+def read_players_csv(path: Path, positions: int = 15) -> list[PlayerEntry]:
+    """The players file; every problem is reported with its line number."""
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as handle:
+            rows = list(csv.DictReader(handle))
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read ({exc.strerror})") from None
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise UsageError(f"{path}: not a readable CSV file ({exc})") from None
+    entries: list[PlayerEntry] = []
+    seen: set[int] = set()
+    for line, row in enumerate(rows, start=2):
+        if None in row or "position" not in row or "email" not in row:
+            raise UsageError(
+                f"{path}:{line}: expected columns position,character,real_name,email,secret"
+            )
+        raw = (row.get("position") or "").strip()
+        if not raw.isdigit() or not 1 <= int(raw) <= positions:
+            raise UsageError(f"{path}:{line}: position must be 1-{positions}, not {raw!r}")
+        position = int(raw)
+        if position in seen:
+            raise UsageError(f"{path}:{line}: position {position} listed twice")
+        seen.add(position)
+        email = (row.get("email") or "").strip()
+        if "@" not in email or " " in email:
+            raise UsageError(f"{path}:{line}: {email!r} is not an email address")
+        entries.append(
+            PlayerEntry(
+                position=position,
+                email=email,
+                character=(row.get("character") or "").strip() or None,
+                real_name=(row.get("real_name") or "").strip(),
+                secret=(row.get("secret") or "").strip() or None,
+                phone=(row.get("phone") or "").strip(),
+            )
+        )
+    return entries
+
+
+@dataclass
+class CreatedGame:
+    game_id: int
+    name: str
+    seed: int
+    secrets: dict[int, str]  # generated secrets, by position (also in the welcome mail)
+
+
+def _scenario_key(name: str) -> str:
+    """What the game row stores: a scenario's name, or the absolute path of a folder."""
+    if name in scenario_names():
+        return name
+    return str(resolve_path(name).resolve())
+
+
+def create_game(
+    session: Session,
+    *,
+    scenario: str,
+    players: Iterable[PlayerEntry] = (),
+    seed: int | None = None,
+    name: str | None = None,
+    deadline_days: int = 7,
+    grace_minutes: int = 0,
+    early_run: bool = True,
+    anonymous: bool = False,
+    now: datetime,
+) -> CreatedGame:
+    """A new game at turn 1; humans for the listed positions, the computer elsewhere.
+    Queues each human player's welcome mail with the turn-1 report."""
+    key = _scenario_key(scenario)
+    loaded = scenario_for(key)
+    if deadline_days < 1:
+        raise UsageError("--deadline-days must be at least 1")
+    seed = secrets.randbelow(2**31) if seed is None else seed
+    name = name or f"{loaded.name}-{seed}"
+    entries = sorted(players, key=lambda e: e.position)
+    setups = [PlayerSetup(position=e.position, character=e.character, human=True) for e in entries]
+    state = new_game(loaded, seed, setups, game=name)
+    if any(e.position > len(state.tycoons) for e in entries):
+        raise UsageError(f"this scenario has positions 1-{len(state.tycoons)}")
+    game = repository.create_game(
+        session,
+        name=name,
+        scenario=key,
+        seed=seed,
+        current_turn=state.turn,
+        status="active",
+        deadline=now + timedelta(days=deadline_days),
+        grace_minutes=grace_minutes,
+        turn_days=deadline_days,
+        reminder_hours="48,12",
+        missed_turn_limit=2,
+        anonymous=anonymous,
+        early_run=early_run,
+        created_at=now,
+    )
+    _store_state(session, game.id, state, loaded, now)
+    generated: dict[int, str] = {}
+    by_position = {e.position: e for e in entries}
+    for tycoon in state.tycoons:
+        entry = by_position.get(tycoon.position)
+        secret = None
+        if entry is not None:
+            secret = entry.secret or generate_secret()
+            if entry.secret is None:
+                generated[tycoon.position] = secret
+        repository.add_player(
+            session,
+            game_id=game.id,
+            position=tycoon.position,
+            character=tycoon.character,
+            real_name=entry.real_name if entry else "",
+            email=entry.email if entry else None,
+            phone=entry.phone if entry else "",
+            secret_hash=hash_secret(secret) if secret else None,
+            human=entry is not None,
+            missed_turns=0,
+            standby=False,
+        )
+    session.flush()
+    reports: dict[int, RenderedReport] = {}
+    if entries:
+        opening = _report_input(session, game, loaded, state, state, [], [], [], turn=0)
+        reports = render_reports(opening, [e.position for e in entries])
+    for entry in entries:
+        _queue_welcome(session, game, state, entry, generated.get(entry.position), reports, now)
+    repository.log_action(
+        session,
+        game_id=game.id,
+        turn=state.turn,
+        action="game_new",
+        now=now,
+        details={"scenario": key, "seed": seed, "humans": [e.position for e in entries]},
+    )
+    return CreatedGame(game_id=game.id, name=name, seed=seed, secrets=generated)
+
+
+def _queue_welcome(
+    session: Session,
+    game: Game,
+    state: GameState,
+    entry: PlayerEntry,
+    secret: str | None,
+    reports: dict[int, RenderedReport],
+    now: datetime,
+) -> None:
+    tycoon = state.tycoon(entry.position)
+    lines = [
+        f"Welcome to {game.name}, {entry.real_name or tycoon.character}.",
+        "",
+        f"You play position {entry.position}, {tycoon.character}.",
+        f"Orders for turn {game.current_turn} are due by {_when(game.deadline)}.",
+        "Put the game name, turn and position at the top of your turnsheet.",
+    ]
+    if secret is not None:
+        lines += ["", f"Your secret (write it on every turnsheet): {secret}"]
+    report = reports.get(entry.position)
+    if report is not None:
+        lines += ["", report.text]
+    repository.queue_mail(
+        session,
+        key=f"welcome/{game.id}/{entry.position}/{entry.email.lower()}",
+        kind="welcome",
+        to_address=entry.email,
+        subject=f"[{game.name}] Welcome: position {entry.position}, {tycoon.character}",
+        body="\n".join(lines) + "\n",
+        now=now,
+        game_id=game.id,
+        turn=game.current_turn,
+        position=entry.position,
+        pdf=report.pdf if report else None,
+        pdf_name=f"{game.name}-turn-{game.current_turn}-start.pdf"
+        if report and report.pdf
+        else None,
+        json_attachment=report.json if report else None,
+    )
+
+
+def _when(moment: datetime | None) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M UTC") if moment else "the moderator's call"
+
+
+def _store_state(
+    session: Session, game_id: int, state: GameState, scenario: Scenario, now: datetime
+) -> str:
+    text = mapping.state_json(state)
+    repository.add_turn_state(session, game_id, state.turn, text, PROGRAM_VERSION, now)
+    repository.replace_standings(
+        session, game_id, state.turn, mapping.standings_rows(state, scenario)
+    )
+    return text
+
+
+def _player_infos(session: Session, game_id: int) -> dict[int, PlayerInfo]:
+    return {
+        p.position: PlayerInfo(p.position, p.character, p.real_name, p.email, p.phone, p.human)
+        for p in repository.players(session, game_id)
+    }
+
+
+def _report_input(
+    session: Session,
+    game: Game,
+    scenario: Scenario,
+    before: GameState,
+    after: GameState,
+    events: list[Event],
+    rejections: list[Rejection],
+    ledger: list[LedgerEntry],
+    turn: int,
+) -> ReportInput:
+    return ReportInput(
+        scenario=scenario,
+        game=game.name,
+        turn=turn,
+        before=before,
+        after=after,
+        events=events,
+        rejections=rejections,
+        ledger=ledger,
+        players=_player_infos(session, game.id),
+        anonymous=game.anonymous,
+    )
+
+
+# --- running a turn ----------------------------------------------------------
+
+
+@dataclass
+class TurnOutcome:
+    """What `run_turn` did (or, for a preview, would do)."""
+
+    game: str
+    game_id: int
+    turn: int
+    processed: bool
+    preview: bool = False
+    message: str = ""
+    missed: list[int] = field(default_factory=list)
+    computer: list[int] = field(default_factory=list)
+    events: int = 0
+    rejections: int = 0
+    ledger_entries: int = 0
+    problems: list[str] = field(default_factory=list)
+    standings: list[dict[str, Any]] = field(default_factory=list)
+    export_sha256: str = ""
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def is_due(session: Session, game: Game, now: datetime) -> bool:
+    """A turn is due when its deadline plus grace has passed, or, in a game that
+    allows early runs, once every human player has orders in force."""
+    if game.status != "active":
+        return False
+    if game.deadline is not None and now >= game.deadline + timedelta(minutes=game.grace_minutes):
+        return True
+    if not game.early_run:
+        return False
+    humans = {p.position for p in repository.players(session, game.id) if p.human and not p.standby}
+    if not humans:
+        return False
+    return humans <= repository.positions_with_orders(session, game.id, game.current_turn)
+
+
+@contextmanager
+def _timed(timings: dict[str, float], name: str) -> Iterator[None]:
+    start = time.perf_counter()
+    yield
+    timings[name] = round(timings.get(name, 0.0) + time.perf_counter() - start, 4)
+
+
+def run_turn(
+    session: Session,
+    game_key: str | int,
+    *,
+    now: datetime,
+    force: bool = False,
+    preview: bool = False,
+    expected_turn: int | None = None,
+    game: Game | None = None,
+) -> TurnOutcome:
+    """Resolve the game's current turn inside the caller's transaction.
+
+    Runs only when the turn is due (or `force`); with `expected_turn`, a game
+    already past that turn is left alone, so repeating a run is harmless.
+    `preview` resolves and reports but writes nothing.
+    """
+    timings: dict[str, float] = {}
+    with _timed(timings, "load"):
+        if game is None:
+            game = repository.get_game(session, game_key, lock=not preview)
+        turn = game.current_turn
+        if expected_turn is not None and turn != expected_turn:
+            if turn > expected_turn:
+                return TurnOutcome(
+                    game.name,
+                    game.id,
+                    expected_turn,
+                    processed=False,
+                    message=f"turn {expected_turn} was already processed; "
+                    f"{game.name} is at turn {turn}",
+                )
+            raise TurnprocError(f"{game.name} is at turn {turn}, not {expected_turn}")
+        if game.status != "active":
+            raise TurnprocError(f"{game.name} is {game.status}; no turn to run")
+        if not (force or preview or is_due(session, game, now)):
+            raise NotDue(
+                f"{game.name} turn {turn} is not due until {_when(game.deadline)} "
+                "(--force runs it now, --preview shows it)"
+            )
+        scenario = scenario_for(game.scenario)
+        state = mapping.state_from_json(repository.turn_state(session, game.id, turn).state)
+        orders = repository.orders_in_force(session, game.id, turn)
+        players = {p.position: p for p in repository.players(session, game.id)}
+    computer: list[int] = []
+    missed: list[int] = []
+    with _timed(timings, "computer_orders"):
+        for tycoon in state.tycoons:
+            if tycoon.position not in orders:
+                orders[tycoon.position] = computer_orders_for(scenario, state, tycoon.position)
+                computer.append(tycoon.position)
+                player = players.get(tycoon.position)
+                if player is not None and player.human and not player.standby:
+                    missed.append(tycoon.position)
+    in_order = {position: orders[position] for position in sorted(orders)}
+    with _timed(timings, "resolve"):
+        try:
+            result = resolve_turn(scenario, state, in_order)
+        except Exception as exc:
+            first = (str(exc).strip().splitlines() or [""])[0]
+            raise EngineFailure(
+                f"{game.name} turn {turn}: the rules engine failed "
+                f"({type(exc).__name__}: {first}); nothing stored",
+                traceback.format_exc(),
+            ) from exc
+    with _timed(timings, "gates"):
+        problems = money_problems(state, result.state, result.ledger) + share_problems(result.state)
+    moderator_events = repository.events(session, game.id, turn, origin="moderator")
+    with _timed(timings, "render"):
+        report_input = _report_input(
+            session,
+            game,
+            scenario,
+            state,
+            result.state,
+            moderator_events + list(result.events),
+            result.rejections,
+            result.ledger,
+            turn=turn,
+        )
+        reports = render_reports(report_input)
+    expected_positions = {t.position for t in result.state.tycoons}
+    if set(reports) != expected_positions:
+        problems.append(
+            f"reports rendered for {len(reports)} positions, expected {len(expected_positions)}"
+        )
+    new_json = mapping.state_json(result.state)
+    outcome = TurnOutcome(
+        game=game.name,
+        game_id=game.id,
+        turn=turn,
+        processed=not preview,
+        preview=preview,
+        missed=missed,
+        computer=computer,
+        events=len(result.events),
+        rejections=len(result.rejections),
+        ledger_entries=len(result.ledger),
+        problems=problems,
+        standings=mapping.standings_rows(result.state, scenario),
+        export_sha256=hashlib.sha256(mapping.export_state(new_json).encode()).hexdigest(),
+        timings=timings,
+    )
+    if preview:
+        outcome.message = f"preview of {game.name} turn {turn}: nothing stored"
+        return outcome
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise SanityGateError(
+            f"{game.name} turn {turn} refused by the sanity gate: {problems[0]}{more}"
+        )
+    with _timed(timings, "store"):
+        repository.add_turn_state(session, game.id, turn + 1, new_json, PROGRAM_VERSION, now)
+        repository.replace_standings(session, game.id, turn + 1, outcome.standings)
+        repository.add_events(session, game.id, turn, result.events, origin="turn")
+        repository.add_rejections(session, game.id, turn, result.rejections)
+        repository.add_ledger(session, game.id, turn, result.ledger, origin="turn")
+        repository.add_computer_orders(
+            session, game.id, turn, [in_order[position] for position in computer], now
+        )
+        for position, report in sorted(reports.items()):
+            repository.add_report(
+                session, game.id, turn, position, report.text, report.pdf, report.json
+            )
+        _queue_reports(session, game, turn, players, reports, now)
+        _apply_missed_turn_policy(session, game, turn, players, missed, now)
+        game.current_turn = turn + 1
+        game.deadline = now + timedelta(days=game.turn_days)
+        game.claimed_by = None
+        game.claimed_at = None
+        if result.state.ended:
+            game.status = "ended"
+        repository.log_action(
+            session,
+            game_id=game.id,
+            turn=turn,
+            action="turn_run",
+            now=now,
+            details={
+                "program_version": PROGRAM_VERSION,
+                "computer": computer,
+                "missed": missed,
+                "events": len(result.events),
+                "export_sha256": outcome.export_sha256,
+            },
+        )
+        session.flush()
+    outcome.message = f"{game.name} turn {turn} processed; now at turn {turn + 1}"
+    return outcome
+
+
+def _queue_reports(
+    session: Session,
+    game: Game,
+    turn: int,
+    players: dict[int, Player],
+    reports: dict[int, RenderedReport],
+    now: datetime,
+) -> None:
+    for position, report in sorted(reports.items()):
+        player = players.get(position)
+        if player is None or not player.human or not player.email:
+            continue
+        digest = hashlib.sha256((report.text + report.json).encode()).hexdigest()[:16]
+        repository.queue_mail(
+            session,
+            key=f"report/{game.id}/{turn}/{position}/{digest}",
+            kind="report",
+            to_address=player.email,
+            subject=f"[{game.name}] Turn {turn} report: position {position}",
+            body=report.text,
+            now=now,
+            game_id=game.id,
+            turn=turn,
+            position=position,
+            pdf=report.pdf,
+            pdf_name=f"{game.name}-turn-{turn}-position-{position}.pdf" if report.pdf else None,
+            json_attachment=report.json,
+        )
+
+
+def _apply_missed_turn_policy(
+    session: Session,
+    game: Game,
+    turn: int,
+    players: dict[int, Player],
+    missed: list[int],
+    now: datetime,
+) -> None:
+    """A missed turn is played by the computer; after `missed_turn_limit` misses
+    in a row the position is offered to a standby player (the computer keeps
+    playing it until `game assign`)."""
+    for player in players.values():
+        if not player.human or player.standby:
+            continue
+        if player.position not in missed:
+            player.missed_turns = 0
+            continue
+        player.missed_turns += 1
+        if player.missed_turns >= game.missed_turn_limit:
+            player.standby = True
+            repository.log_action(
+                session,
+                game_id=game.id,
+                turn=turn,
+                action="standby_offered",
+                now=now,
+                details={"position": player.position, "missed_turns": player.missed_turns},
+            )
+
+
+def batch_turn(engine: Engine, game_key: str | int, now: datetime | None = None) -> TurnOutcome:
+    """One whole batch turn in its own transaction (for `turnproc bench`):
+    load, resolve, gate, store, render and queue mail, then commit."""
+    start = time.perf_counter()
+    with transaction(engine) as session:
+        outcome = run_turn(session, game_key, now=now or utcnow(), force=True)
+    outcome.timings["total"] = round(time.perf_counter() - start, 4)
+    return outcome
+
+
+# --- due games, many workers -------------------------------------------------
+
+
+def due_games(session: Session, now: datetime) -> list[tuple[int, int, str]]:
+    """(id, turn, name) of every game whose turn is due, earliest deadline first."""
+    return [
+        (game.id, game.current_turn, game.name)
+        for game in repository.active_games_with_deadline(session)
+        if is_due(session, game, now)
+    ]
+
+
+def run_due(
+    engine: Engine,
+    worker: str,
+    now: Callable[[], datetime] = utcnow,
+    on_game: Callable[[str, TurnOutcome | None, str], None] | None = None,
+    on_start: Callable[[int], None] | None = None,
+) -> list[TurnOutcome]:
+    """Process every due game once. Each game is claimed with a row lock
+    (SKIP LOCKED on PostgreSQL) and checked to be still at the turn seen, so
+    several workers on several machines never process a turn twice.
+    `on_game(name, outcome, error)` follows progress: outcome None with an
+    empty error means another worker took the game."""
+    with transaction(engine) as session:
+        queue_reminders(session, now())
+        due = due_games(session, now())
+    if on_start is not None:
+        on_start(len(due))
+    outcomes: list[TurnOutcome] = []
+    for game_id, turn, name in due:
+        outcome: TurnOutcome | None = None
+        note = ""
+        try:
+            with transaction(engine) as session:
+                game = repository.claim_game(session, game_id, turn, worker, now())
+                if game is not None:  # None: another worker has it, or has done it
+                    outcome = run_turn(session, game_id, now=now(), force=True, game=game)
+        except TurnprocError as exc:
+            note = str(exc)
+            with transaction(engine) as session:
+                repository.log_action(
+                    session,
+                    game_id=game_id,
+                    turn=turn,
+                    action="turn_refused",
+                    reason=note,
+                    now=now(),
+                    details={"traceback": exc.details} if isinstance(exc, EngineFailure) else {},
+                )
+        if outcome is not None:
+            outcomes.append(outcome)
+        if on_game is not None:
+            on_game(name, outcome, note)
+    return outcomes
+
+
+def queue_reminders(session: Session, now: datetime) -> int:
+    """Reminder mail to human players without orders in force as a deadline nears
+    (at the game's reminder hours, e.g. 48 and 12 hours before); each once."""
+    queued = 0
+    for game in repository.active_games_with_deadline(session):
+        assert game.deadline is not None
+        left = game.deadline - now
+        if left <= timedelta(0):
+            continue
+        hours = sorted(int(h) for h in game.reminder_hours.split(",") if h.strip().isdigit())
+        passed = [h for h in hours if left <= timedelta(hours=h)]
+        if not passed:
+            continue
+        mark = passed[0]
+        submitted = repository.positions_with_orders(session, game.id, game.current_turn)
+        for player in repository.players(session, game.id):
+            if not player.human or player.standby or not player.email:
+                continue
+            if player.position in submitted:
+                continue
+            key = f"reminder/{game.id}/{game.current_turn}/{player.position}/{mark}"
+            if repository.mail_exists(session, key):
+                continue
+            repository.queue_mail(
+                session,
+                key=key,
+                kind="reminder",
+                to_address=player.email,
+                subject=f"[{game.name}] Turn {game.current_turn}: orders due in {mark} hours",
+                body=(
+                    f"We have no orders from position {player.position} "
+                    f"({player.character}) for turn {game.current_turn} of {game.name}.\n"
+                    f"The deadline is {_when(game.deadline)}. Without orders the computer "
+                    "plays your position this turn.\n"
+                ),
+                now=now,
+                game_id=game.id,
+                turn=game.current_turn,
+                position=player.position,
+            )
+            queued += 1
+    return queued
+
+
+# --- export, rollback, rerun -------------------------------------------------
+
+
+def export(session: Session, game_key: str | int, turn: int | None = None) -> str:
+    """The whole state at the start of `turn` (default: now) as deterministic JSON."""
+    game = repository.get_game(session, game_key)
+    row = repository.turn_state(session, game.id, turn or game.current_turn)
+    return mapping.export_state(row.state)
+
+
+def rollback(
+    session: Session,
+    game_key: str | int,
+    to_turn: int,
+    now: datetime,
+    reason: str = "",
+    carry_announcements: bool = True,
+) -> Game:
+    """Put the game back at the start of `to_turn`; later turns' results go, the
+    players' orders and the raw submissions stay. Adjustments made to later
+    turns are undone with them; announcements sent for later reports move to
+    the next report (unless `carry_announcements` is False)."""
+    game = repository.get_game(session, game_key, lock=True)
+    if to_turn >= game.current_turn:
+        raise UsageError(f"{game.name} is at turn {game.current_turn}; --to must be lower")
+    if to_turn not in repository.stored_turns(session, game.id):
+        raise UsageError(f"{game.name} has no stored turn {to_turn}")
+    before = game.current_turn
+    carried = [
+        event
+        for turn in range(to_turn + 1, before + 1)
+        for event in repository.events(session, game.id, turn, origin="moderator")
+        if carry_announcements and not isinstance(event, ModeratorAdjustment)
+    ]
+    repository.forget_turns_from(session, game.id, to_turn)
+    repository.add_events(session, game.id, to_turn, carried, origin="moderator")
+    game.current_turn = to_turn
+    game.status = "active"
+    repository.log_action(
+        session,
+        game_id=game.id,
+        turn=to_turn,
+        action="rollback",
+        reason=reason,
+        now=now,
+        details={"from_turn": before, "to_turn": to_turn},
+    )
+    session.flush()
+    return game
+
+
+@dataclass
+class RerunResult:
+    game: str
+    turn: int
+    diff: str
+    outcome: TurnOutcome
+
+
+def rerun(session: Session, game_key: str | int, now: datetime) -> RerunResult:
+    """Roll back the last turn and run it again from the same stored orders,
+    then apply again the moderator's adjustments made since; the diff compares
+    the exports before and after (empty: nothing changed)."""
+    game = repository.get_game(session, game_key, lock=True)
+    if game.current_turn <= 1:
+        raise UsageError(f"{game.name} has not played a turn yet")
+    old = mapping.export_state(repository.turn_state(session, game.id, game.current_turn).state)
+    turn = game.current_turn - 1
+    deadline = game.deadline
+    later = repository.events(session, game.id, game.current_turn, origin="moderator")
+    rollback(session, game.id, turn, now, reason="rerun", carry_announcements=False)
+    outcome = run_turn(session, game.id, now=now, force=True, game=game)
+    game.deadline = deadline
+    for event in later:
+        if not isinstance(event, ModeratorAdjustment):
+            repository.add_events(session, game.id, turn + 1, [event], origin="moderator")
+        else:
+            adjust(
+                session,
+                game.id,
+                reason=event.reason,
+                now=now,
+                position=event.position,
+                railroad=event.railroad,
+                cash=event.cash,
+                shares=event.shares,
+                issued=event.issued,
+            )
+    new = mapping.export_state(repository.turn_state(session, game.id, turn + 1).state)
+    diff = "".join(
+        difflib.unified_diff(
+            old.splitlines(keepends=True),
+            new.splitlines(keepends=True),
+            fromfile=f"turn-{turn + 1}-before.json",
+            tofile=f"turn-{turn + 1}-rerun.json",
+        )
+    )
+    return RerunResult(game=game.name, turn=turn, diff=diff, outcome=outcome)
+
+
+# --- moderator's corrections -------------------------------------------------
+
+
+def adjust(
+    session: Session,
+    game_key: str | int,
+    *,
+    reason: str,
+    now: datetime,
+    position: int | None = None,
+    railroad: str | None = None,
+    cash: int = 0,
+    shares: int = 0,
+    issued: int = 0,
+) -> ModeratorAdjustment:
+    """A manual correction of the current state, balanced in the ledger against
+    the bank, logged with its reason and shown in the next report's news."""
+    if not reason.strip():
+        raise UsageError("an adjustment needs --reason")
+    if not (cash or shares or issued):
+        raise UsageError("nothing to adjust: give --cash, --shares or --issued")
+    game = repository.get_game(session, game_key, lock=True)
+    if game.status != "active":
+        raise TurnprocError(f"{game.name} is {game.status}")
+    scenario = scenario_for(game.scenario)
+    start = mapping.state_from_json(
+        repository.turn_state(session, game.id, game.current_turn).state
+    )
+    state = start.model_copy(deep=True)
+    if position is not None and not 1 <= position <= len(state.tycoons):
+        raise UsageError(f"no position {position} in {game.name}")
+    if railroad is not None and railroad not in state.railroads:
+        known = ", ".join(sorted(state.railroads)) or "none"
+        raise UsageError(f"no railroad {railroad!r} in {game.name} (railroads: {known})")
+    if (shares or issued) and railroad is None:
+        raise UsageError("--shares and --issued need --railroad")
+    if shares and position is None:
+        raise UsageError("--shares needs --position (whose holding changes)")
+    if cash and (position is None) == (railroad is None):
+        raise UsageError("--cash needs exactly one of --position or --railroad")
+    entries: list[LedgerEntry] = []
+    if cash:
+        account = (
+            tycoon_account(position) if position is not None else railroad_account(railroad or "")
+        )
+        if position is not None:
+            holder: Any = state.tycoon(position)
+        else:
+            holder = state.railroads[railroad or ""]
+        if holder.cash + cash < 0:
+            raise UsageError(f"{account} has ${holder.cash:,}; cannot take ${-cash:,}")
+        holder.cash += cash
+        src, dst = (BANK, account) if cash > 0 else (account, BANK)
+        entries.append(
+            LedgerEntry(
+                src=src,
+                dst=dst,
+                amount=abs(cash),
+                reason="moderator_adjustment",
+                ref=reason.strip()[:200],
+            )
+        )
+    if shares:
+        tycoon = state.tycoon(position or 0)
+        code = railroad or ""
+        held = tycoon.holdings.get(code, 0) + shares
+        if held < 0:
+            raise UsageError(
+                f"position {position} holds {held - shares} {code}; cannot take {-shares}"
+            )
+        if held:
+            tycoon.holdings[code] = held
+        else:
+            tycoon.holdings.pop(code, None)
+    if issued:
+        state.railroads[railroad or ""].issued += issued
+    problems = money_problems(start, state, entries) + share_problems(state)
+    if problems:
+        raise UsageError(f"adjustment refused: {problems[0]}")
+    event = ModeratorAdjustment(
+        position=position,
+        railroad=railroad,
+        cash=cash,
+        shares=shares,
+        issued=issued,
+        reason=reason.strip(),
+    )
+    turn = game.current_turn
+    repository.replace_turn_state(session, game.id, turn, mapping.state_json(state))
+    repository.replace_standings(session, game.id, turn, mapping.standings_rows(state, scenario))
+    repository.add_events(session, game.id, turn, [event], origin="moderator")
+    repository.add_ledger(session, game.id, turn, entries, origin="moderator")
+    repository.log_action(
+        session,
+        game_id=game.id,
+        turn=turn,
+        action="adjust",
+        reason=reason.strip(),
+        now=now,
+        details=event.model_dump(mode="json"),
+    )
+    session.flush()
+    return event
+
+
+def _set_tycoon(session: Session, game: Game, position: int, **fields: Any) -> GameState:
+    row = repository.turn_state(session, game.id, game.current_turn)
+    state = mapping.state_from_json(row.state)
+    if not 1 <= position <= len(state.tycoons):
+        raise UsageError(f"no position {position} in {game.name}")
+    tycoon = state.tycoon(position)
+    for key, value in fields.items():
+        setattr(tycoon, key, value)
+    repository.replace_turn_state(session, game.id, game.current_turn, mapping.state_json(state))
+    return state
+
+
+def assign(
+    session: Session,
+    game_key: str | int,
+    *,
+    position: int,
+    email: str,
+    now: datetime,
+    character: str | None = None,
+    real_name: str = "",
+    secret: str | None = None,
+) -> str | None:
+    """A new player takes over a position (a computer one, or one offered to a
+    standby player). Returns the generated secret, if one was made."""
+    if "@" not in email or " " in email.strip():
+        raise UsageError(f"{email!r} is not an email address")
+    game = repository.get_game(session, game_key, lock=True)
+    player = repository.get_player(session, game.id, position)
+    state = mapping.state_from_json(
+        repository.turn_state(session, game.id, game.current_turn).state
+    )
+    if character is not None:
+        taken = {t.character.casefold() for t in state.tycoons if t.position != position}
+        if not character.strip() or character.strip().casefold() in taken:
+            raise UsageError(f"character name {character!r} is empty or taken")
+    generated = None if secret else generate_secret()
+    fields: dict[str, Any] = {"human": True}
+    if character is not None:
+        fields["character"] = character.strip()
+    state = _set_tycoon(session, game, position, **fields)
+    player.human = True
+    player.email = email.strip()
+    player.real_name = real_name
+    player.character = state.tycoon(position).character
+    player.secret_hash = hash_secret(secret or generated or "")
+    player.missed_turns = 0
+    player.standby = False
+    repository.log_action(
+        session,
+        game_id=game.id,
+        turn=game.current_turn,
+        action="assign",
+        now=now,
+        details={"position": position, "email": player.email},
+    )
+    entry = PlayerEntry(position=position, email=player.email, real_name=real_name)
+    scenario = scenario_for(game.scenario)
+    opening = _report_input(session, game, scenario, state, state, [], [], [], turn=0)
+    _queue_welcome(session, game, state, entry, generated, render_reports(opening, [position]), now)
+    session.flush()
+    return generated
+
+
+def drop(
+    session: Session, game_key: str | int, *, position: int, now: datetime, reason: str = ""
+) -> None:
+    """The player leaves; the computer plays the position from this turn on."""
+    game = repository.get_game(session, game_key, lock=True)
+    player = repository.get_player(session, game.id, position)
+    if not player.human:
+        raise UsageError(f"position {position} of {game.name} is already played by the computer")
+    _set_tycoon(session, game, position, human=False)
+    repository.log_action(
+        session,
+        game_id=game.id,
+        turn=game.current_turn,
+        action="drop",
+        reason=reason,
+        now=now,
+        details={"position": position, "email": player.email},
+    )
+    player.human = False
+    player.email = None
+    player.secret_hash = None
+    player.standby = False
+    player.missed_turns = 0
+    session.flush()
+
+
+def status(session: Session, game_key: str | int, now: datetime) -> dict[str, Any]:
+    """Where a game stands: turn, deadline, who has orders in, standings."""
+    game = repository.get_game(session, game_key)
+    turn = game.current_turn
+    submitted = repository.positions_with_orders(session, game.id, turn)
+    players = [
+        {
+            "position": p.position,
+            "character": p.character,
+            "human": p.human,
+            "real_name": p.real_name,
+            "email": p.email,
+            "submitted": p.position in submitted,
+            "missed_turns": p.missed_turns,
+            "standby": p.standby,
+        }
+        for p in repository.players(session, game.id)
+    ]
+    standings = [
+        {
+            "position": s.position,
+            "character": s.character,
+            "cash": s.cash,
+            "net_worth": s.net_worth,
+            "vp_total": s.vp_total,
+        }
+        for s in repository.standings(session, game.id, turn)
+    ]
+    return {
+        "id": game.id,
+        "name": game.name,
+        "scenario": game.scenario,
+        "seed": game.seed,
+        "status": game.status,
+        "turn": turn,
+        "deadline": game.deadline.isoformat() if game.deadline else None,
+        "grace_minutes": game.grace_minutes,
+        "due": is_due(session, game, now),
+        "players": players,
+        "standings": standings,
+    }
+
+
+def replay_orders(session: Session, game_key: str | int) -> dict[int, dict[int, PlayerOrders]]:
+    """Every turn's players' orders (not computer ones), for replaying a game."""
+    game = repository.get_game(session, game_key)
+    return {
+        turn: repository.orders_in_force(session, game.id, turn)
+        for turn in repository.stored_turns(session, game.id)
+    }
+
+
+def export_json(data: Any) -> str:
+    return json.dumps(data, indent=2, sort_keys=True, default=str)

@@ -1,0 +1,266 @@
+"""`turnproc game new | list | status | export | assign | drop | adjust | log | resend`."""
+
+import argparse
+import json
+from pathlib import Path
+
+from turnproc import batch
+from turnproc.commands.db import database
+from turnproc.core.errors import UsageError
+from turnproc.store import repository
+from turnproc.store.db import transaction
+
+
+def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    parser = subparsers.add_parser("game", help="create, inspect and correct games")
+    sub = parser.add_subparsers(dest="game_command", metavar="ACTION", required=True)
+
+    p = sub.add_parser("new", help="start a game; prints its id")
+    p.add_argument("--scenario", required=True, help="scenario name or folder")
+    p.add_argument("--players", type=Path, help="CSV: position,character,real_name,email,secret")
+    p.add_argument("--seed", type=int, help="the game's random seed (default: drawn at random)")
+    p.add_argument("--name", help="the game's name (default: scenario-seed)")
+    p.add_argument("--deadline-days", type=int, default=7, help="days per turn (default 7)")
+    p.add_argument("--grace-minutes", type=int, default=0, help="grace after each deadline")
+    p.add_argument("--no-early-run", action="store_true", help="wait for the deadline always")
+    p.add_argument("--anonymous", action="store_true", help="hide players' names in reports")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=_new)
+
+    p = sub.add_parser("list", help="every game")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=_list)
+
+    p = sub.add_parser("status", help="turn, deadline, who has submitted, standings")
+    p.add_argument("game", help="game id or name")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=_status)
+
+    p = sub.add_parser("export", help="the whole state of a turn, deterministic JSON")
+    p.add_argument("game", help="game id or name")
+    p.add_argument("--turn", type=int, help="turn (default: the current one)")
+    p.add_argument("--json", action="store_true", help="print JSON (the only format)")
+    p.set_defaults(handler=_export)
+
+    p = sub.add_parser("assign", help="a new player takes over a position")
+    p.add_argument("game", help="game id or name")
+    p.add_argument("--position", type=int, required=True)
+    p.add_argument("--email", required=True)
+    p.add_argument("--character", help="a new character name for the position")
+    p.add_argument("--real-name", default="")
+    p.add_argument("--secret", help="the player's secret (default: generated, mailed)")
+    p.set_defaults(handler=_assign)
+
+    p = sub.add_parser("drop", help="a player leaves; the computer plays the position")
+    p.add_argument("game", help="game id or name")
+    p.add_argument("--position", type=int, required=True)
+    p.add_argument("--reason", default="")
+    p.set_defaults(handler=_drop)
+
+    p = sub.add_parser("adjust", help="a logged manual correction, shown in the next news")
+    p.add_argument("game", help="game id or name")
+    p.add_argument("--position", type=int, help="the tycoon concerned")
+    p.add_argument("--railroad", help="the railroad concerned (code)")
+    p.add_argument("--cash", type=int, default=0, help="dollars to add (negative: take)")
+    p.add_argument("--shares", type=int, default=0, help="shares of --railroad to give --position")
+    p.add_argument("--issued", type=int, default=0, help="change --railroad's issued stock")
+    p.add_argument("--reason", required=True, help="why; shown to the players")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=_adjust)
+
+    p = sub.add_parser("log", help="the moderator's log of a game")
+    p.add_argument("game", help="game id or name")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=_log)
+
+    p = sub.add_parser("resend", help="queue a stored report again for a player")
+    p.add_argument("game", help="game id or name")
+    p.add_argument("--position", type=int, required=True)
+    p.add_argument("--turn", type=int, help="the turn whose report (default: the last)")
+    p.set_defaults(handler=_resend)
+
+
+def _new(args: argparse.Namespace) -> int:
+    players = batch.read_players_csv(args.players) if args.players else []
+    if args.grace_minutes < 0:
+        raise UsageError("--grace-minutes cannot be negative")
+    with transaction(database()) as session:
+        created = batch.create_game(
+            session,
+            scenario=args.scenario,
+            players=players,
+            seed=args.seed,
+            name=args.name,
+            deadline_days=args.deadline_days,
+            grace_minutes=args.grace_minutes,
+            early_run=not args.no_early_run,
+            anonymous=args.anonymous,
+            now=batch.utcnow(),
+        )
+    if args.json:
+        print(json.dumps({"id": created.game_id, "name": created.name, "seed": created.seed}))
+    else:
+        print(created.game_id)
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    with transaction(database()) as session:
+        games = [
+            {
+                "id": g.id,
+                "name": g.name,
+                "scenario": g.scenario,
+                "turn": g.current_turn,
+                "status": g.status,
+                "deadline": g.deadline.isoformat() if g.deadline else None,
+            }
+            for g in repository.list_games(session)
+        ]
+    if args.json:
+        print(json.dumps(games, indent=2))
+        return 0
+    for g in games:
+        print(f"{g['id']}\t{g['name']}\tturn {g['turn']}\t{g['status']}\tdue {g['deadline']}")
+    return 0
+
+
+def _status(args: argparse.Namespace) -> int:
+    with transaction(database()) as session:
+        data = batch.status(session, args.game, batch.utcnow())
+    if args.json:
+        print(json.dumps(data, indent=2, sort_keys=True))
+        return 0
+    print(f"{data['name']} (id {data['id']}): turn {data['turn']}, {data['status']}")
+    due = "due now" if data["due"] else "not yet due"
+    print(f"deadline {data['deadline']} (+{data['grace_minutes']} min grace), {due}")
+    humans = [p for p in data["players"] if p["human"]]
+    if humans:
+        print("players:")
+        for p in humans:
+            mark = "orders in" if p["submitted"] else "no orders yet"
+            extra = "  offered to standby" if p["standby"] else ""
+            print(f"  {p['position']:>2} {p['character']:<24} {mark}{extra}")
+    print("standings (net worth):")
+    for s in data["standings"]:
+        print(
+            f"  {s['position']:>2} {s['character']:<24} ${s['net_worth']:>10,}  {s['vp_total']} VP"
+        )
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    with transaction(database()) as session:
+        text = batch.export(session, args.game, args.turn)
+    print(text, end="")
+    return 0
+
+
+def _assign(args: argparse.Namespace) -> int:
+    with transaction(database()) as session:
+        secret = batch.assign(
+            session,
+            args.game,
+            position=args.position,
+            email=args.email,
+            character=args.character,
+            real_name=args.real_name,
+            secret=args.secret,
+            now=batch.utcnow(),
+        )
+    note = " (secret generated and mailed)" if secret else ""
+    print(f"position {args.position} assigned to {args.email}{note}")
+    return 0
+
+
+def _drop(args: argparse.Namespace) -> int:
+    with transaction(database()) as session:
+        batch.drop(
+            session, args.game, position=args.position, reason=args.reason, now=batch.utcnow()
+        )
+    print(f"position {args.position} is now played by the computer")
+    return 0
+
+
+def _adjust(args: argparse.Namespace) -> int:
+    with transaction(database()) as session:
+        event = batch.adjust(
+            session,
+            args.game,
+            position=args.position,
+            railroad=args.railroad,
+            cash=args.cash,
+            shares=args.shares,
+            issued=args.issued,
+            reason=args.reason,
+            now=batch.utcnow(),
+        )
+    if args.json:
+        print(json.dumps(event.model_dump(mode="json"), sort_keys=True))
+    else:
+        print(f"adjusted: {json.dumps(event.model_dump(mode='json', exclude_defaults=True))}")
+    return 0
+
+
+def _log(args: argparse.Namespace) -> int:
+    with transaction(database()) as session:
+        game = repository.get_game(session, args.game)
+        entries = [
+            {
+                "at": e.at.isoformat(),
+                "turn": e.turn,
+                "action": e.action,
+                "reason": e.reason,
+                "details": json.loads(e.details),
+            }
+            for e in repository.log_entries(session, game.id)
+        ]
+    if args.json:
+        print(json.dumps(entries, indent=2, sort_keys=True))
+        return 0
+    for e in entries:
+        reason = f"  ({e['reason']})" if e["reason"] else ""
+        print(f"{e['at']}  turn {e['turn']}  {e['action']}{reason}")
+    return 0
+
+
+def _resend(args: argparse.Namespace) -> int:
+    now = batch.utcnow()
+    with transaction(database()) as session:
+        game = repository.get_game(session, args.game)
+        turn = args.turn if args.turn is not None else game.current_turn - 1
+        report = repository.get_report(session, game.id, turn, args.position)
+        if report is None:
+            raise UsageError(
+                f"{game.name} has no report of turn {turn} for position {args.position}"
+            )
+        player = repository.get_player(session, game.id, args.position)
+        if not player.email:
+            raise UsageError(f"position {args.position} of {game.name} has no email address")
+        repository.queue_mail(
+            session,
+            key=f"resend/{game.id}/{turn}/{args.position}/{now.isoformat()}",
+            kind="report",
+            to_address=player.email,
+            subject=f"[{game.name}] Turn {turn} report (again): position {args.position}",
+            body=report.text,
+            now=now,
+            game_id=game.id,
+            turn=turn,
+            position=args.position,
+            pdf=report.pdf,
+            pdf_name=f"{game.name}-turn-{turn}-position-{args.position}.pdf"
+            if report.pdf
+            else None,
+            json_attachment=report.json,
+        )
+        repository.log_action(
+            session,
+            game_id=game.id,
+            turn=turn,
+            action="resend",
+            now=now,
+            details={"position": args.position},
+        )
+    print(f"turn {turn} report for position {args.position} queued to {player.email}")
+    return 0

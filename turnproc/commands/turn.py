@@ -1,0 +1,195 @@
+"""`turnproc turn run GAME | run --due | rollback GAME --to N | rerun GAME`."""
+
+import argparse
+import json
+import multiprocessing
+import os
+import socket
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from turnproc import batch
+from turnproc.commands.db import database
+from turnproc.config import load_settings
+from turnproc.core.errors import TurnprocError, UsageError
+from turnproc.store import repository
+from turnproc.store.db import open_database, transaction
+
+
+def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    parser = subparsers.add_parser("turn", help="run, roll back and re-run turns")
+    sub = parser.add_subparsers(dest="turn_command", metavar="ACTION", required=True)
+
+    p = sub.add_parser("run", help="resolve a game's current turn (or every due game)")
+    p.add_argument("game", nargs="?", help="game id or name")
+    p.add_argument("--due", action="store_true", help="every game whose turn is due")
+    p.add_argument("--workers", type=int, default=1, help="worker processes for --due")
+    p.add_argument("--force", action="store_true", help="run even before the deadline")
+    p.add_argument("--preview", action="store_true", help="resolve and show, store nothing")
+    p.add_argument("--turn", type=int, help="only if the game is at this turn (safe to repeat)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=_run)
+
+    p = sub.add_parser("rollback", help="put a game back at the start of turn N")
+    p.add_argument("game", help="game id or name")
+    p.add_argument("--to", type=int, required=True, help="the turn to return to")
+    p.add_argument("--reason", default="", help="why (kept in the moderator's log)")
+    p.set_defaults(handler=_rollback)
+
+    p = sub.add_parser("rerun", help="roll back the last turn, run it again, show the diff")
+    p.add_argument("game", help="game id or name")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=_rerun)
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.due:
+        if args.game or args.preview or args.force or args.turn is not None:
+            raise UsageError("--due takes no game, --force, --preview or --turn")
+        return _run_due(args)
+    if not args.game:
+        raise UsageError("name a game, or give --due")
+    engine = database()
+    try:
+        with transaction(engine) as session:
+            outcome = batch.run_turn(
+                session,
+                args.game,
+                now=batch.utcnow(),
+                force=args.force,
+                preview=args.preview,
+                expected_turn=args.turn,
+            )
+            if args.preview:
+                session.rollback()
+    except batch.SanityGateError as exc:
+        with transaction(engine) as session:
+            game = repository.get_game(session, args.game)
+            repository.log_action(
+                session,
+                game_id=game.id,
+                turn=game.current_turn,
+                action="turn_refused",
+                reason=str(exc),
+                now=batch.utcnow(),
+            )
+        raise
+    if args.json:
+        print(json.dumps(outcome.as_dict(), indent=2, sort_keys=True))
+        return 0
+    print(outcome.message)
+    if outcome.processed or outcome.preview:
+        _print_summary(outcome)
+    return 0
+
+
+def _print_summary(outcome: batch.TurnOutcome) -> None:
+    print(
+        f"  events {outcome.events}, orders refused or cut {outcome.rejections}, "
+        f"ledger entries {outcome.ledger_entries}"
+    )
+    if outcome.missed:
+        print(f"  missed (played by the computer): {', '.join(map(str, outcome.missed))}")
+    for problem in outcome.problems:
+        print(f"  SANITY GATE: {problem}")
+    ranked = sorted(outcome.standings, key=lambda s: (-s["net_worth"], s["position"]))
+    for s in ranked[:5]:
+        print(
+            f"  {s['position']:>2} {s['character']:<24} ${s['net_worth']:>10,}  {s['vp_total']} VP"
+        )
+
+
+def _worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _due_worker(url: str) -> list[dict[str, Any]]:
+    engine = open_database(url)
+    return [o.as_dict() for o in batch.run_due(engine, _worker_name())]
+
+
+def _run_due(args: argparse.Namespace) -> int:
+    if args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    url = load_settings().database_url
+    engine = database()
+    workers = args.workers
+    if workers > 1 and engine.dialect.name == "sqlite":
+        print("turnproc: SQLite takes one worker; running with 1", file=sys.stderr)
+        workers = 1
+    outcomes: list[dict[str, Any]] = []
+    failures: list[str] = []
+    if workers > 1:
+        # Not a multiprocessing.Pool: its daemonic workers could not start the
+        # renderer's own worker processes.
+        spawn = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=spawn) as pool:
+            for result in pool.map(_due_worker, [url] * workers):
+                outcomes.extend(result)
+    else:
+        show = sys.stderr.isatty() and not args.json
+        with Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            disable=not show,
+            transient=False,
+        ) as progress:
+            task = progress.add_task("due games", total=None)
+
+            def on_start(count: int) -> None:
+                progress.update(task, total=count)
+
+            def on_game(name: str, outcome: batch.TurnOutcome | None, note: str) -> None:
+                progress.update(task, advance=1, description=name)
+                if outcome is None and note:
+                    failures.append(f"{name}: {note}")
+
+            outcomes = [
+                o.as_dict()
+                for o in batch.run_due(engine, _worker_name(), on_game=on_game, on_start=on_start)
+            ]
+    if args.json:
+        print(json.dumps({"processed": outcomes, "failed": failures}, indent=2, sort_keys=True))
+    else:
+        for o in outcomes:
+            print(f"{o['game']}: turn {o['turn']} processed")
+        for failure in failures:
+            print(f"turnproc: {failure}", file=sys.stderr)
+        if not outcomes and not failures:
+            print("no game is due")
+    return 1 if failures else 0
+
+
+def _rollback(args: argparse.Namespace) -> int:
+    with transaction(database()) as session:
+        game = batch.rollback(session, args.game, args.to, batch.utcnow(), reason=args.reason)
+        name = game.name
+    print(f"{name} is back at the start of turn {args.to}")
+    return 0
+
+
+def _rerun(args: argparse.Namespace) -> int:
+    try:
+        with transaction(database()) as session:
+            result = batch.rerun(session, args.game, batch.utcnow())
+    except TurnprocError:
+        raise
+    if args.json:
+        data = {
+            "game": result.game,
+            "turn": result.turn,
+            "diff": result.diff,
+            "changed": bool(result.diff),
+        }
+        print(json.dumps(data, indent=2, sort_keys=True))
+        return 0
+    if result.diff:
+        print(result.diff, end="")
+    else:
+        print(f"{result.game} turn {result.turn} re-run: no change")
+    return 0

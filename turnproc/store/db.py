@@ -1,0 +1,138 @@
+"""Connecting to the database and keeping its schema at the newest migration.
+
+`open_database(url)` gives an `Engine` whose schema is up to date: the Alembic
+migrations in `migrations/` run on first use (PostgreSQL serialises concurrent
+upgrades with an advisory lock). Sessions never commit by themselves: the
+command or batch run that opens one owns the transaction.
+"""
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session, sessionmaker
+
+from turnproc.core.errors import TurnprocError
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+MIGRATIONS = ROOT / "migrations"
+_UPGRADE_LOCK_KEY = 7_238_001  # PostgreSQL advisory lock id for schema upgrades
+
+
+class DatabaseError(TurnprocError):
+    """The database cannot be reached or used; the message says which and why."""
+
+
+def _alembic_config() -> Config:
+    config = Config(str(ROOT / "alembic.ini"))
+    config.set_main_option("script_location", str(MIGRATIONS))
+    return config
+
+
+@cache
+def head_revision() -> str | None:
+    return ScriptDirectory.from_config(_alembic_config()).get_current_head()
+
+
+def current_revision(connection: Connection) -> str | None:
+    return MigrationContext.configure(connection).get_current_revision()
+
+
+def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
+    # pysqlite's own transaction handling is switched off so that SQLAlchemy's
+    # BEGIN (below) decides when a transaction starts.
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+def _begin_immediate(connection: Connection) -> None:
+    # Take SQLite's write lock at BEGIN, so two writers queue instead of
+    # deadlocking when both upgrade a read lock later.
+    connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def create_db_engine(url: str) -> Engine:
+    """An engine for `url`; nothing is checked or migrated yet."""
+    try:
+        if url.startswith("sqlite"):
+            engine = create_engine(url, connect_args={"timeout": 30})
+            event.listen(engine, "connect", _sqlite_connect)
+            event.listen(engine, "begin", _begin_immediate)
+            return engine
+        return create_engine(url, pool_pre_ping=True)
+    except (SQLAlchemyError, ValueError, ImportError) as exc:
+        raise DatabaseError(f"cannot use database {_safe(url)}: {exc}") from None
+
+
+def _safe(url: str) -> str:
+    """The URL without a password, for messages."""
+    head, sep, tail = url.partition("@")
+    if not sep or "://" not in head:
+        return url
+    scheme, _, userinfo = head.partition("://")
+    return f"{scheme}://{userinfo.split(':')[0]}@{tail}"
+
+
+def upgrade(engine: Engine) -> tuple[str | None, str | None]:
+    """Run every pending migration; returns (revision before, revision after)."""
+    try:
+        with engine.connect() as connection:
+            if connection.dialect.name == "postgresql":
+                connection.execute(text("SELECT pg_advisory_lock(:k)"), {"k": _UPGRADE_LOCK_KEY})
+            try:
+                before = current_revision(connection)
+                if before != head_revision():
+                    config = _alembic_config()
+                    config.attributes["connection"] = connection
+                    command.upgrade(config, "head")
+                    connection.commit()
+                after = current_revision(connection)
+            finally:
+                if connection.dialect.name == "postgresql":
+                    connection.rollback()
+                    connection.execute(
+                        text("SELECT pg_advisory_unlock(:k)"), {"k": _UPGRADE_LOCK_KEY}
+                    )
+                    connection.commit()
+    except SQLAlchemyError as exc:
+        raise DatabaseError(f"cannot upgrade database {_safe(str(engine.url))}: {exc}") from None
+    return before, after
+
+
+_ready: dict[str, Engine] = {}
+
+
+def open_database(url: str) -> Engine:
+    """An engine with its schema at the newest migration (upgraded on first use)."""
+    engine = _ready.get(url)
+    if engine is None:
+        engine = create_db_engine(url)
+        try:
+            with engine.connect() as connection:
+                up_to_date = current_revision(connection) == head_revision()
+        except SQLAlchemyError as exc:
+            first = str(exc).strip().splitlines()[0]
+            raise DatabaseError(f"cannot open database {_safe(url)}: {first}") from None
+        if not up_to_date:
+            upgrade(engine)
+        _ready[url] = engine
+    return engine
+
+
+@contextmanager
+def transaction(engine: Engine) -> Iterator[Session]:
+    """One unit of work: commits when the block ends normally, rolls back otherwise."""
+    factory = sessionmaker(engine, expire_on_commit=False)
+    with factory() as session, session.begin():
+        yield session

@@ -1,0 +1,284 @@
+"""The database tables: games, players, turn snapshots, submissions, orders,
+events, ledger, standings, reports, the outbox and the moderator's log.
+
+ORM classes are storage only; the game itself lives in `GameState` (stored as
+JSON in `turn_states`). Constraint names come from one naming convention so
+Alembic migrations stay stable on SQLite and PostgreSQL alike.
+"""
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    DateTime,
+    Dialect,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Aware UTC datetimes on both databases (SQLite keeps no zone)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to the database")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+def _game_fk() -> Any:
+    return ForeignKey("games.id", ondelete="CASCADE")
+
+
+class Game(Base):
+    """One game: its scenario and seed, where it stands, its schedule and policy."""
+
+    __tablename__ = "games"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(80), unique=True)
+    scenario: Mapped[str] = mapped_column(String(400))
+    seed: Mapped[int] = mapped_column(BigInteger)
+    current_turn: Mapped[int] = mapped_column(Integer, default=1)
+    status: Mapped[str] = mapped_column(String(16), default="active")  # active, ended, paused
+    deadline: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    grace_minutes: Mapped[int] = mapped_column(Integer, default=0)
+    turn_days: Mapped[int] = mapped_column(Integer, default=7)  # schedule: days between turns
+    reminder_hours: Mapped[str] = mapped_column(String(80), default="48,12")
+    missed_turn_limit: Mapped[int] = mapped_column(Integer, default=2)  # then offer to standby
+    anonymous: Mapped[bool] = mapped_column(Boolean, default=False)
+    early_run: Mapped[bool] = mapped_column(Boolean, default=True)
+    claimed_by: Mapped[str | None] = mapped_column(String(120))
+    claimed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class Player(Base):
+    """Who plays a position: contact details, hashed secret, missed turns."""
+
+    __tablename__ = "players"
+    __table_args__ = (UniqueConstraint("game_id", "position"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(_game_fk(), index=True)
+    position: Mapped[int] = mapped_column(Integer)
+    character: Mapped[str] = mapped_column(String(80), default="")
+    real_name: Mapped[str] = mapped_column(String(120), default="")
+    email: Mapped[str | None] = mapped_column(String(254))
+    phone: Mapped[str] = mapped_column(String(40), default="")
+    secret_hash: Mapped[str | None] = mapped_column(String(300))
+    human: Mapped[bool] = mapped_column(Boolean, default=False)
+    missed_turns: Mapped[int] = mapped_column(Integer, default=0)
+    standby: Mapped[bool] = mapped_column(Boolean, default=False)  # offered to a standby player
+
+
+class TurnState(Base):
+    """The state at the start of `turn` (turn 1: the new game), as engine JSON."""
+
+    __tablename__ = "turn_states"
+    __table_args__ = (UniqueConstraint("game_id", "turn"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(_game_fk())
+    turn: Mapped[int] = mapped_column(Integer)
+    state: Mapped[str] = mapped_column(Text)
+    sha256: Mapped[str] = mapped_column(String(64))
+    program_version: Mapped[str] = mapped_column(String(40))
+    processed_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class Submission(Base):
+    """A turnsheet as received: the raw message, who sent it, the verdict."""
+
+    __tablename__ = "submissions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int | None] = mapped_column(_game_fk(), index=True)
+    turn: Mapped[int | None] = mapped_column(Integer)
+    position: Mapped[int | None] = mapped_column(Integer)
+    message_id: Mapped[str | None] = mapped_column(String(998), unique=True)
+    sender: Mapped[str] = mapped_column(String(254), default="")
+    received_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    raw: Mapped[bytes | None] = mapped_column(LargeBinary)
+    text: Mapped[str] = mapped_column(Text, default="")
+    verdict: Mapped[str] = mapped_column(String(24))  # accepted, errors, refused, duplicate
+    receipt: Mapped[str] = mapped_column(Text, default="")
+
+
+class OrdersInForce(Base):
+    """The orders a position has in force for a turn (PlayerOrders JSON)."""
+
+    __tablename__ = "orders_in_force"
+    __table_args__ = (UniqueConstraint("game_id", "turn", "position"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(_game_fk())
+    turn: Mapped[int] = mapped_column(Integer)
+    position: Mapped[int] = mapped_column(Integer)
+    submission_id: Mapped[int | None] = mapped_column(
+        ForeignKey("submissions.id", ondelete="SET NULL")
+    )
+    orders: Mapped[str] = mapped_column(Text)
+    source: Mapped[str] = mapped_column(String(16))  # player, standing, computer, moderator
+    recorded_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class EventRow(Base):
+    """A typed event of a turn (or a moderator adjustment before it), in news order."""
+
+    __tablename__ = "events"
+    __table_args__ = (UniqueConstraint("game_id", "turn", "seq"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(_game_fk())
+    turn: Mapped[int] = mapped_column(Integer)
+    seq: Mapped[int] = mapped_column(Integer)
+    origin: Mapped[str] = mapped_column(String(16))  # turn, moderator
+    kind: Mapped[str] = mapped_column(String(60), index=True)
+    position: Mapped[int | None] = mapped_column(Integer)
+    railroad: Mapped[str | None] = mapped_column(String(20))
+    visibility: Mapped[str] = mapped_column(String(10))
+    data: Mapped[str] = mapped_column(Text)
+
+
+class RejectionRow(Base):
+    """An order refused or cut while resolving a turn."""
+
+    __tablename__ = "rejections"
+    __table_args__ = (UniqueConstraint("game_id", "turn", "seq"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(_game_fk())
+    turn: Mapped[int] = mapped_column(Integer)
+    seq: Mapped[int] = mapped_column(Integer)
+    position: Mapped[int] = mapped_column(Integer)
+    order_index: Mapped[int] = mapped_column(Integer)
+    code: Mapped[str] = mapped_column(String(60))
+    data: Mapped[str] = mapped_column(Text)
+
+
+class LedgerRow(Base):
+    """One money movement of a turn or of a moderator adjustment."""
+
+    __tablename__ = "ledger"
+    __table_args__ = (UniqueConstraint("game_id", "turn", "seq"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(_game_fk())
+    turn: Mapped[int] = mapped_column(Integer)
+    seq: Mapped[int] = mapped_column(Integer)
+    origin: Mapped[str] = mapped_column(String(16))  # turn, moderator
+    src: Mapped[str] = mapped_column(String(40))
+    dst: Mapped[str] = mapped_column(String(40))
+    amount: Mapped[int] = mapped_column(BigInteger)
+    reason: Mapped[str] = mapped_column(String(200))
+    ref: Mapped[str] = mapped_column(String(200), default="")
+
+
+class Standing(Base):
+    """Net worth and victory points of each position in a stored state."""
+
+    __tablename__ = "standings"
+
+    game_id: Mapped[int] = mapped_column(_game_fk(), primary_key=True)
+    turn: Mapped[int] = mapped_column(Integer, primary_key=True)
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    character: Mapped[str] = mapped_column(String(80))
+    cash: Mapped[int] = mapped_column(BigInteger)
+    net_worth: Mapped[int] = mapped_column(BigInteger)
+    vp_total: Mapped[int] = mapped_column(Integer)
+    vp_robber_baron: Mapped[int] = mapped_column(Integer)
+    vp_rail_mogul: Mapped[int] = mapped_column(Integer)
+    vp_rail_builder: Mapped[int] = mapped_column(Integer)
+    vp_rail_magnate: Mapped[int] = mapped_column(Integer)
+    vp_rail_prodigal: Mapped[int] = mapped_column(Integer)
+    vp_rail_baron: Mapped[int] = mapped_column(Integer)
+
+
+class Report(Base):
+    """A rendered report of one position for one turn, kept so resends match."""
+
+    __tablename__ = "reports"
+    __table_args__ = (UniqueConstraint("game_id", "turn", "position"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(_game_fk())
+    turn: Mapped[int] = mapped_column(Integer)
+    position: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)
+    pdf: Mapped[bytes | None] = mapped_column(LargeBinary)
+    json: Mapped[str] = mapped_column(Text)
+
+
+class OutboxMessage(Base):
+    """Mail waiting to go out; written in the turn's transaction, sent after commit."""
+
+    __tablename__ = "outbox"
+    __table_args__ = (Index("ix_outbox_status_next_attempt_at", "status", "next_attempt_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    idempotency_key: Mapped[str] = mapped_column(String(200), unique=True)
+    game_id: Mapped[int | None] = mapped_column(_game_fk(), index=True)
+    turn: Mapped[int | None] = mapped_column(Integer)
+    position: Mapped[int | None] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(20))  # report, receipt, welcome, reminder, ...
+    to_address: Mapped[str] = mapped_column(String(254))
+    subject: Mapped[str] = mapped_column(String(300))
+    body: Mapped[str] = mapped_column(Text)
+    pdf: Mapped[bytes | None] = mapped_column(LargeBinary)
+    pdf_name: Mapped[str | None] = mapped_column(String(120))
+    json_attachment: Mapped[str | None] = mapped_column(Text)
+    in_reply_to: Mapped[str | None] = mapped_column(String(998))
+    status: Mapped[str] = mapped_column(String(12), default="queued")
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    next_attempt_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class ModeratorLog(Base):
+    """Every moderator action, with the reason given."""
+
+    __tablename__ = "moderator_log"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int | None] = mapped_column(_game_fk(), index=True)
+    turn: Mapped[int | None] = mapped_column(Integer)
+    action: Mapped[str] = mapped_column(String(40))
+    reason: Mapped[str] = mapped_column(Text, default="")
+    details: Mapped[str] = mapped_column(Text, default="{}")
+    at: Mapped[datetime] = mapped_column(UTCDateTime)
