@@ -150,9 +150,9 @@ def test_spying_costs_and_limits(scenario: Scenario) -> None:
         state,
         {
             1: [
-                SpyOnPlayer(position=7),
-                SpyOnPlayer(position=8),
-                SpyOnPlayer(position=1),
+                SpyOnPlayer(target=7),
+                SpyOnPlayer(target=8),
+                SpyOnPlayer(target=1),
                 SpyOnRailroad(railroad="NYC"),
                 SpyOnRailroad(railroad="NYC"),
                 SpyOnRailroad(railroad="ZZ"),

@@ -15,6 +15,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 from turnproc.cr.climate_table import ClimateTable
+from turnproc.cr.steps.auctions import AuctionsParams
+from turnproc.cr.steps.climate import ClimateMoves
+from turnproc.cr.steps.finance import FinanceParams
+from turnproc.cr.steps.operations import (
+    EventParams,
+    expense_permille,
+    operations_params,
+    technology_params,
+)
+from turnproc.cr.steps.rights_of_way import building_params
 from turnproc.scenario.loader import load_scenario
 from turnproc.scenario.model import REGIONS, Scenario
 
@@ -108,11 +118,190 @@ def rows_table(scenario: Scenario) -> str:
     return _table(["No.", "Code", "Length", "Joins", "Double with"], _route_rows(scenario, "RoW"))
 
 
+def _percent(permille: int) -> str:
+    """A permille figure as a percentage: 100 -> "10%", 25 -> "2.5%"."""
+    return f"{permille // 10}%" if permille % 10 == 0 else f"{permille / 10:.1f}%"
+
+
+def _levels(scenario: Scenario) -> list[str]:
+    return [level.name for level in scenario.section("climate", ClimateTable).levels]
+
+
+def pc_releases_table(scenario: Scenario) -> str:
+    """2.10 New PCs a turn (auctions.toml [release] counts), equal turns grouped."""
+    counts = scenario.section("auctions", AuctionsParams).release.counts
+    if not counts:
+        return _table(["Turn", "New PCs"], [])
+    groups: list[tuple[int, int, int]] = []  # first turn, last turn, count
+    for turn in range(2, max(counts) + 1):
+        count = counts.get(turn, 0)
+        if groups and groups[-1][2] == count and groups[-1][1] == turn - 1:
+            groups[-1] = (groups[-1][0], turn, count)
+        else:
+            groups.append((turn, turn, count))
+    rows = [
+        [str(first) if first == last else f"{first}-{last}", str(count) if count else "none"]
+        for first, last, count in groups
+    ]
+    return _table(["Turn", "New PCs available"], rows)
+
+
+def climate_moves_table(scenario: Scenario) -> str:
+    """5.1 The chances of each climate move (climate.toml [moves])."""
+    table = scenario.section("climate", ClimateMoves)
+    rows = []
+    for level in table.levels:
+        move = table.moves[level.name]
+        chances = (move.better2, move.better, move.same, move.worse, move.worse2, move.panic)
+        rows.append([level.name, *(str(c) if c else "-" for c in chances)])
+    header = ["From", "2 better", "1 better", "same", "1 worse", "2 worse", "Panic"]
+    return _table(header, rows)
+
+
+def bank_failures_table(scenario: Scenario) -> str:
+    """11.1 The chance of a bank failure by climate (finance.toml [bank_failures])."""
+    chances = scenario.section("finance", FinanceParams).bank_failures.chance_percent
+    rows = [
+        [name, f"{chances[i]}%" if i < len(chances) else "0%"]
+        for i, name in enumerate(_levels(scenario))
+    ]
+    return _table(["Climate", "Chance a tycoon's bank fails"], rows)
+
+
+def railroad_climate_table(scenario: Scenario) -> str:
+    """4.6, 4.10, 7 What the starting climate does to building costs, revenue
+    and the price of land (building.toml, operations.toml)."""
+    building = building_params(scenario)
+    revenue = operations_params(scenario).revenue.climate_percent
+    rows = [
+        [
+            name,
+            f"{building.building.climate_percent[i]}%",
+            f"{revenue[i]}%",
+            f"${building.land.price_per_acre[i]}",
+        ]
+        for i, name in enumerate(_levels(scenario))
+    ]
+    return _table(["Climate", "Building cost", "Revenue", "Land, per acre"], rows)
+
+
+def terrain_table(scenario: Scenario) -> str:
+    """4.6 Terrain % of building costs by state (building.toml [building])."""
+    params = building_params(scenario).building
+    by_percent: dict[int, list[str]] = {}
+    for state, percent in params.terrain_percent.items():
+        by_percent.setdefault(percent, []).append(state)
+    rows = [[f"{params.default_terrain_percent}%", "every other state"]]
+    rows += [
+        [f"{percent}%", ", ".join(sorted(by_percent[percent]))] for percent in sorted(by_percent)
+    ]
+    return _table(["Terrain", "States (RoW code prefix; C Canada, M Mexico)"], rows)
+
+
+# 4.6 [original] the efficiency bands of the rules.
+EFFICIENCY_BANDS = (
+    (90, 99, "Excellent"),
+    (80, 89, "Good"),
+    (70, 79, "Average"),
+    (60, 69, "Below average"),
+    (50, 59, "Poor"),
+)
+
+
+def efficiency_table(scenario: Scenario) -> str:
+    """4.6 The efficiency bands and the operating expense each gives (operations.toml [expense])."""
+    rows = []
+    for low, high, name in EFFICIENCY_BANDS:
+        cheapest, dearest = expense_permille(scenario, high), expense_permille(scenario, low)
+        rows.append([f"{low}-{high}", name, f"{_percent(cheapest)}-{_percent(dearest)}"])
+    under, at_40 = expense_permille(scenario, 49), expense_permille(scenario, 40)
+    rows.append(
+        ["under 50", "Very unprofitable", f"{_percent(under)} and more: {_percent(at_40)} at 40"]
+    )
+    return _table(["Efficiency", "Band", "Operating expense (of traffic revenue)"], rows)
+
+
+def locomotives_table(scenario: Scenario) -> str:
+    """4.17 Locomotive types and the turn each becomes available (technology.toml)."""
+    meta = scenario.params.get("scenario", {})
+    first, per_turn = int(meta.get("first_year", 1841)), int(meta.get("years_per_turn", 2))
+    rows = [
+        [
+            str(loco.type),
+            f"{loco.name} {loco.wheels}",
+            f"{loco.available_turn} ({first + per_turn * (loco.available_turn - 1)})",
+        ]
+        for loco in sorted(technology_params(scenario).locomotives, key=lambda lo: lo.type)
+    ]
+    return _table(["Type", "Locomotive", "Available from turn"], rows)
+
+
+def _event_name(name: str) -> str:
+    return name.replace("_", " ")
+
+
+def technologies_table(scenario: Scenario) -> str:
+    """4.18 Technologies, their effects and availability (technology.toml,
+    operations.toml [revenue], events.toml)."""
+    techs = technology_params(scenario)
+    station = operations_params(scenario).revenue.grand_station_percent
+    events = scenario.section("events", EventParams).events
+    rows = []
+    for tech in techs.technologies:
+        effects = []
+        if tech.letter == "A":
+            effects.append(f"revenue +{station}% on lines touching its town")
+        if tech.revenue_percent:
+            effects.append(f"revenue +{tech.revenue_percent}%")
+        if tech.expense_percent:
+            effects.append(f"expense −{tech.expense_percent}%")
+        prevents = [_event_name(e.name) + "s" for e in events if tech.letter in e.technologies]
+        if prevents:
+            effects.append("fewer " + ", ".join(prevents))
+        rows.append(
+            [tech.letter, tech.name, "; ".join(effects) or "none", str(tech.available_turn)]
+        )
+    return _table(["Letter", "Technology", "Effect", "Available from turn"], rows)
+
+
+def random_events_table(scenario: Scenario) -> str:
+    """11.2 Random events, their odds and costs (events.toml)."""
+    params = scenario.section("events", EventParams)
+    rows = []
+    for event in params.events:
+        costs = []
+        if event.cost_per_mile:
+            costs.append(f"${event.cost_per_mile} × track miles")
+        if event.cost_revenue_percent:
+            costs.append(f"{event.cost_revenue_percent}% of the turn's revenue")
+        rows.append(
+            [
+                _event_name(event.name).capitalize(),
+                _percent(event.permille),
+                " + ".join(costs) or "$0",
+                ", ".join(event.technologies) or "-",
+            ]
+        )
+    cut = params.odds.technology_cut_percent
+    prevention = "Halved by" if cut == 50 else f"Cut {cut}% by each of"
+    header = ["Event", f"Chance a turn (at efficiency {params.odds.pivot})", "Cost", prevention]
+    return _table(header, rows)
+
+
 TABLES: dict[str, Callable[[Scenario], str]] = {
     "climate": climate_table,
     "regions": regions_table,
     "appendix-d": pcs_table,
     "appendix-e": rows_table,
+    "pc-releases": pc_releases_table,
+    "climate-moves": climate_moves_table,
+    "bank-failures": bank_failures_table,
+    "railroad-climate": railroad_climate_table,
+    "terrain": terrain_table,
+    "efficiency": efficiency_table,
+    "locomotives": locomotives_table,
+    "technologies": technologies_table,
+    "random-events": random_events_table,
 }
 _MARKER = re.compile(r"<!-- table: ([\w-]+) -->")
 

@@ -108,7 +108,7 @@ class SpyOnPlayer(_Order):
     """3.1 Spy on a player: his contacts and holdings appear in your report."""
 
     kind: Literal["spy_player"] = "spy_player"
-    position: Annotated[int, Field(ge=1, le=15)]
+    target: Annotated[int, Field(ge=1, le=15)]
 
 
 class SpyOnRailroad(_Order):

@@ -367,7 +367,9 @@ def release_price(scenario: Scenario, code: str, turn: int) -> int:
 
 def _cheapen_unsold(ctx: TurnContext, params: AskingPriceParams) -> None:
     for code, pc in ctx.state.pcs.items():
-        if pc.status != "available":
+        # A PC listed this turn for next turn (taken back in a loan recall or
+        # a bankruptcy) has not been offered yet, so it is not unsold.
+        if pc.status != "available" or pc.released_turn == ctx.turn + 1:
             continue
         floor = max(params.min_price, list_price(ctx.scenario, code) * params.floor_percent // 100)
         if pc.asking_price > floor:

@@ -403,6 +403,9 @@ def _release_pc(ctx: TurnContext, code: str) -> None:
     pc.owner = None
     pc.for_sale = False
     pc.asking_price = release_price(ctx.scenario, code, ctx.turn + 1)
+    # Listed afresh for next turn: the end-of-turn markdown of unsold PCs
+    # (2.3 new PCs) must not cheapen it before anyone could bid.
+    pc.released_turn = ctx.turn + 1
 
 
 def _sell_pcs(ctx: TurnContext, tycoon: Tycoon, due: int, percent: int) -> int:

@@ -181,6 +181,9 @@ def improvements(ctx: TurnContext) -> None:
         "rate_war",
     )
     for position, order, rr in president_orders(ctx, *kinds):
+        # An amount of $0 asks for nothing and is passed over (as bank loans, 3.4).
+        if getattr(order, "amount", None) == 0:
+            continue
         if isinstance(order, DoubleTrack):
             _double_track(ctx, position, order, rr)
         elif isinstance(order, UpgradeLocomotive):

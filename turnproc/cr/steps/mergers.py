@@ -2,7 +2,7 @@
 
 from typing import Literal
 
-from turnproc.core.ledger import railroad_account
+from turnproc.core.ledger import BANK, railroad_account, tycoon_account
 from turnproc.cr import network, reasons
 from turnproc.cr.context import TurnContext
 from turnproc.cr.events import Event
@@ -21,6 +21,18 @@ class RailroadsMerged(Event):
     absorbed_price: int
     new_shares: int  # shares of the survivor issued for the absorbed railroad's
     news_order = 90
+
+
+class MergerShortClosed(Event):
+    """4.13 A short sale of the absorbed railroad that converted to no survivor
+    share is closed: its collateral comes back to `position` (private cash flow)."""
+
+    kind: Literal["merger_short_closed"] = "merger_short_closed"
+    visibility: Literal["public", "private"] = "private"
+    absorbed: str
+    shares: int  # shares of the absorbed railroad that were owed
+    amount: int  # collateral returned
+    news_order = 903
 
 
 def conversion(shares: int, absorbed_price: int, survivor_price: int) -> int:
@@ -108,6 +120,10 @@ def _merge(ctx: TurnContext, position: int, rr: Railroad, other: Railroad) -> No
             if new > 0:
                 tycoon.shorts[rr.code] = tycoon.shorts.get(rr.code, 0) + new
                 tycoon.short_proceeds[rr.code] = tycoon.short_proceeds.get(rr.code, 0) + proceeds
+            else:
+                # Rounded down to nothing, like a holding's fraction: he owes no
+                # share, so the broker returns the collateral it held.
+                _close_short(ctx, tycoon.position, rr.code, other.code, owed, proceeds)
         if other.code in tycoon.wants_presidency:
             tycoon.wants_presidency.remove(other.code)
             if rr.code not in tycoon.wants_presidency:
@@ -154,5 +170,22 @@ def _merge(ctx: TurnContext, position: int, rr: Railroad, other: Railroad) -> No
             survivor_price=survivor_price,
             absorbed_price=absorbed_price,
             new_shares=added,
+        )
+    )
+
+
+def _close_short(
+    ctx: TurnContext, position: int, survivor: str, absorbed: str, owed: int, collateral: int
+) -> None:
+    ctx.transfer(
+        BANK, tycoon_account(position), collateral, "short sale closed in a merger", absorbed
+    )
+    ctx.emit(
+        MergerShortClosed(
+            position=position,
+            railroad=survivor,
+            absorbed=absorbed,
+            shares=owed,
+            amount=collateral,
         )
     )

@@ -535,6 +535,13 @@ def _operate(ctx: TurnContext, rr: Railroad, order: tuple[int, SetDividend] | No
     per_share = 0
     if not reorganized and rr.issued > 0:
         per_share = _dividend_rate(ctx, rr, order, profit)
+    elif reorganized and order is not None and order[1].per_share > 0:
+        ctx.reject(
+            order[0],
+            order[1],
+            reasons.NOT_ALLOWED_NOW,
+            f"{rr.code} was reorganized this turn and pays no dividend.",
+        )
     paid = _pay_dividends(ctx, rr, per_share)
     rr.dividend = per_share
     ctx.emit(

@@ -374,7 +374,7 @@ def spying(ctx: TurnContext) -> None:
         railroads: set[str] = set()
         for order in ctx.orders_of(pos):
             if isinstance(order, SpyOnPlayer):
-                target = order.position
+                target = order.target
                 if not 1 <= target <= len(ctx.state.tycoons) or target == pos:
                     ctx.reject(
                         pos, order, reasons.UNKNOWN_PLAYER, f"no other player numbered {target}"

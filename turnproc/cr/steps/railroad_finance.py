@@ -235,6 +235,9 @@ def railroad_finance(ctx: TurnContext) -> None:
     issued_now: set[str] = set()
     kinds = ("issue_stock", "issue_bonds", "redeem_bonds", "short_loan", "repay_short_loan")
     for position, order, rr in president_orders(ctx, *kinds):
+        # An amount of $0 asks for nothing and is passed over (as bank loans, 3.4).
+        if getattr(order, "amount", None) == 0:
+            continue
         if isinstance(order, IssueStock):
             _issue_stock(ctx, position, order, rr, issued_now)
         elif isinstance(order, IssueBonds):
