@@ -162,24 +162,6 @@ def random_order(
     return ORDER.validate_python({"kind": kind, **every[kind]})
 
 
-def within_public_holding(state: GameState, orders: dict[int, PlayerOrders]) -> None:
-    """Drop covers beyond what the public holds at the start of the turn: the
-    stock market's known failure on them (tests/test_qa_known_bugs.py) would
-    hide every other finding. Remove once that test passes."""
-    room = {code: state.public_shares(code) for code in state.railroads}
-    for position, given in orders.items():
-        kept: list[Order] = []
-        for order in given.orders:
-            if order.kind == "cover":
-                railroad = getattr(order, "railroad", "")
-                shares = getattr(order, "shares", 0)
-                if room.get(railroad, 0) < shares:
-                    continue
-                room[railroad] -= shares
-            kept.append(order)
-        orders[position] = PlayerOrders(position=position, orders=kept, source=given.source)
-
-
 def random_orders(
     scenario: Scenario,
     state: GameState,
@@ -200,7 +182,6 @@ def random_orders(
             order = random_order(scenario, state, position, chooser, chooser.choice(KINDS))
             given.insert(chooser.randint(0, len(given)), order)
         orders[position] = PlayerOrders(position=position, orders=given)
-    within_public_holding(state, orders)
     return orders
 
 

@@ -555,6 +555,13 @@ class _Market:
     trade_price: int = 0
 
 
+def physical_public_shares(state: GameState, code: str) -> int:
+    """6.2 Certificates of `code` in the public's hands: issued less every
+    player's holding. Shares lent to short sellers are not among them, so they
+    can be lent only once."""
+    return state.railroads[code].issued - sum(t.holdings.get(code, 0) for t in state.tycoons)
+
+
 def stock_market(ctx: TurnContext) -> None:
     """6.1-6.4 Order checking, simultaneous trading, the price movement, forced
     covers of short sales, and the market summary of every railroad.
@@ -580,12 +587,15 @@ def stock_market(ctx: TurnContext) -> None:
                 ctx.reject(pos, item.order, item.code, item.hint, cut_to=item.checked)
 
     # What each order actually trades: sales and covers in full; short sales
-    # limited by the public's holding they borrow from; buys by the shares on offer.
+    # limited by the shares the public physically holds, which they borrow;
+    # buys by the shares on offer. Shares sold short are the public's own lent
+    # shares, so they add no supply beyond the public's physical holding; a
+    # cover is settled in cash against the lender and needs no shares on offer.
     filled: dict[int, int] = {}
     markets: dict[str, _Market] = {}
     after: dict[str, dict[int, int]] = {}  # holdings after trading, for cornering
     for code in sorted(state.railroads):
-        public = state.public_shares(code)
+        public = physical_public_shares(state, code)
         by_kind: dict[str, list[_Fill]] = {"buy": [], "sell": [], "short": [], "cover": []}
         for pos in sorted(checked):
             for item in checked[pos]:
@@ -595,8 +605,7 @@ def stock_market(ctx: TurnContext) -> None:
         shorts = _pro_rata(by_kind["short"], public, ctx, f"stock-short-fill:{code}")
         sold = sum(f.shares for f in by_kind["sell"])
         covers = sum(f.shares for f in by_kind["cover"])
-        # Covers always fit: the public's holding includes every share owed.
-        available = public + sold + sum(shorts) - covers
+        available = public + sold
         buys = _pro_rata(by_kind["buy"], available, ctx, f"stock-buy-fill:{code}")
         for kind, got, offered in (("short", shorts, public), ("buy", buys, available)):
             for fill, shares in zip(by_kind[kind], got, strict=True):
