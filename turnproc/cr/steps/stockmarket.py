@@ -797,13 +797,10 @@ def cover_all_shorts(ctx: TurnContext) -> None:
 
 
 def _force_cover(ctx: TurnContext, pos: int, code: str) -> None:
-    """Cover `pos`'s short of `code` at the current price, as far as the public
-    has shares to sell (after a turn's buying it may have fewer than are owed;
-    the rest stays open) [designed]."""
+    """Cover all of `pos`'s short of `code` at the current price, settled in
+    cash with the lender (6.2) [designed]."""
     price = ctx.state.railroads[code].price
-    shares = min(ctx.state.tycoon(pos).shorts[code], ctx.state.public_shares(code))
-    if shares <= 0:
-        return
+    shares = ctx.state.tycoon(pos).shorts[code]
     amount = _cover(ctx, pos, code, shares, price)
     ctx.emit(
         TycoonTrade(
