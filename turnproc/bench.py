@@ -1,0 +1,292 @@
+"""`turnproc bench`: the figures users care about, as medians over several runs.
+
+Everything is measured on one fixed mid-game state: turn 15 of a seeded game of
+15 computer players (`midgame`). The pieces that belong to other layers
+(turnsheet intake, the batch, the renderer) are imported when measured; a piece
+that cannot be measured yet is reported as null with the reason in `notes`, so
+the command always works.
+"""
+
+import importlib
+import os
+import platform
+import resource
+import statistics
+import tempfile
+import time
+import traceback
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from datetime import UTC, datetime
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+from turnproc.core.errors import TurnprocError
+from turnproc.cr import ai
+from turnproc.cr.orders import (
+    PlayerOrders,
+)
+from turnproc.cr.resolve import TurnResult, resolve_turn
+from turnproc.cr.setup import PlayerSetup, new_game
+from turnproc.cr.state import GameState
+from turnproc.scenario.loader import load_scenario
+from turnproc.scenario.model import Scenario
+from turnproc.simulate import play_game
+
+KEYS = (
+    "resolve_turn_s",
+    "parse_turnsheet_s",
+    "batch_turn_sqlite_s",
+    "batch_turn_postgres_s",
+    "render_reports_s",
+    "simulate_game_s",
+    "peak_rss_mb",
+)
+MIDGAME_TURN = 15
+POSTGRES_ENV = "TURNPROC_BENCH_POSTGRES_URL"
+
+
+class Unavailable(Exception):
+    """A piece of the program that cannot be measured (yet); the message says why."""
+
+
+def _failure(exc: BaseException) -> str:
+    """An exception as one line: type, message, and the program's line that raised it."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    ours = [f for f in frames if "/turnproc/" in f.filename] or frames
+    where = f" ({ours[-1].filename.split('/turnproc/')[-1]}:{ours[-1].lineno})" if ours else ""
+    message = str(exc).splitlines()[0] if str(exc) else ""
+    return f"{type(exc).__name__}: {message}{where}"
+
+
+def median_seconds(
+    action: Callable[[], object], runs: int, cpu: list[float] | None = None
+) -> float:
+    """Median wall-clock seconds of `runs` calls; the median CPU seconds of this
+    process are appended to `cpu` when given (a loaded machine inflates the
+    wall clock, not the CPU time)."""
+    times = []
+    cpu_times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        start_cpu = time.process_time()
+        action()
+        cpu_times.append(time.process_time() - start_cpu)
+        times.append(time.perf_counter() - start)
+    if cpu is not None:
+        cpu.append(round(statistics.median(cpu_times), 4))
+    return round(statistics.median(times), 4)
+
+
+def all_orders(scenario: Scenario, state: GameState) -> dict[int, PlayerOrders]:
+    return {t.position: ai.computer_orders(scenario, state, t.position) for t in state.tycoons}
+
+
+def midgame(scenario: Scenario, seed: int) -> GameState:
+    """The state at the start of turn 15 of the seeded game of computer players."""
+    state = new_game(scenario, seed, [PlayerSetup(position=p) for p in range(1, 16)])
+    while state.turn < MIDGAME_TURN and not state.ended:
+        state = resolve_turn(scenario, state, all_orders(scenario, state)).state
+    return state
+
+
+def bench_parse(scenario: Scenario, state: GameState, runs: int) -> float:
+    """One full turnsheet (a president of two railroads, every action) parsed and
+    checked, as intake does on arrival: intake's own benchmark."""
+    try:
+        intake_bench = importlib.import_module("turnproc.intake.bench")
+        measure = intake_bench.parse_turnsheet_seconds
+    except (ImportError, AttributeError) as exc:
+        raise Unavailable(f"turnsheet intake benchmark not available: {exc}") from None
+    return round(float(measure(state, scenario, repeat=runs)), 4)
+
+
+def _turn_result(scenario: Scenario, state: GameState) -> TurnResult:
+    return resolve_turn(scenario, state, all_orders(scenario, state))
+
+
+def bench_render(scenario: Scenario, state: GameState, runs: int) -> float:
+    """The 15 reports of one turn (PDF with map), without the database."""
+    try:
+        renderer = importlib.import_module("turnproc.render.batch")
+        render = renderer.render_turn_reports
+        batch = importlib.import_module("turnproc.batch")
+    except (ImportError, AttributeError) as exc:
+        raise Unavailable(f"report renderer not wired yet: {exc}") from None
+    result = _turn_result(scenario, state)
+    report = batch.ReportInput(
+        scenario=scenario,
+        game="bench",
+        turn=state.turn,
+        before=state,
+        after=result.state,
+        events=list(result.events),
+        rejections=list(result.rejections),
+        ledger=list(result.ledger),
+        players={
+            t.position: batch.PlayerInfo(
+                position=t.position,
+                character=t.character,
+                real_name="",
+                email=None,
+                phone="",
+                human=False,
+            )
+            for t in state.tycoons
+        },
+        anonymous=False,
+    )
+    render(report)
+    return median_seconds(lambda: render(report), runs)
+
+
+def _batch_runs(url: str, scenario_name: str, state_json: str, runs: int) -> dict[str, Any]:
+    """In a fresh process: a game at turn 15 in the database at `url`, then
+    `runs` whole batch turns (each rolled back afterwards). Returns the median
+    seconds and this process's peak memory."""
+    try:
+        batch = importlib.import_module("turnproc.batch")
+        db = importlib.import_module("turnproc.store.db")
+        repository = importlib.import_module("turnproc.store.repository")
+        mapping = importlib.import_module("turnproc.store.mapping")
+        from turnproc import __version__
+
+        state = GameState.model_validate_json(state_json)
+        engine = db.open_database(url)
+        now = datetime.now(UTC)
+        name = f"bench-{os.getpid()}-{time.time_ns()}"
+        players = [
+            batch.PlayerEntry(position=t.position, email=f"player{t.position}@bench.invalid")
+            for t in state.tycoons
+        ]
+        with db.transaction(engine) as session:
+            created = batch.create_game(
+                session,
+                scenario=scenario_name,
+                players=players,
+                seed=state.seed,
+                name=name,
+                now=now,
+            )
+            game = repository.get_game(session, created.game_id)
+            human = state.model_copy(
+                update={"tycoons": [t.model_copy(update={"human": True}) for t in state.tycoons]}
+            )
+            repository.add_turn_state(
+                session, game.id, state.turn, mapping.state_json(human), __version__, now
+            )
+            game.current_turn = state.turn
+        times = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            outcome = batch.batch_turn(engine, created.game_id, now=now)
+            times.append(time.perf_counter() - start)
+            if not outcome.processed:
+                return {"error": f"the batch did not run the turn: {outcome.message}"}
+            with db.transaction(engine) as session:
+                batch.rollback(session, created.game_id, state.turn, now, reason="bench")
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        return {"seconds": round(statistics.median(times), 4), "peak_rss_mb": round(peak, 1)}
+    except Exception as exc:
+        return {"error": _failure(exc)}
+
+
+def bench_batch(url: str, scenario_name: str, state: GameState, runs: int) -> dict[str, Any]:
+    with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
+        return pool.submit(_batch_runs, url, scenario_name, state.model_dump_json(), runs).result()
+
+
+def run_bench(
+    scenario_name: str = "continental-rails",
+    seed: int = 1,
+    runs: int = 5,
+    log: Callable[[str], None] = lambda _msg: None,
+) -> dict[str, Any]:
+    """Every figure of `turnproc bench`, with notes for those not measured."""
+    scenario = load_scenario(scenario_name)
+    figures: dict[str, Any] = dict.fromkeys(KEYS)
+    notes: dict[str, str] = {}
+    log(f"building the turn-{MIDGAME_TURN} state (seed {seed})")
+    try:
+        state = midgame(scenario, seed)
+        orders = all_orders(scenario, state)
+        log("resolve_turn")
+        cpu: list[float] = []
+        figures["resolve_turn_s"] = median_seconds(
+            lambda: resolve_turn(scenario, state, orders), max(runs, 5), cpu
+        )
+        figures["resolve_turn_cpu_s"] = cpu[-1]
+    except Exception as exc:
+        raise TurnprocError(
+            f"the rules engine failed on the benchmark game (seed {seed}): {_failure(exc)}"
+        ) from None
+    figures["computer_orders_s"] = median_seconds(
+        lambda: all_orders(scenario, state), max(runs, 5), cpu
+    )
+    figures["computer_orders_cpu_s"] = cpu[-1]
+
+    log("parse_turnsheet")
+    try:
+        figures["parse_turnsheet_s"] = bench_parse(scenario, state, max(runs, 5))
+    except Unavailable as exc:
+        notes["parse_turnsheet_s"] = str(exc)
+    except Exception as exc:
+        notes["parse_turnsheet_s"] = f"failed: {_failure(exc)}"
+
+    log("render_reports")
+    try:
+        figures["render_reports_s"] = bench_render(scenario, state, max(1, runs // 2))
+    except Unavailable as exc:
+        notes["render_reports_s"] = str(exc)
+    except Exception as exc:
+        notes["render_reports_s"] = f"failed: {_failure(exc)}"
+
+    log("batch_turn (SQLite)")
+    with tempfile.TemporaryDirectory(prefix="turnproc-bench-") as folder:
+        url = f"sqlite:///{Path(folder) / 'bench.db'}"
+        outcome = bench_batch(url, scenario_name, state, max(1, runs // 2))
+    if "error" in outcome:
+        notes["batch_turn_sqlite_s"] = outcome["error"]
+        notes["peak_rss_mb"] = "no batch run was measured"
+    else:
+        figures["batch_turn_sqlite_s"] = outcome["seconds"]
+        figures["peak_rss_mb"] = outcome["peak_rss_mb"]
+
+    postgres = os.environ.get(POSTGRES_ENV)
+    if not postgres:
+        notes["batch_turn_postgres_s"] = f"{POSTGRES_ENV} is not set"
+    else:
+        log("batch_turn (PostgreSQL)")
+        outcome = bench_batch(postgres, scenario_name, state, max(1, runs // 2))
+        if "error" in outcome:
+            notes["batch_turn_postgres_s"] = outcome["error"]
+        else:
+            figures["batch_turn_postgres_s"] = outcome["seconds"]
+
+    log("simulate_game (25 turns)")
+    played: list[int] = []
+
+    failures: list[str] = []
+
+    def one_game() -> None:
+        stats = play_game(scenario, seed, turns=25, check=False)
+        played.append(stats.turns)
+        if stats.crashed:
+            failures.append(stats.crashed)
+
+    seconds = median_seconds(one_game, max(1, runs // 2), cpu)
+    figures["simulate_game_cpu_s"] = cpu[-1]
+    if failures:
+        notes["simulate_game_s"] = f"the engine failed: {failures[0]}"
+    else:
+        figures["simulate_game_s"] = seconds
+    figures["simulate_game_turns"] = played[-1]
+    figures["midgame_turn"] = state.turn
+    figures["midgame_railroads"] = len(state.railroads)
+    figures["seed"] = seed
+    figures["runs"] = runs
+    figures["python"] = platform.python_version()
+    figures["cpus"] = os.cpu_count()
+    figures["notes"] = notes
+    return figures

@@ -1,0 +1,51 @@
+"""`turnproc bench [--json] [--runs N] [--seed S]`: speed figures on a turn-15 game."""
+
+import argparse
+import json
+import sys
+
+from rich.console import Console
+
+from turnproc.bench import KEYS, run_bench
+from turnproc.core.errors import UsageError
+
+
+def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    parser = subparsers.add_parser(
+        "bench", help="measure engine, intake, batch and rendering speed (medians)"
+    )
+    parser.add_argument("--scenario", default="continental-rails", help="scenario name")
+    parser.add_argument("--runs", type=int, default=5, help="runs per figure (default 5)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the benchmark game")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(handler=_bench)
+
+
+def _bench(args: argparse.Namespace) -> int:
+    if args.runs < 1:
+        raise UsageError("--runs must be at least 1")
+    console = Console(stderr=True)
+    log = (lambda _m: None) if args.json else (lambda m: console.print(f"[dim]measuring {m}[/]"))
+    figures = run_bench(args.scenario, seed=args.seed, runs=args.runs, log=log)
+    if args.json:
+        print(json.dumps(figures, indent=1, sort_keys=True))
+        return 0
+    notes = figures["notes"]
+    extra = (
+        "resolve_turn_cpu_s",
+        "simulate_game_cpu_s",
+        "computer_orders_s",
+        "computer_orders_cpu_s",
+    )
+    for key in (*KEYS, *extra):
+        value = figures.get(key)
+        shown = "null" if value is None else str(value)
+        reason = f"   ({notes[key]})" if key in notes else ""
+        print(f"{key:<24}{shown:>10}{reason}")
+    print(
+        f"(median of {figures['runs']} runs; turn {figures['midgame_turn']} state of seed "
+        f"{figures['seed']} with {figures['midgame_railroads']} railroads; the simulated game "
+        f"played {figures['simulate_game_turns']} turns)",
+        file=sys.stdout,
+    )
+    return 0

@@ -1,0 +1,340 @@
+"""Whole games of computer players through the rules engine, with statistics.
+
+`play_game` plays one game (new_game, then computer orders and resolve_turn
+until the game ends or the turn limit), checking money and shares after every
+step of every turn, and returns what the balance targets are measured on.
+`simulate` plays many games (optionally on several processes) and `aggregate`
+sums them up. Same seed, same games, same numbers.
+"""
+
+import statistics
+import traceback
+from collections import Counter
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
+from functools import cache
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from turnproc.cr import ai, invariants, valuation
+from turnproc.cr.context import TurnContext
+from turnproc.cr.resolve import resolve_turn
+from turnproc.cr.setup import PlayerSetup, new_game
+from turnproc.cr.state import VP_CATEGORIES, GameState
+from turnproc.scenario.loader import load_scenario
+from turnproc.scenario.model import Scenario
+
+# Regions of the western phase (8: after the Civil War); the rest are eastern.
+WEST_REGIONS = frozenset({"MIDWEST", "SOUTHWEST", "MOUNTAIN", "PACIFIC", "MEXICO"})
+POSITIONS = 15
+
+
+class Winner(BaseModel):
+    position: int
+    personality: str
+    vp: int
+
+
+class TurnRecord(BaseModel):
+    """What one turn of one game left behind."""
+
+    turn: int
+    climate: int  # at the end of the turn (the next turn's climate)
+    pc_prices: list[int] = Field(default_factory=list)
+    stock_prices: list[int] = Field(default_factory=list)  # end prices of every railroad
+    railroads: int = 0
+    splits: int = 0
+    loan_recalls: int = 0
+    bankruptcies: int = 0
+    regions_east: int = 0  # regions first linked this turn
+    regions_west: int = 0
+    rows_built_east: int = 0
+    rows_built_west: int = 0
+    events: dict[str, int] = Field(default_factory=dict)
+    rejections: dict[str, int] = Field(default_factory=dict)
+
+
+class GameStats(BaseModel):
+    game: int
+    seed: int
+    turns: int = 0
+    ended: bool = False  # by the rules' random end, not the turn limit
+    crashed: str | None = None  # the engine failed: exception and place
+    problems: list[str] = Field(default_factory=list)  # conservation failures
+    personalities: dict[int, str] = Field(default_factory=dict)
+    winners: dict[str, list[Winner]] = Field(default_factory=dict)
+    net_worth: dict[int, int] = Field(default_factory=dict)
+    vp: dict[int, dict[str, int]] = Field(default_factory=dict)
+    history: list[TurnRecord] = Field(default_factory=list)
+
+
+def _turn_record(
+    scenario: Scenario, before: GameState, after: GameState, events: Iterable[Any], rejections: Any
+) -> TurnRecord:
+    kinds: Counter[str] = Counter()
+    record = TurnRecord(turn=before.turn, climate=after.climate)
+    for event in events:
+        kinds[event.kind] += 1
+        if event.kind == "pc_bought":
+            record.pc_prices.append(int(event.price))
+        elif "split" in event.kind:
+            record.splits += 1
+        elif event.kind == "loan_recalled":
+            record.loan_recalls += 1
+        elif event.kind == "bankruptcy":
+            record.bankruptcies += 1
+        elif event.kind == "row_built":
+            if ai.is_western_route(scenario, str(event.row)):
+                record.rows_built_west += 1
+            else:
+                record.rows_built_east += 1
+    record.events = dict(sorted(kinds.items()))
+    record.rejections = dict(sorted(Counter(r.code for r in rejections).items()))
+    record.stock_prices = sorted(rr.price for rr in after.railroads.values())
+    record.railroads = len(after.railroads)
+    for region in set(after.first_region_links) - set(before.first_region_links):
+        if region in WEST_REGIONS:
+            record.regions_west += 1
+        else:
+            record.regions_east += 1
+    return record
+
+
+def _winners(scenario: Scenario, state: GameState) -> dict[str, list[Winner]]:
+    """1.3 The winner of each category: the most VP (all tied leaders)."""
+    winners: dict[str, list[Winner]] = {}
+    for category in VP_CATEGORIES:
+        best = max(t.vp.get(category, 0) for t in state.tycoons)
+        if best <= 0:
+            winners[category] = []
+            continue
+        winners[category] = [
+            Winner(
+                position=t.position,
+                personality=ai.personality_name(scenario, t),
+                vp=best,
+            )
+            for t in state.tycoons
+            if t.vp.get(category, 0) == best
+        ]
+    return winners
+
+
+def play_game(
+    scenario: Scenario,
+    seed: int,
+    turns: int = 40,
+    game: int = 0,
+    check: bool = True,
+    keep_state: Callable[[GameState], None] | None = None,
+) -> GameStats:
+    """Play one game of 15 computer players; never raises for an engine failure
+    (the failure is recorded in `crashed`)."""
+    stats = GameStats(game=game, seed=seed)
+    state = new_game(scenario, seed, [PlayerSetup(position=p) for p in range(1, POSITIONS + 1)])
+    stats.personalities = {t.position: ai.personality_name(scenario, t) for t in state.tycoons}
+    where = "setup"
+
+    def after_step(name: str, ctx: TurnContext) -> None:
+        nonlocal where
+        where = f"turn {ctx.state.turn} after step {name}"
+        problems = invariants.money_problems(ctx.start, ctx.state, ctx.ledger)
+        problems += invariants.share_problems(ctx.state)
+        stats.problems.extend(f"{where}: {p}" for p in problems)
+
+    try:
+        while not state.ended and stats.turns < turns:
+            where = f"turn {state.turn} computer orders"
+            orders = {
+                t.position: ai.computer_orders(scenario, state, t.position) for t in state.tycoons
+            }
+            where = f"turn {state.turn}"
+            result = resolve_turn(scenario, state, orders, after_step if check else None)
+            stats.history.append(
+                _turn_record(scenario, state, result.state, result.events, result.rejections)
+            )
+            state = result.state
+            stats.turns += 1
+            if keep_state is not None:
+                keep_state(state)
+    except Exception as exc:
+        frames = traceback.extract_tb(exc.__traceback__)
+        ours = [f for f in frames if "/turnproc/" in f.filename] or frames
+        last = ours[-1]
+        place = last.filename.split("/turnproc/")[-1]
+        message = str(exc).splitlines()[0] if str(exc) else ""
+        stats.crashed = f"{where}: {type(exc).__name__}: {message} ({place}:{last.lineno})"
+    stats.ended = state.ended
+    stats.winners = _winners(scenario, state)
+    stats.net_worth = {
+        t.position: valuation.net_worth(state, scenario, t.position) for t in state.tycoons
+    }
+    stats.vp = {t.position: dict(t.vp) for t in state.tycoons}
+    return stats
+
+
+def game_seed(seed: int, game: int) -> int:
+    """The seed of game `game` of a simulation seeded `seed`."""
+    return seed * 10007 + game
+
+
+@cache
+def _scenario(name: str) -> Scenario:
+    """One load per worker process: every game of a run plays the same data."""
+    return load_scenario(name)
+
+
+def _play_by_name(args: tuple[str, int, int, int]) -> GameStats:
+    name, seed, turns, game = args
+    return play_game(_scenario(name), seed, turns, game)
+
+
+def simulate(
+    scenario_name: str,
+    games: int,
+    turns: int = 40,
+    seed: int = 1,
+    workers: int = 1,
+    on_game: Callable[[GameStats], None] | None = None,
+) -> list[GameStats]:
+    """Play `games` games; results in game order whatever the number of workers."""
+    jobs = [(scenario_name, game_seed(seed, g), turns, g) for g in range(1, games + 1)]
+    results: list[GameStats] = []
+    if workers <= 1 or games <= 1:
+        scenario = _scenario(scenario_name)
+        for _, game_s, game_turns, g in jobs:
+            stats = play_game(scenario, game_s, game_turns, g)
+            results.append(stats)
+            if on_game is not None:
+                on_game(stats)
+        return results
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for stats in pool.map(_play_by_name, jobs):
+            results.append(stats)
+            if on_game is not None:
+                on_game(stats)
+    return sorted(results, key=lambda s: s.game)
+
+
+# --- aggregate statistics ---------------------------------------------------------
+
+
+def _percentiles(values: list[int]) -> dict[str, float | int | None]:
+    if not values:
+        return {"n": 0, "min": None, "p10": None, "median": None, "p90": None, "max": None}
+    ordered = sorted(values)
+
+    def at(q: float) -> int:
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+    return {
+        "n": len(ordered),
+        "min": ordered[0],
+        "p10": at(0.10),
+        "median": at(0.50),
+        "p90": at(0.90),
+        "max": ordered[-1],
+    }
+
+
+def _share(values: list[int], low: int, high: int) -> float | None:
+    if not values:
+        return None
+    return round(sum(1 for v in values if low <= v <= high) / len(values), 3)
+
+
+def aggregate(results: list[GameStats]) -> dict[str, Any]:
+    """The figures docs/balance.md compares with the real games."""
+    played = [g for g in results if g.history]
+    end_turns = [g.history[-1].turn for g in played if g.ended]
+    pc_mid = [p for g in played for r in g.history if r.turn in (7, 8) for p in r.pc_prices]
+    pc_all = [p for g in played for r in g.history for p in r.pc_prices]
+    prices = [p for g in played for r in g.history for p in r.stock_prices]
+    pairs = [(a, b) for g in played for a, b in zip(g.history, g.history[1:], strict=False)]
+    moves = [abs(b.climate - a.climate) for a, b in pairs]
+    panics_after_good = sum(1 for a, b in pairs if a.climate <= 2 and b.climate == 8)
+    recalls = [r.loan_recalls for g in played for r in g.history]
+    bankrupt = [sum(r.bankruptcies for r in g.history) for g in played]
+    by_turn: dict[int, dict[str, float]] = {}
+    for turn in range(1, max((r.turn for g in played for r in g.history), default=0) + 1):
+        records = [r for g in played for r in g.history if r.turn == turn]
+        if not records:
+            continue
+        n = len(records)
+        by_turn[turn] = {
+            "games": n,
+            "climate_mean": round(sum(r.climate for r in records) / n, 2),
+            "pc_bought": round(sum(len(r.pc_prices) for r in records) / n, 2),
+            "pc_price_median": statistics.median([p for r in records for p in r.pc_prices])
+            if any(r.pc_prices for r in records)
+            else 0,
+            "railroads": round(sum(r.railroads for r in records) / n, 2),
+            "stock_price_median": statistics.median([p for r in records for p in r.stock_prices])
+            if any(r.stock_prices for r in records)
+            else 0,
+            "rows_built_east": round(sum(r.rows_built_east for r in records) / n, 2),
+            "rows_built_west": round(sum(r.rows_built_west for r in records) / n, 2),
+            "regions_east": round(sum(r.regions_east for r in records) / n, 2),
+            "regions_west": round(sum(r.regions_west for r in records) / n, 2),
+            "loan_recalls": round(sum(r.loan_recalls for r in records) / n, 2),
+            "splits": round(sum(r.splits for r in records) / n, 2),
+        }
+    winners: dict[str, Counter[str]] = {c: Counter() for c in VP_CATEGORIES}
+    for g in played:
+        for category, leaders in g.winners.items():
+            for w in leaders:
+                winners[category][w.personality] += 1
+    vp: dict[str, dict[str, list[int]]] = {}
+    for g in played:
+        for position, scores in g.vp.items():
+            mine = vp.setdefault(g.personalities[position], {})
+            for category, points in scores.items():
+                mine.setdefault(category, []).append(points)
+    worth: dict[str, list[int]] = {}
+    for g in played:
+        for position, value in g.net_worth.items():
+            worth.setdefault(g.personalities[position], []).append(value)
+    rejections: Counter[str] = Counter()
+    events: Counter[str] = Counter()
+    for g in played:
+        for r in g.history:
+            rejections.update(r.rejections)
+            events.update(r.events)
+    return {
+        "games": len(results),
+        "crashed": sum(1 for g in results if g.crashed),
+        "crashes": sorted({g.crashed for g in results if g.crashed}),
+        "conservation_failures": sum(len(g.problems) for g in results),
+        "games_with_conservation_failures": sum(1 for g in results if g.problems),
+        "turns": _percentiles([g.turns for g in played]),
+        "ended_by_rules": len(end_turns),
+        "end_turn_mean": round(sum(end_turns) / len(end_turns), 2) if end_turns else None,
+        "end_turn_min": min(end_turns) if end_turns else None,
+        "pc_price_turns_7_8": _percentiles(pc_mid),
+        "pc_price_turns_7_8_in_1400_11000": _share(pc_mid, 1400, 11000),
+        "pc_price_all": _percentiles(pc_all),
+        "stock_price": _percentiles(prices),
+        "stock_price_in_10_100": _share(prices, 10, 100),
+        "splits_per_game": round(sum(r.splits for g in played for r in g.history) / len(played), 2)
+        if played
+        else None,
+        "climate_mean_move": round(sum(moves) / len(moves), 2) if moves else None,
+        "climate_moves_of_one_or_less": _share(moves, 0, 1),
+        "panics_after_good": panics_after_good,
+        "loan_recalls_per_game": round(sum(recalls) / len(played), 2) if played else None,
+        "loan_recalls_max_in_a_turn": max(recalls, default=0),
+        "bankruptcies_per_game": round(sum(bankrupt) / len(played), 2) if played else None,
+        "games_with_bankruptcy": sum(1 for b in bankrupt if b),
+        "winners_by_personality": {c: dict(sorted(v.items())) for c, v in winners.items()},
+        "vp_mean_by_personality": {
+            p: {c: round(sum(v) / len(v), 1) for c, v in sorted(cats.items())}
+            for p, cats in sorted(vp.items())
+        },
+        "net_worth_median_by_personality": {
+            p: statistics.median(v) for p, v in sorted(worth.items())
+        },
+        "by_turn": by_turn,
+        "events": dict(sorted(events.items())),
+        "rejections": dict(sorted(rejections.items())),
+    }
