@@ -9,6 +9,9 @@ fork, so nothing large is pickled on the way in.
 
 import multiprocessing
 import os
+import resource
+import statistics
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -22,7 +25,7 @@ from turnproc.render.export import render_json
 from turnproc.render.maps import Drawn, MapPages
 from turnproc.render.pdf import render_pdf
 from turnproc.render.report import Contact, GameMeta, PlayerReport, build_report
-from turnproc.render.text import render_text
+from turnproc.render.text import render_text, text_template
 from turnproc.render.wording import Wording, load_wording
 from turnproc.scenario.model import Scenario
 
@@ -136,21 +139,22 @@ class _Turn:
 
 # The turn handed to forked workers by inheritance, never pickled.
 _JOB: list[_Turn] = []
-Layers = dict[bool, Drawn | None]
+# Each map page's geography and railroad layer, by zoom.
+Layers = dict[bool, tuple[Drawn, Drawn | None]]
 
 
-def _draw_layer(zoom: bool) -> Drawn | None:
+def _draw_page(zoom: bool) -> tuple[Drawn, Drawn | None]:
     turn = _JOB[0]
     assert turn.maps is not None
-    return turn.maps.layer(turn.first, zoom)
+    return turn.maps.geography(zoom), turn.maps.layer(turn.first, zoom)
 
 
 def _render_positions(task: tuple[Sequence[int], Layers]) -> list[tuple[int, RenderedReport]]:
     positions, layers = task
     turn = _JOB[0]
     if turn.maps is not None:
-        for zoom, drawn in layers.items():
-            turn.maps.install(turn.first, zoom, drawn)
+        for zoom, (geography, layer) in layers.items():
+            turn.maps.install(turn.first, zoom, geography, layer)
     return [(pos, turn.render(pos)) for pos in positions]
 
 
@@ -168,8 +172,8 @@ def render_turn_reports(
     """Every position's report of one turn; `workers` processes (default: up to 2).
     `meta` replaces the metadata taken from `data` (announcements, deadline).
 
-    The map's geography is drawn before the workers fork; its two railroad
-    layers are drawn one per worker, then every worker gets both."""
+    Each of the two map pages (geography and railroad layer) is drawn and
+    compressed once, one page per worker, then every worker gets both."""
     wanted = list(positions) if positions is not None else [t.position for t in data.after.tycoons]
     if not wanted:
         return {}
@@ -189,18 +193,38 @@ def render_turn_reports(
         if pages is not None:
             pages.prepare(first)
         return {pos: turn.render(pos) for pos in wanted}
-    if pages is not None:
-        pages.prepare()
+    text_template()  # compiled here once, inherited by every worker
     chunks = [wanted[i::count] for i in range(count)]
     _JOB.append(turn)
     try:
         with multiprocessing.get_context("fork").Pool(count) as pool:
             layers: Layers = {}
             if pages is not None:
-                drawn = pool.map(_draw_layer, [False, True], chunksize=1)
+                drawn = pool.map(_draw_page, [False, True], chunksize=1)
                 layers = {False: drawn[0], True: drawn[1]}
             parts = pool.map(_render_positions, [(chunk, layers) for chunk in chunks], chunksize=1)
     finally:
         _JOB.clear()
     rendered = dict(item for part in parts for item in part)
     return {pos: rendered[pos] for pos in wanted}
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and of its finished worker processes."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + workers.ru_utime + workers.ru_stime
+
+
+def render_turn_seconds(data: TurnInput, runs: int = 3) -> tuple[float, float]:
+    """Median wall-clock and CPU seconds (this process and its workers) of
+    `render_turn_reports(data)` over `runs` runs after one warm-up run. On a
+    loaded machine the wall clock grows with the load; the CPU time does not."""
+    render_turn_reports(data)
+    walls, cpus = [], []
+    for _ in range(runs):
+        wall, cpu = time.perf_counter(), _cpu_seconds()
+        render_turn_reports(data)
+        cpus.append(_cpu_seconds() - cpu)
+        walls.append(time.perf_counter() - wall)
+    return round(statistics.median(walls), 4), round(statistics.median(cpus), 4)

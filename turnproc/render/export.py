@@ -5,14 +5,14 @@ order, UTF-8, no timestamps). `format_version` changes when a field changes
 meaning or disappears.
 """
 
-import json
-
 from turnproc.render.report import PlayerReport
 
 FORMAT_VERSION = 1
 
 
 def render_json(report: PlayerReport) -> str:
-    data = {"format": "turnproc-report", "format_version": FORMAT_VERSION}
-    data.update(report.model_dump(mode="json"))
-    return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
+    # pydantic's serializer writes the same text as json.dumps(..., ensure_ascii=False,
+    # indent=1) would, several times faster; the two header keys go first.
+    body = report.model_dump_json(indent=1)
+    head = f'{{\n "format": "turnproc-report",\n "format_version": {FORMAT_VERSION},\n'
+    return head + body.removeprefix("{\n") + "\n"

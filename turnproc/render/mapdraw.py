@@ -43,7 +43,7 @@ Geography (coasts, lakes, US state and national borders) comes from
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -225,20 +225,39 @@ Rect = tuple[float, float, float, float]  # x0, y0, x1, y1
 
 
 class _Placer:
-    """Greedy label placement: a label is placed only where it overlaps nothing."""
+    """Greedy label placement: a label is placed only where it overlaps nothing.
+
+    Taken rectangles are filed in a grid of square cells, so a candidate is
+    tested only against the few rectangles in the cells it covers rather than
+    against every label on the map (a map has some 1,500 of them)."""
+
+    CELL = 16.0  # points: about one route code wide
 
     def __init__(self, frame: Frame) -> None:
         self.frame = frame
-        self.taken: list[Rect] = []
+        self.cells: dict[tuple[int, int], list[Rect]] = {}
+
+    def _keys(self, rect: Rect) -> Iterator[tuple[int, int]]:
+        x0, y0, x1, y1 = rect
+        size = self.CELL
+        for i in range(math.floor(x0 / size), math.floor(x1 / size) + 1):
+            for j in range(math.floor(y0 / size), math.floor(y1 / size) + 1):
+                yield i, j
 
     def free(self, rect: Rect) -> bool:
         x0, y0, x1, y1 = rect
         if not (self.frame.contains(x0, y0, 1) and self.frame.contains(x1, y1, 1)):
             return False
-        return all(x1 <= a0 or x0 >= a1 or y1 <= b0 or y0 >= b1 for a0, b0, a1, b1 in self.taken)
+        cells = self.cells
+        for key in self._keys(rect):
+            for a0, b0, a1, b1 in cells.get(key, ()):
+                if not (x1 <= a0 or x0 >= a1 or y1 <= b0 or y0 >= b1):
+                    return False
+        return True
 
     def take(self, rect: Rect) -> None:
-        self.taken.append(rect)
+        for key in self._keys(rect):
+            self.cells.setdefault(key, []).append(rect)
 
 
 @cache
@@ -584,22 +603,21 @@ def draw_map(
     return result
 
 
-def draw_legend(
-    canvas: Canvas,
-    x: float,
-    y: float,
+LegendRow = tuple[str, RouteStyle | str]
+LEGEND_ROW = 11.0  # points per legend line
+LEGEND_FONT_SIZE = 7.0
+
+
+def legend_rows(
     entries: Iterable[tuple[str, RouteStyle]],
     style: MapStyle | None = None,
     towns: bool = True,
     base_routes: bool = True,
-) -> float:
-    """A legend box with its top-left corner at (x, y); returns its height.
-
-    `base_routes` adds the base map's PC, RoW and double-route entries before
-    `entries`; `towns` adds the star and town circle after them.
-    """
+) -> list[LegendRow]:
+    """The lines of a legend: the base map's PC, RoW and double-route entries when
+    `base_routes`, then `entries`, then the star and town circle when `towns`."""
     style = style or MapStyle()
-    rows: list[tuple[str, RouteStyle | str]] = []
+    rows: list[LegendRow] = []
     if base_routes:
         rows += [
             ("Private Company (PC)", style.pc),
@@ -609,38 +627,72 @@ def draw_legend(
     rows += list(entries)
     if towns:
         rows += [("Starred town (region)", "star"), ("Town, value = size squared", "town")]
-    line_h = 11.0
-    height = line_h * len(rows) + 8
-    width = 150.0
+    return rows
+
+
+def legend_size(
+    canvas: Canvas, rows: Sequence[LegendRow], style: MapStyle | None = None, columns: int = 1
+) -> tuple[float, float]:
+    """Width and height of the legend box of `rows` in `columns` columns; a column is
+    as wide as its longest text needs (at least 150 points)."""
+    style = style or MapStyle()
+    text = max((canvas.stringWidth(t, style.font, LEGEND_FONT_SIZE) for t, _ in rows), default=0)
+    column = max(150.0, 40 + text + 6)
+    per_column = math.ceil(len(rows) / columns)
+    return column * columns, LEGEND_ROW * per_column + 8
+
+
+def draw_legend(
+    canvas: Canvas,
+    x: float,
+    y: float,
+    entries: Iterable[tuple[str, RouteStyle]],
+    style: MapStyle | None = None,
+    towns: bool = True,
+    base_routes: bool = True,
+    columns: int = 1,
+) -> float:
+    """A legend box with its top-left corner at (x, y); returns its height.
+
+    `base_routes` adds the base map's PC, RoW and double-route entries before
+    `entries`; `towns` adds the star and town circle after them. The lines run
+    down the first of `columns` columns, then the next.
+    """
+    style = style or MapStyle()
+    rows = legend_rows(entries, style, towns, base_routes)
+    width, height = legend_size(canvas, rows, style, columns)
+    column = width / columns
+    per_column = math.ceil(len(rows) / columns)
     canvas.saveState()
     canvas.setFillColor(_color("#ffffff"))
     canvas.setStrokeColor(_color("#444444"))
     canvas.setLineWidth(0.6)
     canvas.rect(x, y - height, width, height, stroke=1, fill=1)
     for i, (text, kind) in enumerate(rows):
-        cy = y - 8 - i * line_h
+        left = x + column * (i // per_column)
+        cy = y - 8 - (i % per_column) * LEGEND_ROW
         if isinstance(kind, RouteStyle):
-            _stroke_line(canvas, (x + 6, cy, x + 34, cy), kind)
+            _stroke_line(canvas, (left + 6, cy, left + 34, cy), kind)
         elif kind == "double":
             for d in (-style.double_gap / 2, style.double_gap / 2):
-                _stroke_line(canvas, (x + 6, cy + d, x + 34, cy + d), style.row)
+                _stroke_line(canvas, (left + 6, cy + d, left + 34, cy + d), style.row)
         elif kind == "star":
             canvas.setFillColor(_color(style.star_fill))
             canvas.setStrokeColor(_color(style.town_line))
             canvas.setLineWidth(0.5)
-            _star(canvas, x + 20, cy, 4.0)
+            _star(canvas, left + 20, cy, 4.0)
         elif kind == "town":
             canvas.setFillColor(_color(style.town_fill))
             canvas.setStrokeColor(_color(style.town_line))
             canvas.setLineWidth(0.5)
-            canvas.circle(x + 12, cy, 1.6, stroke=1, fill=1)
-            canvas.circle(x + 24, cy, 3.7, stroke=1, fill=1)
+            canvas.circle(left + 12, cy, 1.6, stroke=1, fill=1)
+            canvas.circle(left + 24, cy, 3.7, stroke=1, fill=1)
             canvas.setFillColor(_color(style.town_line))
             canvas.setFont(style.font_bold, 4.8)
-            canvas.drawCentredString(x + 24, cy - 1.7, "16")
+            canvas.drawCentredString(left + 24, cy - 1.7, "16")
         canvas.setFillColor(_color("#111111"))
-        canvas.setFont(style.font, 7)
-        canvas.drawString(x + 40, cy - 2.5, text)
+        canvas.setFont(style.font, LEGEND_FONT_SIZE)
+        canvas.drawString(left + 40, cy - 2.5, text)
     canvas.restoreState()
     return height
 

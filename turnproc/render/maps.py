@@ -15,15 +15,25 @@ to the report document's names for the same fonts.
 """
 
 import re
-from functools import cached_property
+import zlib
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
 
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.pdfdoc import (
+    PDFArray,
+    PDFDictionary,
+    PDFName,
+    PDFObjectReference,
+    PDFStream,
+    xObjectName,
+)
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Flowable, Frame, PageBreak, PageTemplate, Paragraph
 
 from turnproc.render import mapdraw
-from turnproc.render.report import PlayerReport
+from turnproc.render.report import PlayerReport, RailroadLine
 from turnproc.render.typeface import SANS_BOLD, para, register_fonts
 from turnproc.scenario.model import Scenario
 
@@ -54,7 +64,9 @@ HALO = "#ffe27a"  # the band under the reader's own lines
 UNBUILT = mapdraw.RouteStyle(color="#555555", width=1.0, dash=(3, 2))
 DOUBLE = mapdraw.RouteStyle(color="#555555", width=1.6, double_track=True)
 
-_FONT_OP = re.compile(r"(/F\d+)(\s+[-\d.]+\s+Tf)")
+# A graphics-state resource (transparency) would need the report document's own names.
+_GSTATE_OP = re.compile(r"/\S+\s+gs\b")
+BBox = tuple[float, float, float, float]
 
 # Key of the railroad layer: every railroad's (code, lines) and the PCs for sale.
 LayerKey = tuple[tuple[tuple[str, tuple[tuple[str, bool, bool], ...]], ...], tuple[str, ...]]
@@ -85,13 +97,17 @@ def shared_overlay(report: PlayerReport, zoom: bool) -> mapdraw.Overlay:
     return mapdraw.Overlay(routes=routes)
 
 
-def legend_for(report: PlayerReport) -> list[tuple[str, mapdraw.RouteStyle]]:
-    """The reader's legend: his railroads first."""
+def legend_for(
+    report: PlayerReport, railroads: bool = True
+) -> list[tuple[str, mapdraw.RouteStyle]]:
+    """The reader's legend: his railroads first. Without `railroads` (the crowded
+    north-east page, whose every corner has lines) only the line styles."""
     colours = _colours(report)
     entries = []
-    for rr in sorted(report.railroads, key=lambda rr: (not rr.reader_role, rr.number)):
-        name = f"{rr.code} {rr.name}"[:24] + (" (yours)" if rr.reader_role else "")
-        entries.append((name, mapdraw.RouteStyle(color=colours[rr.code], width=2.0)))
+    if railroads:
+        for rr in sorted(report.railroads, key=lambda rr: (not rr.reader_role, rr.number)):
+            name = f"{rr.code} {rr.name}"[:24] + (" (yours)" if rr.reader_role else "")
+            entries.append((name, mapdraw.RouteStyle(color=colours[rr.code], width=2.0)))
     if report.pcs:
         entries.append(("PC you may bid for", PC_FOR_SALE))
     entries += [("Owned RoW, not built", UNBUILT), ("Double-tracked line", DOUBLE)]
@@ -107,30 +123,59 @@ def _layer_key(report: PlayerReport) -> LayerKey:
 
 
 class Drawn:
-    """PDF operators drawn on a scratch canvas, with the fonts they name."""
+    """Map drawing done once on a scratch canvas, compressed once, and placed in
+    every report as the same Form XObject.
 
-    def __init__(self, ops: str, fonts: dict[str, str]):
-        self.ops = ops
-        self.fonts = fonts  # PostScript font name -> scratch resource name
+    Its operators name fonts by the scratch document's resource names (/F1 ...);
+    the form's own resources map those names to the report document's objects
+    for the same fonts, so the compressed bytes never change between reports."""
+
+    def __init__(self, name: str, ops: str, fonts: dict[str, str], box: BBox):
+        self.name = name
+        # Encoded as ReportLab encodes a page's own stream.
+        self.data = zlib.compress(ops.encode("utf8"))
+        self.fonts = {internal.lstrip("/"): psname for psname, internal in fonts.items()}
+        self.box = box
 
     def replay(self, canvas: Canvas) -> None:
-        rename: dict[str, str] = {
-            internal: str(canvas._doc.getInternalFontName(psname))
-            for psname, internal in self.fonts.items()
-        }
-
-        def swap(match: re.Match[str]) -> str:
-            return rename.get(match.group(1), match.group(1)) + match.group(2)
-
-        canvas.saveState()
-        canvas.addLiteral(_FONT_OP.sub(swap, self.ops))
-        canvas.restoreState()
+        doc = canvas._doc
+        if not doc.hasForm(self.name):
+            fonts = {
+                local: PDFObjectReference(str(doc.getInternalFontName(psname)).lstrip("/"))
+                for local, psname in self.fonts.items()
+            }
+            form = PDFStream(content=self.data)
+            form.dictionary.dict.update(
+                Type=PDFName("XObject"),
+                Subtype=PDFName("Form"),
+                FormType=1,
+                BBox=PDFArray(list(self.box)),
+                Matrix=PDFArray([1, 0, 0, 1, 0, 0]),
+                Resources=PDFDictionary({"Font": PDFDictionary(fonts)}),
+                Filter=PDFArray([PDFName("FlateDecode")]),
+            )
+            doc.Reference(form, xObjectName(self.name))
+        canvas.doForm(self.name)
 
 
 def _scratch() -> Canvas:
     canvas = Canvas(None, pagesize=PAGE)
     canvas._code.clear()  # drop the initial font selection; keep only what is drawn
     return canvas
+
+
+def _line_points(
+    scenario: Scenario, frame: mapdraw.Frame, rr: RailroadLine
+) -> Iterator[tuple[float, float]]:
+    """Four points along each of a railroad's lines, to tell how much a box hides."""
+    for line in rr.lines:
+        route = scenario.routes.get(line.code)
+        if route is None or route.a not in scenario.towns or route.b not in scenario.towns:
+            continue
+        x0, y0 = frame.town(scenario.towns[route.a])
+        x1, y1 = frame.town(scenario.towns[route.b])
+        for t in (0.125, 0.375, 0.625, 0.875):
+            yield x0 + (x1 - x0) * t, y0 + (y1 - y0) * t
 
 
 class _MapFlowable(Flowable):
@@ -162,9 +207,52 @@ class _MapFlowable(Flowable):
         else:
             overlay = shared_overlay(self.report, self.zoom)
             mapdraw.draw_map(canvas, self.pages.scenario, frame, overlay, style, geography=False)
-        entries = legend_for(self.report)
-        height = 11.0 * (len(entries) + 5) + 8
-        mapdraw.draw_legend(canvas, frame.x + 6, frame.y + 6 + height, entries, style)
+        entries = legend_for(self.report, railroads=not self.zoom)
+        x, top, columns = self._legend_place(canvas, frame, style, entries)
+        mapdraw.draw_legend(canvas, x, top, entries, style, columns=columns)
+
+    def _legend_place(
+        self,
+        canvas: Canvas,
+        frame: mapdraw.Frame,
+        style: mapdraw.MapStyle,
+        entries: list[tuple[str, mapdraw.RouteStyle]],
+    ) -> tuple[float, float, int]:
+        """Where the legend hides least of the map: the corner and the number of
+        columns (one to three) whose box covers the fewest towns and railroad lines,
+        the reader's own counting most. Returns the box's top-left corner and columns."""
+        xs, points = self.pages.crowding(self.report, self.zoom)
+        # The reader's own lines weigh 6 in all: 2 as any railroad's, 4 more here.
+        mine = [
+            (x, y, 4.0)
+            for rr in self.report.railroads
+            if rr.reader_role
+            for x, y in _line_points(self.pages.scenario, frame, rr)
+        ]
+
+        def hidden(x: float, top: float, width: float, height: float) -> float:
+            low, high = bisect_left(xs, x), bisect_right(xs, x + width)
+            shown = points[low:high] + [p for p in mine if x <= p[0] <= x + width]
+            return sum(w for _, py, w in shown if top - height <= py <= top)
+
+        rows = mapdraw.legend_rows(entries, style)
+        pad = 6.0
+        best: tuple[float, float, float, int] | None = None
+        for columns in (1, 2, 3):
+            width, height = mapdraw.legend_size(canvas, rows, style, columns)
+            if height > frame.height - 2 * pad or width > frame.width / 2:
+                continue
+            left, right = frame.x + pad, frame.x + frame.width - pad - width
+            low, high = frame.y + pad + height, frame.y + frame.height - pad
+            for x, top in ((left, low), (left, high), (right, low), (right, high)):
+                # Of boxes hiding equally little, the smaller one.
+                score = hidden(x, top, width, height) + width * height / 10_000
+                if best is None or score < best[0]:
+                    best = (score, x, top, columns)
+        if best is None:
+            width, height = mapdraw.legend_size(canvas, rows, style, 3)
+            return frame.x + pad, frame.y + pad + height, 3
+        return best[1], best[2], best[3]
 
     def _band(self, canvas: Canvas, frame: mapdraw.Frame) -> None:
         scenario = self.pages.scenario
@@ -215,25 +303,32 @@ class MapPages:
             ),
         }
         self._layers: dict[tuple[LayerKey, bool], Drawn | None] = {}
+        self._geography: dict[bool, Drawn] = {}
+        self._crowding: dict[
+            tuple[LayerKey, bool], tuple[list[float], list[tuple[float, float, float]]]
+        ] = {}
 
     def frame(self, zoom: bool) -> tuple[mapdraw.Frame, mapdraw.MapStyle]:
         return self._frames[zoom]
 
-    @cached_property
-    def _geography(self) -> dict[bool, Drawn]:
-        drawn = {}
-        for zoom, (frame, style) in self._frames.items():
-            scratch = _scratch()
-            mapdraw.draw_geography(scratch, frame, style)
-            drawn[zoom] = Drawn("\n".join(scratch._code), {})
-        return drawn
+    def _box(self) -> BBox:
+        # The frame border is stroked half outside the frame.
+        return (-2.0, -2.0, self.width + 2.0, self.height + 2.0)
 
     def geography(self, zoom: bool) -> Drawn:
+        """Coasts, lakes and borders of one page: the same for every turn of the scenario."""
+        if zoom not in self._geography:
+            frame, style = self._frames[zoom]
+            scratch = _scratch()
+            mapdraw.draw_geography(scratch, frame, style)
+            ops = "\n".join(scratch._code)
+            self._geography[zoom] = Drawn(f"MapGeography{int(zoom)}", ops, {}, self._box())
         return self._geography[zoom]
 
     def layer(self, report: PlayerReport, zoom: bool) -> "Drawn | None":
         """The railroad layer of the turn `report` shows (drawn once per turn); None
-        if it uses an embedded font, whose glyph codes belong to one document only."""
+        if it uses an embedded font, whose glyph codes belong to one document only,
+        or transparency."""
         key = (_layer_key(report), zoom)
         if key not in self._layers:
             frame, style = self._frames[zoom]
@@ -242,20 +337,43 @@ class MapPages:
                 scratch, self.scenario, frame, shared_overlay(report, zoom), style, geography=False
             )
             fonts = dict(scratch._doc.fontMapping)
-            builtin = all(pdfmetrics.getFont(name).face.builtIn for name in fonts)
-            self._layers[key] = Drawn("\n".join(scratch._code), fonts) if builtin else None
+            ops = "\n".join(scratch._code)
+            shareable = all(pdfmetrics.getFont(name).face.builtIn for name in fonts)
+            if shareable and not _GSTATE_OP.search(ops):
+                self._layers[key] = Drawn(f"MapRailroads{int(zoom)}", ops, fonts, self._box())
+            else:
+                self._layers[key] = None
         return self._layers[key]
 
-    def install(self, report: PlayerReport, zoom: bool, drawn: "Drawn | None") -> None:
-        """Take a layer drawn by `layer` in another process for the same turn."""
-        self._layers[(_layer_key(report), zoom)] = drawn
+    def crowding(
+        self, report: PlayerReport, zoom: bool
+    ) -> tuple[list[float], list[tuple[float, float, float]]]:
+        """Towns (weighing 2 + size) and points along every railroad's lines (2) on
+        one page, sorted by x, with their x alone for bisecting: the same for every
+        reader of a turn, so worked out once."""
+        key = (_layer_key(report), zoom)
+        if key not in self._crowding:
+            frame, _ = self._frames[zoom]
+            points = [(*frame.town(t), 2.0 + t.size) for t in self.scenario.towns.values()]
+            for rr in report.railroads:
+                points += [(x, y, 2.0) for x, y in _line_points(self.scenario, frame, rr)]
+            points.sort()
+            self._crowding[key] = ([p[0] for p in points], points)
+        return self._crowding[key]
 
-    def prepare(self, report: PlayerReport | None = None) -> None:
-        """Draw the shared layers now, e.g. before worker processes fork."""
-        _ = self._geography
-        if report is not None:
-            self.layer(report, False)
-            self.layer(report, True)
+    def install(
+        self, report: PlayerReport, zoom: bool, geography: Drawn, layer: "Drawn | None"
+    ) -> None:
+        """Take a page's geography and railroad layer drawn by `geography` and `layer`
+        in another process for the same turn."""
+        self._geography[zoom] = geography
+        self._layers[(_layer_key(report), zoom)] = layer
+
+    def prepare(self, report: PlayerReport) -> None:
+        """Draw the shared parts of both pages now."""
+        for zoom in (False, True):
+            self.geography(zoom)
+            self.layer(report, zoom)
 
     def page_template(self, **kwargs: object) -> PageTemplate:
         frame = Frame(
@@ -279,6 +397,9 @@ class MapPages:
             Paragraph(para(f"Map: North America – {note}"), title),
             _MapFlowable(self, report, zoom=False),
             PageBreak(),
-            Paragraph(para(f"Map: the north-east – {note}"), title),
+            # One line, like the first page's: the map below fills the rest of the page.
+            Paragraph(
+                para(f"Map: the north-east – {when}, colours as on the previous page"), title
+            ),
             _MapFlowable(self, report, zoom=True),
         ]

@@ -2,13 +2,15 @@
 
 The page is A4 wide and US Letter tall, so it prints unscaled on either paper.
 Every string a player or the data supplied passes through `typeface.para`
-(Paragraph markup escaped, missing glyphs shown as code points). The PDF is
-reproducible: `invariant=1` keeps timestamps and document ids constant.
+(Paragraph markup escaped, missing glyphs shown as code points), or is drawn
+as plain text (table cells, news items) through `typeface.printable`. The PDF
+is reproducible: `invariant=1` keeps timestamps and document ids constant.
 """
 
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from reportlab.lib import colors
@@ -80,6 +82,7 @@ def _styles() -> dict[str, ParagraphStyle]:
             leading=11.5,
             spaceBefore=5,
             spaceAfter=1,
+            keepWithNext=1,  # never the last line of a page
         ),
         "body": base,
         "item": ParagraphStyle("item", parent=base, leftIndent=10, firstLineIndent=-7),
@@ -109,8 +112,10 @@ def _p(text: str, style: str = "cell") -> _Cell:
     return _Cell(text, style == "cellb")
 
 
+@lru_cache(maxsize=8192)
 def _lines(text: str, font: str, width: float) -> str:
-    """`text` broken into lines of at most `width` points; over-long words are cut."""
+    """`text` broken into lines of at most `width` points; over-long words are cut.
+    Cached: most cells (railroads' lines, PCs, names) repeat in every reader's report."""
     size = 7
     out: list[str] = []
     for paragraph in printable(text).split("\n"):
@@ -132,6 +137,83 @@ def _lines(text: str, font: str, width: float) -> str:
             line = word
         out.append(line)
     return "\n".join(out)
+
+
+@lru_cache(maxsize=4096)
+def _item_lines(text: str, font: str, size: float, first: float, rest: float) -> tuple[str, ...]:
+    """`text` broken into lines: the first at most `first` points wide, the others
+    `rest`; a word longer than a line stands alone on it."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        candidate = f"{line} {word}" if line else word
+        if not line or stringWidth(candidate, font, size) <= (rest if lines else first):
+            line = candidate
+            continue
+        lines.append(line)
+        line = word
+    lines.append(line)
+    return tuple(lines)
+
+
+class _Item(Flowable):
+    """A bulleted line of plain text with a hanging indent, laid out as the "item"
+    style lays out a Paragraph. News items print the same in every reader's report,
+    so their line breaks are worked out once (cached) instead of parsing and
+    breaking a Paragraph per reader; plain text has no markup to escape or obey.
+    A part split onto the next page keeps the lines `start` to `stop`."""
+
+    def __init__(
+        self,
+        text: str,
+        style: ParagraphStyle = STYLES["item"],
+        start: int = 0,
+        stop: int | None = None,
+    ):
+        super().__init__()
+        self.text = printable(text)
+        self.style = style
+        self.start, self.stop = start, stop
+        self.lines: tuple[str, ...] = ()
+
+    def _break(self, width: float) -> tuple[str, ...]:
+        st = self.style
+        rest = width - st.leftIndent - st.rightIndent
+        lines = _item_lines(self.text, st.fontName, st.fontSize, rest - st.firstLineIndent, rest)
+        return lines[self.start : self.stop]
+
+    def wrap(self, avail_width: float, avail_height: float) -> tuple[float, float]:
+        self.lines = self._break(avail_width)
+        self.width, self.height = avail_width, len(self.lines) * self.style.leading
+        return self.width, self.height
+
+    def split(self, avail_width: float, avail_height: float) -> list[Flowable]:
+        count = len(self._break(avail_width))
+        fit = int(avail_height // self.style.leading)
+        if fit <= 0 or fit >= count:
+            return []
+        cut = self.start + fit
+        return [
+            _Item(self.text, self.style, self.start, cut),
+            _Item(self.text, self.style, cut, self.stop),
+        ]
+
+    def draw(self) -> None:
+        st = self.style
+        canvas: Canvas = self.canv
+        canvas.setFillColor(st.textColor)
+        canvas.setFont(st.fontName, st.fontSize, st.leading)
+        y = self.height - st.fontSize  # the first baseline, as in a Paragraph
+        for i, line in enumerate(self.lines):
+            hanging = st.firstLineIndent if self.start == 0 and i == 0 else 0
+            canvas.drawString(st.leftIndent + hanging, y, line)
+            y -= st.leading
+
+    def getSpaceBefore(self) -> float:
+        return float(self.style.spaceBefore)
+
+    def getSpaceAfter(self) -> float:
+        return float(self.style.spaceAfter)
 
 
 def _n(value: int | None, dollars: bool = False) -> str:
@@ -173,8 +255,7 @@ def _table(
         data.append(cells)
     table = Table(data, colWidths=list(widths), repeatRows=1, hAlign="LEFT")
     style: list[tuple[Any, ...]] = [
-        ("FONT", (0, 0), (-1, -1), NARROW, 7),
-        ("LEADING", (0, 0), (-1, -1), 8.4),
+        ("FONT", (0, 0), (-1, -1), NARROW, 7, 8.4),
         ("BACKGROUND", (0, 0), (-1, 0), _HEAD),
         ("LINEBELOW", (0, 0), (-1, 0), 0.6, _GRID),
         ("LINEBELOW", (0, 1), (-1, -1), 0.25, _GRID),
@@ -186,16 +267,30 @@ def _table(
         ("ALIGN", (numeric_from, 1), (-1, -1), "RIGHT"),
     ]
     spanned = {r for r, _ in spans}
-    bold_codes = [
-        ("FONT", (1, r), (1, r), NARROW_BOLD, 7)
-        for r in range(1, len(rows) + 1)
-        if code_column and r not in spanned
-    ]
+    bold_codes: list[tuple[Any, ...]] = []
+    if code_column and not spanned:
+        bold_codes = [("FONT", (1, 1), (1, -1), NARROW_BOLD, 7)]
+    elif code_column:
+        # A spanned row (a railroad's lines) keeps the regular font.
+        bold_codes = [
+            ("FONT", (1, r), (1, r), NARROW_BOLD, 7)
+            for r in range(1, len(rows) + 1)
+            if r not in spanned
+        ]
     style += bold_codes + bold_cells + [("FONT", (0, 0), (-1, 0), NARROW_BOLD, 7)]
     style += [("BACKGROUND", (0, r), (-1, r), _MINE) for r in mine]
     style += list(extra)
     table.setStyle(TableStyle(style))
     return table
+
+
+# Room a section needs at the foot of a page: its heading, a note, a table's
+# header and a few rows; with less, it starts on the next page.
+SECTION_ROOM = 110
+
+
+def _section(title: str) -> list[Flowable]:
+    return [CondPageBreak(SECTION_ROOM), Paragraph(title, STYLES["h1"])]
 
 
 def _short(text: str, limit: int) -> str:
@@ -234,7 +329,7 @@ def _headlines(report: PlayerReport) -> list[Flowable]:
         out.append(Paragraph("A quiet turn: no railroad news.", STYLES["note"]))
     for group in report.news:
         block: list[Flowable] = [Paragraph(para(group.title), STYLES["h2"])]
-        block += [Paragraph("• " + para(item.text), STYLES["item"]) for item in group.items]
+        block += [_Item("• " + item.text) for item in group.items]
         out.append(KeepTogether(block[:3]))
         out += block[3:]
     if report.announcements:
@@ -243,7 +338,7 @@ def _headlines(report: PlayerReport) -> list[Flowable]:
             out.append(Paragraph(f"<b>{para(note.author)}:</b> {para(note.text)}", STYLES["item"]))
     if report.adjustments:
         out.append(Paragraph("Moderator Adjustments", STYLES["h2"]))
-        out += [Paragraph("• " + para(text), STYLES["item"]) for text in report.adjustments]
+        out += [_Item("• " + text) for text in report.adjustments]
     out.append(Paragraph("Victory Points: the top five", STYLES["h2"]))
     header = [table.title for table in report.vp]
     rows = []
@@ -252,7 +347,9 @@ def _headlines(report: PlayerReport) -> list[Flowable]:
         for table in report.vp:
             if rank < len(table.top):
                 entry = table.top[rank]
-                row.append(_p(f"{rank + 1}. {entry.character} (#{entry.position}) {entry.points}"))
+                # Points first: a long name wraps, the figure stays beside the rank.
+                who = f"{entry.character} (#{entry.position})"
+                row.append(_p(f"{rank + 1}. {entry.points} – {who}"))
             else:
                 row.append("")
         rows.append(row)
@@ -297,7 +394,7 @@ def _players(report: PlayerReport) -> list[Flowable]:
         if p.position == report.reader:
             mine.append(i)
     return [
-        Paragraph("9.2 Player Summary", STYLES["h1"]),
+        *_section("9.2 Player Summary"),
         Paragraph(
             "All positions by net worth, highest first. Stock holdings are shown for your "
             "own position, for railroads you preside over, and for players and railroads you "
@@ -364,7 +461,7 @@ def _railroads(report: PlayerReport) -> list[Flowable]:
         row = len(rows)
         extra += [("SPAN", (1, row), (-1, row)), ("BACKGROUND", (0, row), (-1, row), _LINES)]
     return [
-        Paragraph("9.3 Railroad Summary", STYLES["h1"]),
+        *_section("9.3 Railroad Summary"),
         _table(header, rows, widths, mine=mine, extra=extra, code_column=True),
     ]
 
@@ -419,7 +516,7 @@ def _stocks(report: PlayerReport) -> list[Flowable]:
         if s.holding or s.bought or s.sold or s.short:
             mine.append(len(rows))
     return [
-        Paragraph("9.4 Stock Report", STYLES["h1"]),
+        *_section("9.4 Stock Report"),
         Paragraph(
             "Prices in dollars a share; the end price is after splits and mergers. Max bid: "
             "the most shares you may bid for next turn.",
@@ -444,7 +541,7 @@ def _pcs(report: PlayerReport) -> list[Flowable]:
         ]
         for pc in report.pcs
     ]
-    out: list[Flowable] = [Paragraph("9.5 PCs Available", STYLES["h1"])]
+    out: list[Flowable] = _section("9.5 PCs Available")
     if rows:
         out.append(
             _table(
@@ -501,7 +598,7 @@ def _private(report: PlayerReport) -> list[Flowable]:
         ]
     if private.notes:
         out.append(Paragraph("Private notes", STYLES["h2"]))
-        out += [Paragraph("• " + para(n.text), STYLES["item"]) for n in private.notes]
+        out += [_Item("• " + n.text) for n in private.notes]
     if private.railroads:
         out.append(Paragraph("Railroads you direct or spied on", STYLES["h2"]))
         half = WIDTH / 2

@@ -54,9 +54,15 @@ def _template(name: str) -> Template:
     return env.get_template(name)
 
 
+def text_template() -> Template:
+    """The compiled body template, compiled once per process: worth doing before
+    forking workers, so that each does not compile it again."""
+    return _template(TEXT_TEMPLATE)
+
+
 def render_text(report: PlayerReport) -> str:
     """The report email's plain-text body."""
-    text = _template(TEXT_TEMPLATE).render(r=report)
+    text = text_template().render(r=report)
     lines = [line.rstrip() for line in text.splitlines()]
     while lines and not lines[-1]:
         lines.pop()

@@ -50,6 +50,8 @@ def register_fonts() -> frozenset[int]:
 def printable(text: str) -> str:
     """`text` with every character the font lacks replaced by its code point."""
     covered = register_fonts()
+    if text.isascii() and text.isprintable():
+        return text  # DejaVu Sans covers every printable ASCII character
     return "".join(
         ch if ord(ch) in covered or ch in "\n\t" else f"[U+{ord(ch):04X}]" for ch in text
     )

@@ -1,0 +1,194 @@
+"""Rendering a whole turn: worker processes, the shared map drawing, the label
+placer's grid index, the map legend's place, news items and the JSON export."""
+
+import io
+import json
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import pytest
+from pypdf import PdfReader
+from pypdf.generic import DictionaryObject
+from reportlab.pdfgen.canvas import Canvas
+from reportlab.platypus import Flowable, Paragraph, SimpleDocTemplate
+
+from turnproc.core.ledger import LedgerEntry
+from turnproc.cr.events import Event, Rejection
+from turnproc.cr.state import GameState
+from turnproc.render import mapdraw
+from turnproc.render.batch import RenderedReport, render_turn_reports
+from turnproc.render.export import FORMAT_VERSION, render_json
+from turnproc.render.maps import MapPages, _MapFlowable, legend_for
+from turnproc.render.pdf import STYLES, _Item
+from turnproc.render.report import GameMeta, build_report
+from turnproc.render.sample import sample_turn
+from turnproc.scenario.model import Scenario
+
+
+@dataclass(frozen=True)
+class _Player:
+    real_name: str
+    email: str | None
+    phone: str
+
+
+@dataclass(frozen=True)
+class _Turn:
+    scenario: Scenario
+    game: str
+    turn: int
+    before: GameState
+    after: GameState
+    events: Sequence[Event]
+    rejections: Sequence[Rejection]
+    ledger: Sequence[LedgerEntry]
+    players: Mapping[int, _Player] = field(default_factory=dict)
+    anonymous: bool = False
+
+
+@pytest.fixture(scope="module")
+def turn(scenario: Scenario) -> tuple[_Turn, GameMeta]:
+    start, result, meta = sample_turn(scenario)
+    data = _Turn(
+        scenario=scenario,
+        game=meta.name,
+        turn=start.turn,
+        before=start,
+        after=result.state,
+        events=result.events,
+        rejections=result.rejections,
+        ledger=result.ledger,
+    )
+    return data, meta
+
+
+@pytest.fixture(scope="module")
+def rendered(turn: tuple[_Turn, GameMeta]) -> dict[int, dict[int, RenderedReport]]:
+    data, meta = turn
+    positions = [1, 2, 5]
+    return {
+        workers: render_turn_reports(data, positions=positions, workers=workers, meta=meta)
+        for workers in (1, 2)
+    }
+
+
+def test_workers_render_the_same_files_as_one_process(
+    rendered: dict[int, dict[int, RenderedReport]],
+) -> None:
+    one, two = rendered[1], rendered[2]
+    assert list(one) == list(two) == [1, 2, 5]
+    for pos in one:
+        assert one[pos].pdf == two[pos].pdf
+        assert one[pos].text == two[pos].text
+        assert one[pos].json == two[pos].json
+
+
+def _forms(pdf: bytes) -> dict[str, bytes]:
+    """The map pages' form XObjects: name -> compressed stream bytes."""
+    forms: dict[str, bytes] = {}
+    for page in PdfReader(io.BytesIO(pdf)).pages:
+        resources = page["/Resources"].get_object()
+        assert isinstance(resources, DictionaryObject)
+        xobjects = resources.get("/XObject", DictionaryObject()).get_object()
+        for name, ref in xobjects.items():
+            forms[str(name)] = ref.get_object()._data
+    return forms
+
+
+def test_map_drawing_is_shared_between_readers(
+    rendered: dict[int, dict[int, RenderedReport]],
+) -> None:
+    reports = rendered[2]
+    forms = {pos: _forms(r.pdf or b"") for pos, r in reports.items()}
+    names = {"/FormXob.MapGeography0", "/FormXob.MapGeography1"}
+    names |= {"/FormXob.MapRailroads0", "/FormXob.MapRailroads1"}
+    for pos in reports:
+        assert set(forms[pos]) == names
+        # Every reader gets the very same compressed bytes: drawn and compressed once.
+        assert forms[pos] == forms[1]
+        assert len(reports[pos].pdf or b"") < 1_000_000
+    pages = PdfReader(io.BytesIO(reports[1].pdf or b"")).pages
+    maps = [p for p in pages if float(p.mediabox.width) > float(p.mediabox.height)]
+    assert len(maps) == 2
+    assert all("Philadelphia" in page.extract_text() for page in maps)
+
+
+def _brute_free(frame: mapdraw.Frame, taken: list[mapdraw.Rect], rect: mapdraw.Rect) -> bool:
+    x0, y0, x1, y1 = rect
+    if not (frame.contains(x0, y0, 1) and frame.contains(x1, y1, 1)):
+        return False
+    return all(x1 <= a0 or x0 >= a1 or y1 <= b0 or y0 >= b1 for a0, b0, a1, b1 in taken)
+
+
+def test_label_grid_agrees_with_checking_every_label(scenario: Scenario) -> None:
+    frame = mapdraw.Frame.fit(scenario, 0, 0, 700, 500)
+    rand = random.Random(3)
+    placer = mapdraw._Placer(frame)
+    taken: list[mapdraw.Rect] = []
+    checked = placed = 0
+    for _ in range(3000):
+        # Labels of route-code size, some exactly on cell borders, some touching others.
+        x = rand.choice([rand.uniform(-5, 705), 16.0 * rand.randint(0, 44)])
+        y = rand.choice([rand.uniform(-5, 505), 16.0 * rand.randint(0, 31)])
+        rect = (x, y, x + rand.uniform(0.5, 40), y + rand.uniform(0.5, 9))
+        expected = _brute_free(frame, taken, rect)
+        assert placer.free(rect) == expected, rect
+        checked += 1
+        if expected:
+            placer.take(rect)
+            taken.append(rect)
+            placed += 1
+        elif taken and rand.random() < 0.2:
+            # Touching a placed label along an edge is not overlapping it.
+            _, b0, a1, b1 = rand.choice(taken)
+            edge = (a1, b0, a1 + 5, b1)
+            assert placer.free(edge) == _brute_free(frame, taken, edge)
+    assert placed > 300 and checked == 3000
+
+
+def test_json_export_is_json_dumps_of_the_model(scenario: Scenario) -> None:
+    start, result, meta = sample_turn(scenario)
+    report = build_report(scenario, start, result, meta, 1)
+    expected = {"format": "turnproc-report", "format_version": FORMAT_VERSION}
+    expected.update(report.model_dump(mode="json"))
+    assert render_json(report) == json.dumps(expected, ensure_ascii=False, indent=1) + "\n"
+
+
+def test_north_east_legend_hides_none_of_the_readers_lines(scenario: Scenario) -> None:
+    start, result, meta = sample_turn(scenario)
+    report = build_report(scenario, start, result, meta, 1)
+    pages = MapPages(scenario)
+    flowable = _MapFlowable(pages, report, zoom=True)
+    frame, style = pages.frame(True)
+    canvas = Canvas(io.BytesIO())
+    entries = legend_for(report, railroads=False)
+    x, top, columns = flowable._legend_place(canvas, frame, style, entries)
+    rows = mapdraw.legend_rows(entries, style)
+    width, height = mapdraw.legend_size(canvas, rows, style, columns)
+    assert frame.contains(x, top - height) and frame.contains(x + width, top)
+    mine = [rr for rr in report.railroads if rr.reader_role]
+    assert mine
+    for rr in mine:
+        for line in rr.lines:
+            route = scenario.routes[line.code]
+            for town in (scenario.towns[route.a], scenario.towns[route.b]):
+                px, py = frame.town(town)
+                assert not (x <= px <= x + width and top - height <= py <= top), town.id
+    assert all(not name.startswith(rr.code + " ") for name, _ in entries for rr in mine)
+
+
+def test_news_item_breaks_like_a_paragraph_and_splits_across_pages() -> None:
+    words = [f"word{i}" for i in range(400)]
+    story: list[Flowable] = [_Item("• " + " ".join(words))]
+    buffer = io.BytesIO()
+    doc = SimpleDocTemplate(buffer, pagesize=(300, 200), invariant=1)
+    doc.build(story)
+    pages = PdfReader(buffer).pages
+    assert len(pages) > 2
+    printed = " ".join(page.extract_text() for page in pages).split()
+    assert printed == ["•", *words]
+    # The same text as a Paragraph of the same style breaks into the same lines.
+    item = _Item("• " + " ".join(words[:60]))
+    para = Paragraph("• " + " ".join(words[:60]), STYLES["item"])
+    assert item.wrap(250, 1000) == para.wrap(250, 1000)
