@@ -9,11 +9,10 @@ import sys
 from turnproc import batch
 from turnproc.cli import main
 
-from .store_support import empty_computer_orders, stand_in_resolve
+from .store_support import stand_in_family
 
 if __name__ == "__main__":
-    batch.resolve_turn = stand_in_resolve
-    batch.computer_orders_for = empty_computer_orders
+    batch.family_of = stand_in_family
     batch.render_reports = batch.summary_reports
     print("ready", flush=True)
     sys.exit(main(sys.argv[1:]))

@@ -6,6 +6,7 @@ the variable, or with the server unreachable, they skip with the reason,
 unless TURNPROC_REQUIRE_POSTGRES=1 (CI), where they fail instead.
 """
 
+import dataclasses
 import os
 import uuid
 from collections.abc import Iterator, Mapping
@@ -23,6 +24,7 @@ from turnproc.cr.events import Event
 from turnproc.cr.orders import PlayerOrders
 from turnproc.cr.resolve import TurnResult
 from turnproc.cr.state import GameState
+from turnproc.games import CONTINENTAL_RAILS, GameFamily
 from turnproc.scenario.model import Scenario
 from turnproc.store import db
 
@@ -138,11 +140,23 @@ def empty_computer_orders(scenario: Scenario, state: GameState, position: int) -
     return PlayerOrders(position=position, source="computer")
 
 
+STAND_IN = dataclasses.replace(
+    CONTINENTAL_RAILS,
+    name="stand-in",
+    resolve_turn=stand_in_resolve,
+    computer_orders=empty_computer_orders,
+)
+
+
+def stand_in_family(scenario: Scenario) -> GameFamily:
+    """The game family the storage tests play: the stand-in turn, no computer orders."""
+    return STAND_IN
+
+
 def use_stand_in_engine(monkeypatch: pytest.MonkeyPatch) -> None:
     """The stand-in turn, no computer orders, and plain summary reports (the
     PDF renderer is tested, and timed, by its own tests and `turnproc bench`)."""
     from turnproc import batch
 
-    monkeypatch.setattr(batch, "resolve_turn", stand_in_resolve)
-    monkeypatch.setattr(batch, "computer_orders_for", empty_computer_orders)
+    monkeypatch.setattr(batch, "family_of", stand_in_family)
     monkeypatch.setattr(batch, "render_reports", batch.summary_reports)

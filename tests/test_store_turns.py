@@ -6,6 +6,7 @@ The turn itself is the stand-in of `store_support` (same contract as
 are in; test_store_engine.py runs the same round trip through the real engine.
 """
 
+import dataclasses
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -30,7 +31,7 @@ from turnproc.store.models import (
     TurnState,
 )
 
-from .store_support import NOW, fresh_database, open_fresh, use_stand_in_engine
+from .store_support import NOW, STAND_IN, fresh_database, open_fresh, use_stand_in_engine
 
 SCENARIO = "continental-rails"
 HUMANS = [
@@ -220,14 +221,15 @@ def test_rollback_then_rerun_reproduce_the_turn(engine: Engine) -> None:
 def test_rerun_shows_what_changed(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
     game_id = _new(engine, humans=False)
     _run(engine, game_id, force=True)
-    real_resolve = batch.resolve_turn
+    real_resolve = STAND_IN.resolve_turn
 
     def richer(*args: object, **kwargs: object) -> object:
         result = real_resolve(*args, **kwargs)  # type: ignore[arg-type]
         result.state.tycoons[0].prodigal_spent += 1  # a "code change" between runs
         return result
 
-    monkeypatch.setattr(batch, "resolve_turn", richer)
+    changed = dataclasses.replace(STAND_IN, resolve_turn=richer)
+    monkeypatch.setattr(batch, "family_of", lambda scenario: changed)
     with transaction(engine) as session:
         result = batch.rerun(session, game_id, NOW)
     assert '-      "prodigal_spent": 0,' in result.diff
@@ -354,14 +356,15 @@ def test_sanity_gate_refuses_a_turn_that_loses_money(
     engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     game_id = _new(engine, humans=False)
-    real_resolve = batch.resolve_turn
+    real_resolve = STAND_IN.resolve_turn
 
     def leaky(*args: object, **kwargs: object) -> object:
         result = real_resolve(*args, **kwargs)  # type: ignore[arg-type]
         result.state.tycoons[1].cash += 7  # money from nowhere
         return result
 
-    monkeypatch.setattr(batch, "resolve_turn", leaky)
+    leaking = dataclasses.replace(STAND_IN, resolve_turn=leaky)
+    monkeypatch.setattr(batch, "family_of", lambda scenario: leaking)
     with pytest.raises(batch.SanityGateError, match="tycoon:2"):
         _run(engine, game_id, force=True)
     with transaction(engine) as session:

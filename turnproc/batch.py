@@ -11,7 +11,6 @@ Sending mail happens later, from the outbox, after the commit.
 import csv
 import difflib
 import hashlib
-import importlib
 import json
 import secrets
 import time
@@ -31,11 +30,10 @@ from turnproc import __version__
 from turnproc.core.errors import TurnprocError, UsageError
 from turnproc.core.ledger import BANK, LedgerEntry, railroad_account, tycoon_account
 from turnproc.cr.events import Event, ModeratorAdjustment, Rejection
-from turnproc.cr.invariants import money_problems, share_problems
 from turnproc.cr.orders import PlayerOrders
-from turnproc.cr.resolve import resolve_turn
-from turnproc.cr.setup import PlayerSetup, new_game
+from turnproc.cr.setup import PlayerSetup
 from turnproc.cr.state import GameState
+from turnproc.games import family_of
 from turnproc.intake.auth import generate_secret, hash_secret
 from turnproc.scenario.loader import load_scenario, resolve_path, scenario_names
 from turnproc.scenario.model import Scenario
@@ -75,24 +73,9 @@ def scenario_for(name: str) -> Scenario:
     return load_scenario(name)
 
 
-def _optional(module: str, attribute: str) -> Any:
-    """A function from a module another part of the program provides, or None
-    while that module is not written yet."""
-    try:
-        return getattr(importlib.import_module(module), attribute, None)
-    except ModuleNotFoundError as exc:
-        if exc.name is not None and module.startswith(exc.name):
-            return None
-        raise
-
-
 def computer_orders_for(scenario: Scenario, state: GameState, position: int) -> PlayerOrders:
-    """Orders for a position nobody played this turn (cr/ai.py). Until the
-    computer players exist such a position orders nothing, which is legal."""
-    play = _optional("turnproc.cr.ai", "computer_orders")
-    if play is None:
-        return PlayerOrders(position=position, source="computer")
-    orders: PlayerOrders = play(scenario, state, position)
+    """Orders for a position nobody played this turn (the family's computer players)."""
+    orders = family_of(scenario).computer_orders(scenario, state, position)
     return orders.model_copy(update={"source": "computer"})
 
 
@@ -133,14 +116,11 @@ def render_reports(
     report: ReportInput, positions: Iterable[int] | None = None
 ) -> dict[int, RenderedReport]:
     """The reports of `positions` (default: every position): the single place the
-    batch calls the renderer (turnproc/render/batch.py); without it, the plain
-    summary of `summary_reports`."""
-    render = _optional("turnproc.render.batch", "render_turn_reports")
+    batch calls the family's renderer."""
+    render = family_of(report.scenario).report_renderer()
     wanted = None if positions is None else sorted(positions)
-    if render is not None:
-        rendered: dict[int, RenderedReport] = render(report, positions=wanted)
-        return rendered
-    return summary_reports(report, wanted)
+    rendered: dict[int, RenderedReport] = render(report, positions=wanted)
+    return rendered
 
 
 def summary_reports(
@@ -270,7 +250,7 @@ def create_game(
     name = name or f"{loaded.name}-{seed}"
     entries = sorted(players, key=lambda e: e.position)
     setups = [PlayerSetup(position=e.position, character=e.character, human=True) for e in entries]
-    state = new_game(loaded, seed, setups, game=name)
+    state = family_of(loaded).new_game(loaded, seed, setups, name)
     if any(e.position > len(state.tycoons) for e in entries):
         raise UsageError(f"this scenario has positions 1-{len(state.tycoons)}")
     game = repository.create_game(
@@ -523,7 +503,7 @@ def run_turn(
     in_order = {position: orders[position] for position in sorted(orders)}
     with _timed(timings, "resolve"):
         try:
-            result = resolve_turn(scenario, state, in_order)
+            result = family_of(scenario).resolve_turn(scenario, state, in_order)
         except Exception as exc:
             first = (str(exc).strip().splitlines() or [""])[0]
             raise EngineFailure(
@@ -532,7 +512,7 @@ def run_turn(
                 traceback.format_exc(),
             ) from exc
     with _timed(timings, "gates"):
-        problems = money_problems(state, result.state, result.ledger) + share_problems(result.state)
+        problems = family_of(scenario).turn_problems(state, result.state, result.ledger)
     moderator_events = repository.events(session, game.id, turn, origin="moderator")
     with _timed(timings, "render"):
         report_input = _report_input(
@@ -964,7 +944,7 @@ def adjust(
             tycoon.holdings.pop(code, None)
     if issued:
         state.railroads[railroad or ""].issued += issued
-    problems = money_problems(start, state, entries) + share_problems(state)
+    problems = family_of(scenario).turn_problems(start, state, entries)
     if problems:
         raise UsageError(f"adjustment refused: {problems[0]}")
     event = ModeratorAdjustment(

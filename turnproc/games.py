@@ -1,0 +1,78 @@
+"""The boundary between the game-independent pipeline and a game family.
+
+The batch reaches a game's rules only through the `GameFamily` of its
+scenario (the `family` key of scenario.toml): the start of a game, the rules
+engine, the computer players, the conservation checks and the reports.
+Continental Rails is the first family; its code lives in `turnproc/cr` (the
+pure engine), `turnproc/intake` (its turnsheet language) and
+`turnproc/render` (its report). A later family (the 18xx games) adds its own
+three packages and one entry in `FAMILIES`; the store, the mail layer, the
+deadlines and the command line stay as they are.
+"""
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from turnproc.core.errors import TurnprocError
+from turnproc.core.ledger import LedgerEntry
+from turnproc.cr import ai, invariants, resolve, setup
+from turnproc.cr.orders import PlayerOrders
+from turnproc.cr.resolve import TurnResult
+from turnproc.cr.state import GameState
+from turnproc.scenario.model import Scenario
+
+
+@dataclass(frozen=True)
+class GameFamily:
+    """What the pipeline needs from one family of games."""
+
+    name: str
+    new_game: Callable[[Scenario, int, list[setup.PlayerSetup], str], GameState]
+    resolve_turn: Callable[[Scenario, GameState, Mapping[int, PlayerOrders]], TurnResult]
+    computer_orders: Callable[[Scenario, GameState, int], PlayerOrders]
+    turn_problems: Callable[[GameState, GameState, list[LedgerEntry]], list[str]]
+    # Imported on first use: rendering pulls in ReportLab, which intake and
+    # the engine's users do not need.
+    report_renderer: Callable[[], Callable[..., dict[int, Any]]]
+
+
+def _cr_new_game(
+    scenario: Scenario, seed: int, players: list[setup.PlayerSetup], name: str
+) -> GameState:
+    return setup.new_game(scenario, seed, players, game=name)
+
+
+def _cr_turn_problems(start: GameState, end: GameState, ledger: list[LedgerEntry]) -> list[str]:
+    return invariants.money_problems(start, end, ledger) + invariants.share_problems(end)
+
+
+def _cr_report_renderer() -> Callable[..., dict[int, Any]]:
+    from turnproc.render.batch import render_turn_reports
+
+    return render_turn_reports
+
+
+CONTINENTAL_RAILS = GameFamily(
+    name="continental-rails",
+    new_game=_cr_new_game,
+    resolve_turn=resolve.resolve_turn,
+    computer_orders=ai.computer_orders,
+    turn_problems=_cr_turn_problems,
+    report_renderer=_cr_report_renderer,
+)
+
+FAMILIES: dict[str, GameFamily] = {CONTINENTAL_RAILS.name: CONTINENTAL_RAILS}
+
+
+def family_of(scenario: Scenario) -> GameFamily:
+    """The family a scenario belongs to (scenario.toml `family`)."""
+    name = str(scenario.params.get("scenario", {}).get("family", "continental-rails"))
+    try:
+        return FAMILIES[name]
+    except KeyError:
+        known = ", ".join(sorted(FAMILIES))
+        raise TurnprocError(
+            f"scenario {scenario.name!r} is of the game family {name!r}, which this "
+            f"program does not play (it plays: {known})"
+        ) from None
