@@ -183,6 +183,8 @@ def test_two_turns_played_by_mail(
                 f"position {pos}'s holdings {own!r} are not in the PDF"
             )
             assert (PRESS in text) == (turn == 1), f"announcement in turn {turn} report"
+            # The anonymous announcement has its own section and names no author.
+            assert (f"anonymous: {PRESS}" in body) == (turn == 1), body
             for other in PLAYERS:
                 if other != pos:
                     other_name = _tycoon(after, other)["character"]

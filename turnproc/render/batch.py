@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from turnproc.core.ledger import LedgerEntry
+from turnproc.cr.events import Announcement as AnnouncementEvent
 from turnproc.cr.events import Event, Rejection
 from turnproc.cr.resolve import TurnResult
 from turnproc.cr.state import GameState
@@ -24,7 +25,7 @@ from turnproc.intake.render_sheet import render_turnsheet
 from turnproc.render.export import render_json
 from turnproc.render.maps import Drawn, MapPages
 from turnproc.render.pdf import render_pdf
-from turnproc.render.report import Contact, GameMeta, PlayerReport, build_report
+from turnproc.render.report import Announcement, Contact, GameMeta, PlayerReport, build_report
 from turnproc.render.text import render_text, text_template
 from turnproc.render.wording import Wording, load_wording
 from turnproc.scenario.model import Scenario
@@ -84,6 +85,15 @@ def meta_of(data: TurnInput) -> GameMeta:
             pos: Contact(real_name=p.real_name, email=p.email or "", phone=p.phone)
             for pos, p in data.players.items()
         },
+        announcements=[
+            Announcement(
+                position=None if data.anonymous else event.position,
+                anonymous=event.anonymous,
+                text=event.text,
+            )
+            for event in data.events
+            if isinstance(event, AnnouncementEvent)
+        ],
     )
 
 

@@ -30,7 +30,10 @@ from turnproc.render.wording import PLAYERS, Wording, load_wording
 from turnproc.scenario.model import Scenario
 
 # Events the report shows in their own sections rather than as news lines.
-_SECTION_KINDS = frozenset({"stock_trade_summary", "tycoon_trade", "operations_result"})
+# Events shown in their own sections rather than as news lines.
+_SECTION_KINDS = frozenset(
+    {"stock_trade_summary", "tycoon_trade", "operations_result", "announcement"}
+)
 # 9.1 Private cash-flow items (news_order 900+) belong to the private report.
 _PRIVATE_ORDER = 900
 
@@ -670,10 +673,10 @@ def _final(wording: Wording, state: GameState) -> FinalResults | None:
 def _announcements(meta: GameMeta, state: GameState) -> list[AnnouncementLine]:
     lines = []
     for note in meta.announcements:
-        if note.position is None:
-            author = "the moderator"
-        elif note.anonymous:
+        if note.anonymous:
             author = "anonymous"
+        elif note.position is None:
+            author = "the moderator"
         else:
             author = f"{state.tycoon(note.position).character} (#{note.position})"
         lines.append(AnnouncementLine(author=author, text=note.text))
