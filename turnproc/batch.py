@@ -250,7 +250,12 @@ def create_game(
     name = name or f"{loaded.name}-{seed}"
     entries = sorted(players, key=lambda e: e.position)
     setups = [PlayerSetup(position=e.position, character=e.character, human=True) for e in entries]
-    state = family_of(loaded).new_game(loaded, seed, setups, name)
+    family = family_of(loaded)
+    state = family.carry_records(
+        loaded,
+        family.new_game(loaded, seed, setups, name),
+        [mapping.state_from_json(t) for t in repository.final_states_of_ended_games(session)],
+    )
     if any(e.position > len(state.tycoons) for e in entries):
         raise UsageError(f"this scenario has positions 1-{len(state.tycoons)}")
     game = repository.create_game(

@@ -2,7 +2,8 @@
 
 The batch reaches a game's rules only through the `GameFamily` of its
 scenario (the `family` key of scenario.toml): the start of a game, the rules
-engine, the computer players, the conservation checks and the reports.
+engine, the computer players, the conservation checks, the records carried
+from game to game, and the reports.
 Continental Rails is the first family; its code lives in `turnproc/cr` (the
 pure engine), `turnproc/intake` (its turnsheet language) and
 `turnproc/render` (its report). A later family (the 18xx games) adds its own
@@ -20,6 +21,7 @@ from turnproc.cr import ai, invariants, resolve, setup
 from turnproc.cr.orders import PlayerOrders
 from turnproc.cr.resolve import TurnResult
 from turnproc.cr.state import GameState
+from turnproc.cr.steps import victory
 from turnproc.scenario.model import Scenario
 
 
@@ -32,6 +34,8 @@ class GameFamily:
     resolve_turn: Callable[[Scenario, GameState, Mapping[int, PlayerOrders]], TurnResult]
     computer_orders: Callable[[Scenario, GameState, int], PlayerOrders]
     turn_problems: Callable[[GameState, GameState, list[LedgerEntry]], list[str]]
+    # 11.3 A new game starts with the records of the games that ended before it.
+    carry_records: Callable[[Scenario, GameState, list[GameState]], GameState]
     # Imported on first use: rendering pulls in ReportLab, which intake and
     # the engine's users do not need.
     report_renderer: Callable[[], Callable[..., dict[int, Any]]]
@@ -47,6 +51,14 @@ def _cr_turn_problems(start: GameState, end: GameState, ledger: list[LedgerEntry
     return invariants.money_problems(start, end, ledger) + invariants.share_problems(end)
 
 
+def _cr_carry_records(scenario: Scenario, state: GameState, ended: list[GameState]) -> GameState:
+    params = victory.victory_params(scenario).game_end
+    records = list(state.records)
+    for final in ended:
+        records = victory.merge_records(records, final.records, params)
+    return state.model_copy(update={"records": records})
+
+
 def _cr_report_renderer() -> Callable[..., dict[int, Any]]:
     from turnproc.render.batch import render_turn_reports
 
@@ -59,6 +71,7 @@ CONTINENTAL_RAILS = GameFamily(
     resolve_turn=resolve.resolve_turn,
     computer_orders=ai.computer_orders,
     turn_problems=_cr_turn_problems,
+    carry_records=_cr_carry_records,
     report_renderer=_cr_report_renderer,
 )
 

@@ -777,3 +777,24 @@ def recent_refusals(
         Submission.verdict == "refused", Submission.received_at >= since, or_(*who)
     )
     return list(session.scalars(query))
+
+
+# --- 11.3 records over all games ----------------------------------------------
+
+
+def final_states_of_ended_games(session: Session) -> list[str]:
+    """The last stored state (engine JSON) of every ended game, in the order
+    the games ended."""
+    last = (
+        select(TurnState.game_id, func.max(TurnState.turn).label("turn"))
+        .group_by(TurnState.game_id)
+        .subquery()
+    )
+    rows = session.execute(
+        select(TurnState.state)
+        .join(Game, Game.id == TurnState.game_id)
+        .join(last, (last.c.game_id == TurnState.game_id) & (last.c.turn == TurnState.turn))
+        .where(Game.status == "ended")
+        .order_by(TurnState.processed_at, TurnState.game_id)
+    )
+    return [state for (state,) in rows]

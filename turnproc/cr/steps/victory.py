@@ -485,11 +485,29 @@ def game_end(ctx: TurnContext) -> None:
 def _beats_record(state: GameState, category: str, score: int, params: GameEndParams) -> bool:
     """11.3 A higher score sets a record; a perfect Rail Baron score (500)
     replaces any record holder, even an earlier 500 [original]."""
+    return _beats(state.records, category, score, params)
+
+
+def _beats(records: list[RecordHolder], category: str, score: int, params: GameEndParams) -> bool:
     if score <= 0:
         return False
-    old = [r.score for r in state.records if r.category == category]
+    old = [r.score for r in records if r.category == category]
     if not old:
         return True
     if category == "rail_baron" and score >= params.perfect_baron:
         return True
     return score > max(old)
+
+
+def merge_records(
+    records: list[RecordHolder], later: list[RecordHolder], params: GameEndParams
+) -> list[RecordHolder]:
+    """11.3 The records over all games: `later` (the records a game ended with)
+    folded into `records` (those of games that ended before it) by the same
+    rule a game's end applies."""
+    merged = list(records)
+    for category in VP_CATEGORIES:
+        holders = [r for r in later if r.category == category]
+        if holders and _beats(merged, category, holders[0].score, params):
+            merged = [r for r in merged if r.category != category] + holders
+    return merged
