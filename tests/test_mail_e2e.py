@@ -174,6 +174,7 @@ def test_two_turns_played_by_mail(
             body = body_text(report)
             assert f"Report for {character} (player #{pos})" in body
             assert f"TURNSHEET game: {GAME} turn: {turn + 1} player: {pos} " in body
+            assert f"Orders for turn {turn + 1} due: " in body
             assert json.loads(attachment(report, ".json"))
             text = pdf_text(attachment(report, ".pdf"))
             assert f"Private Report {character} (#{pos})" in text

@@ -103,6 +103,7 @@ class ReportInput:
     ledger: list[LedgerEntry]
     players: dict[int, PlayerInfo]
     anonymous: bool
+    deadline: str = ""  # when orders for the next turn are due, as printed
 
 
 @dataclass(frozen=True)
@@ -300,7 +301,9 @@ def create_game(
     session.flush()
     reports: dict[int, RenderedReport] = {}
     if entries:
-        opening = _report_input(session, game, loaded, state, state, [], [], [], turn=0)
+        opening = _report_input(
+            session, game, loaded, state, state, [], [], [], turn=0, deadline=_when(game.deadline)
+        )
         reports = render_reports(opening, [e.position for e in entries])
     for entry in entries:
         _queue_welcome(session, game, state, entry, generated.get(entry.position), reports, now)
@@ -378,6 +381,17 @@ def _player_infos(session: Session, game_id: int) -> dict[int, PlayerInfo]:
     }
 
 
+def report_deadline(session: Session, game: Game, turn: int) -> str:
+    """The deadline a report of `turn` prints for the next turn, from stored
+    facts only (when the turn was processed, the game's schedule), so a report
+    rendered again later is the report first mailed."""
+    if turn == 0:
+        processed = game.created_at
+    else:
+        processed = repository.turn_state(session, game.id, turn + 1).processed_at
+    return _when(processed + timedelta(days=game.turn_days))
+
+
 def _report_input(
     session: Session,
     game: Game,
@@ -388,6 +402,7 @@ def _report_input(
     rejections: list[Rejection],
     ledger: list[LedgerEntry],
     turn: int,
+    deadline: str,
 ) -> ReportInput:
     return ReportInput(
         scenario=scenario,
@@ -400,6 +415,7 @@ def _report_input(
         ledger=ledger,
         players=_player_infos(session, game.id),
         anonymous=game.anonymous,
+        deadline=deadline,
     )
 
 
@@ -530,6 +546,8 @@ def run_turn(
             result.rejections,
             result.ledger,
             turn=turn,
+            # As report_deadline will read it back: this turn is stored as processed now.
+            deadline=_when(now + timedelta(days=game.turn_days)),
         )
         reports = render_reports(report_input)
     expected_positions = {t.position for t in result.state.tycoons}
@@ -1036,7 +1054,18 @@ def assign(
     )
     entry = PlayerEntry(position=position, email=player.email, real_name=real_name)
     scenario = scenario_for(game.scenario)
-    opening = _report_input(session, game, scenario, state, state, [], [], [], turn=0)
+    opening = _report_input(
+        session,
+        game,
+        scenario,
+        state,
+        state,
+        [],
+        [],
+        [],
+        turn=0,
+        deadline=report_deadline(session, game, 0),
+    )
     _queue_welcome(session, game, state, entry, generated, render_reports(opening, [position]), now)
     session.flush()
     return generated

@@ -97,6 +97,7 @@ def _render(args: argparse.Namespace) -> int:
             ledger=ledger,
             players=players,
             anonymous=game.anonymous,
+            deadline=batch.report_deadline(session, game, turn),
         )
     started = time.perf_counter()
     reports = render_turn_reports(
@@ -121,6 +122,7 @@ class _Sample:
         self.rejections = list(result.rejections)
         self.ledger = list(result.ledger)
         self.anonymous = False
+        self.deadline = self.meta.deadline
         self.players: dict[int, batch.PlayerInfo] = {}
 
 

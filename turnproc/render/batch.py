@@ -74,6 +74,8 @@ class TurnInput(Protocol):
     def players(self) -> Mapping[int, PlayerContact]: ...
     @property
     def anonymous(self) -> bool: ...
+    @property
+    def deadline(self) -> str: ...  # next turn's deadline as printed; "" if none
 
 
 def meta_of(data: TurnInput) -> GameMeta:
@@ -81,6 +83,7 @@ def meta_of(data: TurnInput) -> GameMeta:
     return GameMeta(
         name=data.game,
         anonymous=data.anonymous,
+        deadline=data.deadline,
         contacts={
             pos: Contact(real_name=p.real_name, email=p.email or "", phone=p.phone)
             for pos, p in data.players.items()
