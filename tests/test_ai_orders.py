@@ -131,7 +131,7 @@ def test_a_rich_prodigal_spends_and_a_poor_one_does_not(scenario: Scenario) -> N
     rich = state.model_copy(deep=True)
     rich.tycoon(position).cash = 50_000
     spent = [o for o in ai.computer_orders(scenario, rich, position).orders if o.kind == "prodigal"]
-    assert spent and spent[0].amount >= 1000  # type: ignore[union-attr]
+    assert spent and spent[0].amount >= 1000
     poor = state.model_copy(deep=True)
     poor.tycoon(position).cash = 500
     orders = ai.computer_orders(scenario, poor, position).orders
@@ -148,3 +148,33 @@ def test_no_borrowing_in_a_panic_and_loans_are_repaid(scenario: Scenario) -> Non
         kinds = [o.kind for o in ai.computer_orders(scenario, state, tycoon.position).orders]
         assert "borrow" not in kinds
         assert "repay_loan" in kinds
+
+
+def test_leveraged_personalities_carry_their_loan_in_good_times_only(scenario: Scenario) -> None:
+    """A personality that stays leveraged borrows its whole headroom in good
+    times even with nothing to buy; the others borrow only what plans need;
+    in bad times nobody borrows (the margin falls, 5, and the bank recalls, 3.5)."""
+    params = ai.ai_params(scenario)
+    state = _start(scenario).model_copy(deep=True)
+    state.climate = 1  # Great
+    leveraged = {n for n, p in params.personalities.items() if p.stays_leveraged}
+    assert leveraged and leveraged != set(params.personalities)
+    for tycoon in state.tycoons:
+        name = ai.personality_name(scenario, tycoon)
+        persona = params.personalities[name]
+        credit = ai.valuation.credit_limit(state, scenario, tycoon.position, state.climate)
+        willing = credit * persona.borrow_percent * persona.climate_borrow_percent[1] // 10000
+        orders = ai.computer_orders(scenario, state, tycoon.position).orders
+        borrowed = sum(o.amount for o in orders if o.kind == "borrow")
+        if name in leveraged:
+            assert borrowed == willing // 10 * 10
+        else:
+            assert borrowed <= willing + 10
+    # Rich enough to pay for every plan: in bad times it borrows nothing more.
+    state.climate = params.general.bad_climate_from
+    for tycoon in state.tycoons:
+        tycoon.cash = 1_000_000
+    for tycoon in state.tycoons:
+        if ai.personality_name(scenario, tycoon) in leveraged:
+            kinds = [o.kind for o in ai.computer_orders(scenario, state, tycoon.position).orders]
+            assert "borrow" not in kinds

@@ -222,6 +222,16 @@ def draw_figures(results: list[GameStats], out: Path) -> list[str]:
     return names
 
 
+def _recalls_per_fall(s: dict[str, Any], low: int, high: int) -> str:
+    """Loan recalls per turn in turns whose climate fell `low`..`high` levels."""
+    rows = [v for k, v in s["loan_recalls_by_climate_fall"].items() if low <= int(k) <= high]
+    turns = sum(v["turns"] for v in rows)
+    if not turns:
+        return "-"
+    recalls = sum(v["recalls"] for v in rows)
+    return f"{recalls / turns:.2f} ({turns} turns)"
+
+
 def _fmt(value: Any) -> str:
     if value is None:
         return "-"
@@ -259,6 +269,11 @@ def results_markdown(summary: dict[str, Any], figures: list[str], folder: str, o
         f"| Panics straight after Good or better | some | {s['panics_after_good']} |",
         f"| Loan recalls per game / most in one turn | 3-4 in a bad turn | "
         f"{_fmt(s['loan_recalls_per_game'])} / {s['loan_recalls_max_in_a_turn']} |",
+        "| ... per turn the climate fell 4+ levels (panic) / 1-3 levels / did not fall | "
+        f"3-4 in a bad turn | {_recalls_per_fall(s, 4, 8)} / {_recalls_per_fall(s, 1, 3)} / "
+        f"{_recalls_per_fall(s, 0, 0)} |",
+        "| ... share of recalls in turns the climate fell | most | "
+        f"{_fmt(s['loan_recalls_share_in_falls'])} |",
         f"| Bankruptcies per game / games with one | no spiral | "
         f"{_fmt(s['bankruptcies_per_game'])} / {s['games_with_bankruptcy']} |",
         f"| Games ended by the rules / mean last turn / earliest | 21+, mean about 24 | "

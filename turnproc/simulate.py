@@ -40,6 +40,7 @@ class TurnRecord(BaseModel):
     """What one turn of one game left behind."""
 
     turn: int
+    climate_start: int = 0  # the climate the turn was played in
     climate: int  # at the end of the turn (the next turn's climate)
     pc_prices: list[int] = Field(default_factory=list)
     stock_prices: list[int] = Field(default_factory=list)  # end prices of every railroad
@@ -73,7 +74,7 @@ def _turn_record(
     scenario: Scenario, before: GameState, after: GameState, events: Iterable[Any], rejections: Any
 ) -> TurnRecord:
     kinds: Counter[str] = Counter()
-    record = TurnRecord(turn=before.turn, climate=after.climate)
+    record = TurnRecord(turn=before.turn, climate_start=before.climate, climate=after.climate)
     for event in events:
         kinds[event.kind] += 1
         if event.kind == "pc_bought":
@@ -244,6 +245,26 @@ def _share(values: list[int], low: int, high: int) -> float | None:
     return round(sum(1 for v in values if low <= v <= high) / len(values), 3)
 
 
+def _share_of(part: int, whole: int) -> float | None:
+    return round(part / whole, 3) if whole else None
+
+
+def _recalls_by_fall(played: list[GameStats]) -> dict[str, dict[str, float]]:
+    """Recalls per turn by how many climate levels the turn fell (0: no fall)."""
+    turns: dict[int, list[int]] = {}
+    for g in played:
+        for r in g.history:
+            turns.setdefault(max(0, r.climate - r.climate_start), []).append(r.loan_recalls)
+    return {
+        str(fall): {
+            "turns": len(v),
+            "recalls": sum(v),
+            "recalls_per_turn": round(sum(v) / len(v), 2),
+        }
+        for fall, v in sorted(turns.items())
+    }
+
+
 def aggregate(results: list[GameStats]) -> dict[str, Any]:
     """The figures docs/balance.md compares with the real games."""
     played = [g for g in results if g.history]
@@ -255,6 +276,9 @@ def aggregate(results: list[GameStats]) -> dict[str, Any]:
     moves = [abs(b.climate - a.climate) for a, b in pairs]
     panics_after_good = sum(1 for a, b in pairs if a.climate <= 2 and b.climate == 8)
     recalls = [r.loan_recalls for g in played for r in g.history]
+    # A bad turn: the climate fell during it (the recall uses the new, lower margin).
+    falls = [r.loan_recalls for g in played for r in g.history if r.climate > r.climate_start]
+    others = [r.loan_recalls for g in played for r in g.history if r.climate <= r.climate_start]
     bankrupt = [sum(r.bankruptcies for r in g.history) for g in played]
     by_turn: dict[int, dict[str, float]] = {}
     for turn in range(1, max((r.turn for g in played for r in g.history), default=0) + 1):
@@ -324,6 +348,12 @@ def aggregate(results: list[GameStats]) -> dict[str, Any]:
         "panics_after_good": panics_after_good,
         "loan_recalls_per_game": round(sum(recalls) / len(played), 2) if played else None,
         "loan_recalls_max_in_a_turn": max(recalls, default=0),
+        "loan_recalls_share_in_falls": _share_of(sum(falls), sum(recalls)),
+        "loan_recalls_per_fall_turn": round(sum(falls) / len(falls), 2) if falls else None,
+        "loan_recalls_per_other_turn": round(sum(others) / len(others), 2) if others else None,
+        "fall_turns_with_3_recalls": _share(falls, 3, 10**6),
+        "fall_turns_with_a_recall": _share(falls, 1, 10**6),
+        "loan_recalls_by_climate_fall": _recalls_by_fall(played),
         "bankruptcies_per_game": round(sum(bankrupt) / len(played), 2) if played else None,
         "games_with_bankruptcy": sum(1 for b in bankrupt if b),
         "winners_by_personality": {c: dict(sorted(v.items())) for c, v in winners.items()},

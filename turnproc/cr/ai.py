@@ -75,6 +75,8 @@ class Personality(BaseModel):
     in ai.toml; docs/computer-players.md describes the play)."""
 
     borrow_percent: int
+    climate_borrow_percent: list[int]
+    stays_leveraged: bool
     pc_budget_percent: int
     pc_premium_percent: int
     stock_budget_percent: int
@@ -108,7 +110,6 @@ class GeneralParams(BaseModel):
     west_from_turn: int
     bad_climate_from: int
     good_climate_until: int
-    climate_borrow_percent: list[int]
     track_value_per_mile: int
     overpriced_percent: int
     cheap_percent: int
@@ -233,7 +234,7 @@ class _Planner:
         the order they should be checked (6.1), railroad actions, presidencies."""
         me = self.me
         credit = valuation.credit_limit(self.state, self.scenario, me.position, self.state.climate)
-        climate_percent = self.g.climate_borrow_percent[self.state.climate]
+        climate_percent = self.persona.climate_borrow_percent[self.state.climate]
         safe_loan = credit * self.persona.borrow_percent * climate_percent // 10000
         repay = 0
         if me.loan > safe_loan:
@@ -263,6 +264,10 @@ class _Planner:
         if repay > 0:
             orders.append(RepayLoan(amount=repay))
         borrow = min(headroom, max(0, spent - own_cash))
+        if self.persona.stays_leveraged and not self.bad_times:
+            # It carries the loan it is willing to owe, plan or no plan: the
+            # margin falls with the climate (5), so a downturn recalls part of it (3.5).
+            borrow = _round_down(headroom, 10)
         if borrow > 0:
             orders.append(Borrow(amount=-(-borrow // 10) * 10))
         orders += personal
