@@ -111,7 +111,7 @@ def test_dry_run_writes_eml_files_and_sends_nothing(tmp_path: Path) -> None:
     engine = _db(tmp_path)
     _queue(engine, "g1/t1/report/5", "p5@example.org", pdf=b"%PDF-1.4 x")
     with transaction(engine) as session:
-        paths = write_eml(repo.outbox(session), tmp_path / "out", SENDER)
+        paths = write_eml(session, repo.outbox(session), tmp_path / "out", SENDER)
     assert len(paths) == 1
     msg = email.message_from_bytes(paths[0].read_bytes(), policy=email.policy.default)
     assert msg["To"] == "p5@example.org"

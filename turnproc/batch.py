@@ -644,7 +644,7 @@ def _queue_reports(
             game_id=game.id,
             turn=turn,
             position=position,
-            pdf=report.pdf,
+            # The PDF is kept once, in the reports table; the sender attaches it.
             pdf_name=f"{game.name}-turn-{turn}-position-{position}.pdf" if report.pdf else None,
             json_attachment=report.json,
         )

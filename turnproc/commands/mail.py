@@ -64,7 +64,7 @@ def _send(args: argparse.Namespace) -> int:
     if args.dry_run is not None:
         with transaction(engine) as session:
             rows = [row for row in repo.outbox(session) if row.status in ("queued", "failed")]
-            paths = write_eml(rows, args.dry_run, settings.mail_from)
+            paths = write_eml(session, rows, args.dry_run, settings.mail_from)
         if args.json:
             print(json.dumps({"written": [str(p) for p in paths]}))
         else:

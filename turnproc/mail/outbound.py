@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Protocol
 
 from sqlalchemy import Engine, update
+from sqlalchemy.orm import Session
 
 from turnproc.mail.compose import Attachment, Outgoing, compose, message_id
 from turnproc.store import repository as repo
@@ -51,10 +52,22 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-def outgoing(row: OutboxMessage) -> Outgoing:
+def attached_pdf(session: Session, row: OutboxMessage) -> bytes | None:
+    """The PDF a message carries: its own, or for a turn report the report
+    stored for that game, turn and position (kept once, not copied into the
+    outbox)."""
+    if row.pdf is not None or row.pdf_name is None:
+        return row.pdf
+    if row.game_id is None or row.turn is None or row.position is None:
+        return None
+    report = repo.get_report(session, row.game_id, row.turn, row.position)
+    return report.pdf if report is not None else None
+
+
+def outgoing(row: OutboxMessage, pdf: bytes | None) -> Outgoing:
     attachments: list[Attachment] = []
-    if row.pdf is not None:
-        attachments.append(Attachment(row.pdf_name or "report.pdf", row.pdf, "application", "pdf"))
+    if pdf is not None:
+        attachments.append(Attachment(row.pdf_name or "report.pdf", pdf, "application", "pdf"))
     if row.json_attachment is not None:
         name = (row.pdf_name or "report.pdf").removesuffix(".pdf") + ".json"
         attachments.append(
@@ -84,7 +97,7 @@ def send_outbox(
     while True:
         with transaction(engine) as session:
             claimed = [
-                (row.id, outgoing(row), row.attempts)
+                (row.id, outgoing(row, attached_pdf(session, row)), row.attempts)
                 for row in repo.claim_mail(session, now(), limit=batch)
             ]
         if not claimed:
@@ -122,12 +135,14 @@ def requeue_stuck(engine: Engine, now: Callable[[], datetime] = utcnow) -> int:
         return len(rows)
 
 
-def write_eml(rows: Iterable[OutboxMessage], folder: Path, sender: str) -> list[Path]:
+def write_eml(
+    session: Session, rows: Iterable[OutboxMessage], folder: Path, sender: str
+) -> list[Path]:
     """--dry-run: each queued message as an .eml file; nothing is marked sent."""
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for row in rows:
-        out = outgoing(row)
+        out = outgoing(row, attached_pdf(session, row))
         name = message_id(out.key, sender).strip("<>").split("@")[0][:16]
         path = folder / f"{row.id:05d}-{row.kind}-{name}.eml"
         path.write_bytes(compose(out, sender).as_bytes())
