@@ -43,7 +43,6 @@ class Tycoon(BaseModel):
     prodigal_spent: int = 0  # total over the game, for records
     bankruptcies: int = 0
     bankrupt_turn: int | None = None  # last turn he went bankrupt (3.2: may rename next turn)
-    missed_turns: int = 0
 
 
 class Railroad(BaseModel):
