@@ -294,7 +294,7 @@ class _Planner:
             own_target = self._merge_target(pc, own_only=True)
             if own_target and self.persona.prefers_merging_pcs:
                 orders.append(MergePC(pc=pc, railroad=own_target))
-            elif presidencies < companies.MAX_PRESIDENCIES:
+            elif presidencies < companies.max_presidencies(self.scenario):
                 # Incorporating is the safe way to a presidency (playing tips).
                 orders.append(IncorporatePC(pc=pc))
                 self.incorporating.append(pc)
@@ -591,7 +591,9 @@ class _Planner:
             rr = state.railroads[code]
             hold = cap if rr.chairman != me.position else self.g.president_hold_percent
             targets[code] = rr.issued * hold // 100
-        wanted_presidencies = min(companies.MAX_PRESIDENCIES, self.persona.presidencies)
+        wanted_presidencies = min(
+            companies.max_presidencies(self.scenario), self.persona.presidencies
+        )
         if len(self.presides) + len(self.incorporating) < wanted_presidencies:
             contest = [
                 rr
@@ -674,7 +676,7 @@ class _Planner:
         if self.seeking:
             wanted.append(self.seeking)
         unique = list(dict.fromkeys(wanted))
-        return unique[: companies.MAX_PRESIDENCIES]
+        return unique[: companies.max_presidencies(self.scenario)]
 
     # -- railroads I preside ------------------------------------------------------
 

@@ -32,11 +32,18 @@ class MergerParams(BaseModel):
     bonus_percent: int = 100  # bonus stock worth this % of the PC's value
 
 
+class PresidencyParams(BaseModel):
+    """companies.toml [presidency]"""
+
+    max_presidencies: int = 2
+
+
 class CompaniesParams(BaseModel):
     """companies.toml"""
 
     incorporation: IncorporationParams = IncorporationParams()
     merger: MergerParams = MergerParams()
+    presidency: PresidencyParams = PresidencyParams()
 
 
 class PCIncomeParams(BaseModel):

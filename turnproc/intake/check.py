@@ -26,7 +26,9 @@ from turnproc.cr import orders as o
 from turnproc.cr import reasons
 from turnproc.cr.network import prohibited_reason, route_owners, touches
 from turnproc.cr.state import GameState, Railroad
+from turnproc.cr.steps.companies import max_presidencies
 from turnproc.cr.steps.stockmarket import check_stock_orders_detailed, market_params, max_bid
+from turnproc.cr.steps.victory import victory_params
 from turnproc.cr.valuation import credit_limit
 from turnproc.intake.errors import OrderRefused, TurnsheetError
 from turnproc.intake.turnsheet import Note, OrderLine, ParsedSheet, format_order, parse_turnsheet
@@ -47,10 +49,6 @@ class _AuctionsSection(BaseModel):
 
     auction: _AuctionLimits = _AuctionLimits()
     offers: _OfferLimits = _OfferLimits()
-
-
-MAX_PRESIDENCIES = 2  # 4.14 [original]: a tycoon may ask to preside at most two railroads
-MIN_PRODIGAL = 1000  # 1.2 [original]: spending under $1000 earns no Prodigal points
 
 
 @dataclass(frozen=True)
@@ -212,8 +210,9 @@ def _check_lines(c: _Checker, lines: Sequence[OrderLine]) -> None:
                     elif amount > debtor.owed_to_president:
                         c.warn(f"{rr} owes you ${debtor.owed_to_president}; only that is collected")
             case o.ProdigalSpending(amount=amount):
-                if 0 < amount < MIN_PRODIGAL:
-                    c.warn(f"spending under ${MIN_PRODIGAL} earns no Prodigal points")
+                minimum = victory_params(c.scenario).rail_prodigal.minimum
+                if 0 < amount < minimum:
+                    c.warn(f"spending under ${minimum} earns no Prodigal points")
             case o.SpyOnPlayer(target=pos):
                 if pos > len(state.tycoons):
                     c.refuse(reasons.UNKNOWN_PLAYER, f"there is no player {pos}", "")
@@ -225,10 +224,11 @@ def _check_lines(c: _Checker, lines: Sequence[OrderLine]) -> None:
                 if _known_railroad(c, rr, incorporating):
                     if rr in presidencies:
                         c.refuse(reasons.DUPLICATE_ORDER, f"{rr} is asked for twice", "")
-                    elif len(presidencies) >= MAX_PRESIDENCIES:
+                    elif len(presidencies) >= max_presidencies(c.scenario):
                         c.refuse(
                             reasons.TOO_MANY_PRESIDENCIES,
-                            f"you may ask to preside at most {MAX_PRESIDENCIES} railroads",
+                            "you may ask to preside at most "
+                            f"{max_presidencies(c.scenario)} railroads",
                             "keep the two you want most",
                         )
                     else:

@@ -14,10 +14,12 @@ from turnproc.cr.network import prohibited_reason, regions_linked, route_owners,
 from turnproc.cr.orders import IncorporatePC, MergePC
 from turnproc.cr.pcs import CompaniesParams, incorporator_shares, opening_price, pc_value
 from turnproc.cr.state import Railroad
+from turnproc.scenario.model import Scenario
 
-# [original] A tycoon presides over at most two railroads: a rule of the game, not
-# a tunable number (the elections step uses it too).
-MAX_PRESIDENCIES = 2
+
+def max_presidencies(scenario: Scenario) -> int:
+    """4.14 How many railroads one tycoon may preside over (companies.toml)."""
+    return scenario.section("companies", CompaniesParams).presidency.max_presidencies
 
 
 class RailroadIncorporated(Event):
@@ -71,7 +73,7 @@ def incorporate_pcs(ctx: TurnContext) -> None:
             if not isinstance(order, IncorporatePC) or not _owned_pc_or_reject(ctx, pos, order):
                 continue
             presiding = sum(1 for rr in ctx.state.railroads.values() if rr.president == pos)
-            if presiding >= MAX_PRESIDENCIES:
+            if presiding >= max_presidencies(ctx.scenario):
                 ctx.reject(
                     pos,
                     order,

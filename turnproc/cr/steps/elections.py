@@ -27,7 +27,7 @@ from turnproc.cr.context import TurnContext
 from turnproc.cr.events import Event
 from turnproc.cr.orders import Order, RequestPresidency
 from turnproc.cr.state import GameState
-from turnproc.cr.steps.companies import MAX_PRESIDENCIES
+from turnproc.cr.steps.companies import max_presidencies
 from turnproc.cr.steps.stockmarket import (
     MarketParams,
     directors_shares,
@@ -153,12 +153,12 @@ def _requests(ctx: TurnContext) -> tuple[dict[int, list[str]], list[tuple[int, O
                     f"{order.railroad} is not an active railroad; check the railroad summary.",
                 )
                 continue
-            if len(wanted) >= MAX_PRESIDENCIES:
+            if len(wanted) >= max_presidencies(ctx.scenario):
                 ctx.reject(
                     pos,
                     order,
                     reasons.TOO_MANY_PRESIDENCIES,
-                    f"Ask for at most {MAX_PRESIDENCIES} railroads.",
+                    f"Ask for at most {max_presidencies(ctx.scenario)} railroads.",
                 )
                 continue
             wanted.append(order.railroad)
@@ -179,7 +179,8 @@ def elections(ctx: TurnContext) -> None:
     requested, asked = _requests(ctx)
     wishes = presidency_wishes(ctx, requested, incumbents)
     eligible = {code: set(board) for code, board in directors.items()}
-    presidents = assign_presidents(state, wishes, eligible, incumbents, MAX_PRESIDENCIES)
+    limit = max_presidencies(ctx.scenario)
+    presidents = assign_presidents(state, wishes, eligible, incumbents, limit)
 
     for code in sorted(state.railroads):
         rr = state.railroads[code]
@@ -203,7 +204,7 @@ def elections(ctx: TurnContext) -> None:
                 f"Only a director (at least {params.director_percent}% of the issued stock) "
                 f"can become president of {code}.",
             )
-        elif won[pos] < MAX_PRESIDENCIES:
+        elif won[pos] < limit:
             ctx.reject(
                 pos,
                 order,
@@ -215,7 +216,7 @@ def elections(ctx: TurnContext) -> None:
                 pos,
                 order,
                 reasons.TOO_MANY_PRESIDENCIES,
-                f"You won {MAX_PRESIDENCIES} railroads you named or already preside first.",
+                f"You won {limit} railroads you named or already preside first.",
             )
 
     for code in sorted(state.railroads):
