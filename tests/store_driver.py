@@ -13,6 +13,6 @@ from .store_support import stand_in_family
 
 if __name__ == "__main__":
     batch.family_of = stand_in_family
-    batch.render_reports = batch.summary_reports
+    batch.start_reports = batch.start_summary_reports
     print("ready", flush=True)
     sys.exit(main(sys.argv[1:]))

@@ -159,4 +159,4 @@ def use_stand_in_engine(monkeypatch: pytest.MonkeyPatch) -> None:
     from turnproc import batch
 
     monkeypatch.setattr(batch, "family_of", stand_in_family)
-    monkeypatch.setattr(batch, "render_reports", batch.summary_reports)
+    monkeypatch.setattr(batch, "start_reports", batch.start_summary_reports)

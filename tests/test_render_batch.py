@@ -3,6 +3,7 @@ placer's grid index, the map legend's place, news items and the JSON export."""
 
 import io
 import json
+import multiprocessing
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from turnproc.core.ledger import LedgerEntry
 from turnproc.cr.events import Event, Rejection
 from turnproc.cr.state import GameState
 from turnproc.render import mapdraw
-from turnproc.render.batch import RenderedReport, render_turn_reports
+from turnproc.render.batch import RenderedReport, render_turn_reports, start_turn_reports
 from turnproc.render.export import FORMAT_VERSION, render_json
 from turnproc.render.maps import MapPages, _MapFlowable, legend_for
 from turnproc.render.pdf import STYLES, _Item
@@ -82,6 +83,28 @@ def test_workers_render_the_same_files_as_one_process(
         assert one[pos].pdf == two[pos].pdf
         assert one[pos].text == two[pos].text
         assert one[pos].json == two[pos].json
+
+
+def test_started_reports_arrive_while_the_caller_works(
+    turn: tuple[_Turn, GameMeta], rendered: dict[int, dict[int, RenderedReport]]
+) -> None:
+    data, meta = turn
+    with start_turn_reports(data, positions=[1, 2, 5], workers=2, meta=meta) as pending:
+        workers = multiprocessing.active_children()
+        assert len(workers) == 2  # rendering in the background; this process is free
+        reports = pending.result()
+    assert {pos: r.pdf for pos, r in reports.items()} == {
+        pos: r.pdf for pos, r in rendered[1].items()
+    }
+    assert not any(worker.is_alive() for worker in workers)
+
+
+def test_abandoned_reports_stop_their_workers(turn: tuple[_Turn, GameMeta]) -> None:
+    data, meta = turn
+    pending = start_turn_reports(data, positions=[1, 2, 5], workers=2, meta=meta)
+    workers = multiprocessing.active_children()
+    pending.close()  # the batch gave up (a database error) before the reports came
+    assert workers and not any(worker.is_alive() for worker in workers)
 
 
 def _forms(pdf: bytes) -> dict[str, bytes]:

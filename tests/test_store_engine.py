@@ -36,7 +36,7 @@ def _play(url: str, orders: dict[int, dict] | None = None) -> list[str]:
 
 
 def test_real_turns_replay_byte_identical(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(batch, "render_reports", batch.summary_reports)
+    monkeypatch.setattr(batch, "start_reports", batch.start_summary_reports)
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     for url in fresh_database("sqlite", tmp_path / "a"):

@@ -372,6 +372,49 @@ def test_sanity_gate_refuses_a_turn_that_loses_money(
         assert repository.stored_turns(session, game_id) == [1]
 
 
+def test_a_missing_report_refuses_the_turn_after_the_state_was_written(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The turn's state is written while the reports render; a report gate
+    failing afterwards must leave none of it behind."""
+    game_id = _new(engine)
+    before = {model: _count(engine, model) for model in (TurnState, EventRow, LedgerRow, Report)}
+
+    def one_short(report: batch.ReportInput, positions: object = None) -> batch.Reports:
+        rendered = batch.summary_reports(report)
+        rendered.pop(9)
+        return batch.ReadyReports(rendered)
+
+    monkeypatch.setattr(batch, "start_reports", one_short)
+    with pytest.raises(batch.SanityGateError, match="reports rendered for 14 positions"):
+        _run(engine, game_id, force=True)
+    assert {model: _count(engine, model) for model in before} == before
+    with transaction(engine) as session:
+        assert repository.get_game(session, game_id).current_turn == 1
+        assert repository.stored_turns(session, game_id) == [1]
+
+
+def test_a_failing_renderer_stores_nothing(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    game_id = _new(engine)
+    closed: list[bool] = []
+
+    class Broken:
+        def result(self) -> dict[int, batch.RenderedReport]:
+            raise RuntimeError("font file unreadable")
+
+        def close(self) -> None:
+            closed.append(True)
+
+    monkeypatch.setattr(batch, "start_reports", lambda report, positions=None: Broken())
+    with pytest.raises(RuntimeError, match="font file unreadable"):
+        _run(engine, game_id, force=True)
+    assert closed == [True]
+    with transaction(engine) as session:
+        assert repository.get_game(session, game_id).current_turn == 1
+        assert repository.stored_turns(session, game_id) == [1]
+    assert _count(engine, Report, game_id=game_id) == 0
+
+
 def test_unknown_game_is_a_clear_error(engine: Engine) -> None:
     with transaction(engine) as session, pytest.raises(TurnprocError, match="no game 'nope'"):
         repository.get_game(session, "nope")

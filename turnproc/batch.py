@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
@@ -113,15 +113,46 @@ class RenderedReport:
     json: str
 
 
+class Reports(Protocol):
+    """Reports being rendered (turnproc.render.batch.PendingReports): `result()`
+    waits for them, `close()` abandons them."""
+
+    def result(self) -> dict[int, RenderedReport]: ...
+    def close(self) -> None: ...
+
+
+@dataclass
+class ReadyReports:
+    """Reports rendered before the caller asked."""
+
+    reports: dict[int, RenderedReport]
+
+    def result(self) -> dict[int, RenderedReport]:
+        return self.reports
+
+    def close(self) -> None:
+        pass
+
+
+def start_reports(report: ReportInput, positions: Iterable[int] | None = None) -> Reports:
+    """Start rendering the reports of `positions` (default: every position): the
+    single place the batch calls the family's renderer. The renderer may work
+    in other processes while the caller stores the turn."""
+    start = family_of(report.scenario).report_renderer()
+    wanted = None if positions is None else sorted(positions)
+    pending: Reports = start(report, positions=wanted)
+    return pending
+
+
 def render_reports(
     report: ReportInput, positions: Iterable[int] | None = None
 ) -> dict[int, RenderedReport]:
-    """The reports of `positions` (default: every position): the single place the
-    batch calls the family's renderer."""
-    render = family_of(report.scenario).report_renderer()
-    wanted = None if positions is None else sorted(positions)
-    rendered: dict[int, RenderedReport] = render(report, positions=wanted)
-    return rendered
+    """The reports of `positions` (default: every position), rendered now."""
+    pending = start_reports(report, positions)
+    try:
+        return pending.result()
+    finally:
+        pending.close()
 
 
 def summary_reports(
@@ -130,6 +161,11 @@ def summary_reports(
     """A plain report per position: cash, holdings, visible news and refused orders."""
     wanted = [t.position for t in report.after.tycoons] if positions is None else positions
     return {position: _summary_report(report, position) for position in wanted}
+
+
+def start_summary_reports(report: ReportInput, positions: Iterable[int] | None = None) -> Reports:
+    """`summary_reports` in the shape of `start_reports`."""
+    return ReadyReports(summary_reports(report, positions))
 
 
 def _visible_to(event: Event, position: int) -> bool:
@@ -549,12 +585,7 @@ def run_turn(
             # As report_deadline will read it back: this turn is stored as processed now.
             deadline=_when(now + timedelta(days=game.turn_days)),
         )
-        reports = render_reports(report_input)
-    expected_positions = {t.position for t in result.state.tycoons}
-    if set(reports) != expected_positions:
-        problems.append(
-            f"reports rendered for {len(reports)} positions, expected {len(expected_positions)}"
-        )
+        pending = start_reports(report_input)
     new_json = mapping.state_json(result.state)
     outcome = TurnOutcome(
         game=game.name,
@@ -572,6 +603,31 @@ def run_turn(
         export_sha256=hashlib.sha256(mapping.export_state(new_json).encode()).hexdigest(),
         timings=timings,
     )
+    try:
+        if not preview and not problems:
+            # While the reports render: the turn's state and records. A refusal
+            # below raises, and the caller's transaction rolls all of it back.
+            with _timed(timings, "store"):
+                repository.add_turn_state(
+                    session, game.id, turn + 1, new_json, PROGRAM_VERSION, now
+                )
+                repository.replace_standings(session, game.id, turn + 1, outcome.standings)
+                repository.add_events(session, game.id, turn, result.events, origin="turn")
+                repository.add_rejections(session, game.id, turn, result.rejections)
+                repository.add_ledger(session, game.id, turn, result.ledger, origin="turn")
+                repository.add_computer_orders(
+                    session, game.id, turn, [in_order[position] for position in computer], now
+                )
+                session.flush()
+        with _timed(timings, "render"):
+            reports = pending.result()
+    finally:
+        pending.close()
+    expected_positions = {t.position for t in result.state.tycoons}
+    if set(reports) != expected_positions:
+        problems.append(
+            f"reports rendered for {len(reports)} positions, expected {len(expected_positions)}"
+        )
     if preview:
         outcome.message = f"preview of {game.name} turn {turn}: nothing stored"
         return outcome
@@ -581,14 +637,6 @@ def run_turn(
             f"{game.name} turn {turn} refused by the sanity gate: {problems[0]}{more}"
         )
     with _timed(timings, "store"):
-        repository.add_turn_state(session, game.id, turn + 1, new_json, PROGRAM_VERSION, now)
-        repository.replace_standings(session, game.id, turn + 1, outcome.standings)
-        repository.add_events(session, game.id, turn, result.events, origin="turn")
-        repository.add_rejections(session, game.id, turn, result.rejections)
-        repository.add_ledger(session, game.id, turn, result.ledger, origin="turn")
-        repository.add_computer_orders(
-            session, game.id, turn, [in_order[position] for position in computer], now
-        )
         for position, report in sorted(reports.items()):
             repository.add_report(
                 session, game.id, turn, position, report.text, report.pdf, report.json

@@ -36,9 +36,10 @@ class GameFamily:
     turn_problems: Callable[[GameState, GameState, list[LedgerEntry]], list[str]]
     # 11.3 A new game starts with the records of the games that ended before it.
     carry_records: Callable[[Scenario, GameState, list[GameState]], GameState]
-    # Imported on first use: rendering pulls in ReportLab, which intake and
-    # the engine's users do not need.
-    report_renderer: Callable[[], Callable[..., dict[int, Any]]]
+    # Starts rendering a turn's reports and returns at once (an object whose
+    # result() waits for them). Imported on first use: rendering pulls in
+    # ReportLab, which intake and the engine's users do not need.
+    report_renderer: Callable[[], Callable[..., Any]]
 
 
 def _cr_new_game(
@@ -59,10 +60,10 @@ def _cr_carry_records(scenario: Scenario, state: GameState, ended: list[GameStat
     return state.model_copy(update={"records": records})
 
 
-def _cr_report_renderer() -> Callable[..., dict[int, Any]]:
-    from turnproc.render.batch import render_turn_reports
+def _cr_report_renderer() -> Callable[..., Any]:
+    from turnproc.render.batch import start_turn_reports
 
-    return render_turn_reports
+    return start_turn_reports
 
 
 CONTINENTAL_RAILS = GameFamily(

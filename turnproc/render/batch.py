@@ -1,20 +1,24 @@
 """The renderer's entry points for the batch, the bench and `turnproc report render`.
 
 `render_player_report` renders one position's report three ways (PDF with
-maps, plain text, JSON) from one `PlayerReport`. `render_turn_reports` renders
+maps, plain text, JSON) from one `PlayerReport`. `start_turn_reports` renders
 every position of a turn, sharing the map's geography and using worker
-processes when there are several cores: the input is handed to the workers by
-fork, so nothing large is pickled on the way in.
+processes when there are several cores, and returns at once, so the batch can
+store the turn while the reports render; `render_turn_reports` waits for them.
+The input is handed to the workers by fork, so nothing large is pickled on the
+way in.
 """
 
 import multiprocessing
+import multiprocessing.pool
 import os
 import resource
 import statistics
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from turnproc.core.ledger import LedgerEntry
 from turnproc.cr.events import Announcement as AnnouncementEvent
@@ -175,21 +179,75 @@ def default_workers() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 
 
-def render_turn_reports(
+class PendingReports:
+    """Reports being rendered by worker processes while the caller goes on
+    (the batch stores the turn meanwhile). `result()` waits for them; `close()`
+    stops the workers if the caller gives up first. Use as a context manager."""
+
+    def __init__(
+        self,
+        ready: dict[int, RenderedReport] | None = None,
+        pool: "multiprocessing.pool.Pool | None" = None,
+        driver: threading.Thread | None = None,
+        outcome: "list[dict[int, RenderedReport] | BaseException] | None" = None,
+        stop: threading.Event | None = None,
+    ) -> None:
+        self._ready = ready
+        self._stop = stop
+        self._pool = pool
+        self._driver = driver
+        self._outcome = outcome if outcome is not None else []
+
+    def result(self) -> dict[int, RenderedReport]:
+        if self._ready is None:
+            assert self._driver is not None
+            self._driver.join()
+            self.close()
+            if not self._outcome:
+                raise RuntimeError("the reports were abandoned (close) before they were ready")
+            found = self._outcome[0]
+            if isinstance(found, BaseException):
+                raise found
+            self._ready = found
+        return self._ready
+
+    def close(self) -> None:
+        if self._stop is not None:
+            self._stop.set()  # the helper thread stops waiting for abandoned work
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
+        if self._driver is not None:
+            self._driver.join()
+        _JOB.clear()
+
+    def __enter__(self) -> "PendingReports":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def start_turn_reports(
     data: TurnInput,
     positions: Sequence[int] | None = None,
     workers: int | None = None,
     maps: bool = True,
     meta: GameMeta | None = None,
-) -> dict[int, RenderedReport]:
-    """Every position's report of one turn; `workers` processes (default: up to 2).
-    `meta` replaces the metadata taken from `data` (announcements, deadline).
+) -> PendingReports:
+    """Start rendering every position's report of one turn in `workers`
+    processes (default: up to 2) and return at once; with one worker (or no
+    fork) the reports are rendered before returning. `meta` replaces the
+    metadata taken from `data` (announcements, deadline).
 
     Each of the two map pages (geography and railroad layer) is drawn and
-    compressed once, one page per worker, then every worker gets both."""
+    compressed once, one page per worker, then every worker gets both. The
+    worker processes are forked here, in the caller's thread; a helper thread
+    only hands them their work and collects the results."""
     wanted = list(positions) if positions is not None else [t.position for t in data.after.tycoons]
     if not wanted:
-        return {}
+        return PendingReports(ready={})
     result = TurnResult(
         state=data.after,
         events=list(data.events),
@@ -205,21 +263,55 @@ def render_turn_reports(
     if count <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         if pages is not None:
             pages.prepare(first)
-        return {pos: turn.render(pos) for pos in wanted}
+        return PendingReports(ready={pos: turn.render(pos) for pos in wanted})
     text_template()  # compiled here once, inherited by every worker
     chunks = [wanted[i::count] for i in range(count)]
+    _JOB.clear()
     _JOB.append(turn)
-    try:
-        with multiprocessing.get_context("fork").Pool(count) as pool:
+    pool = multiprocessing.get_context("fork").Pool(count)
+    outcome: list[dict[int, RenderedReport] | BaseException] = []
+
+    stop = threading.Event()
+
+    def wait(work: "multiprocessing.pool.MapResult[Any]") -> list[Any] | None:
+        while not work.ready():
+            if stop.is_set():
+                return None
+            work.wait(0.05)
+        return work.get()
+
+    def drive() -> None:
+        try:
             layers: Layers = {}
             if pages is not None:
-                drawn = pool.map(_draw_page, [False, True], chunksize=1)
+                drawn = wait(pool.map_async(_draw_page, [False, True], chunksize=1))
+                if drawn is None:
+                    return
                 layers = {False: drawn[0], True: drawn[1]}
-            parts = pool.map(_render_positions, [(chunk, layers) for chunk in chunks], chunksize=1)
-    finally:
-        _JOB.clear()
-    rendered = dict(item for part in parts for item in part)
-    return {pos: rendered[pos] for pos in wanted}
+            tasks = [(chunk, layers) for chunk in chunks]
+            parts = wait(pool.map_async(_render_positions, tasks, chunksize=1))
+            if parts is None:
+                return
+            rendered = dict(item for part in parts for item in part)
+            outcome.append({pos: rendered[pos] for pos in wanted})
+        except BaseException as exc:  # handed to the caller by result()
+            outcome.append(exc)
+
+    driver = threading.Thread(target=drive, name="report-renderer", daemon=True)
+    driver.start()
+    return PendingReports(pool=pool, driver=driver, outcome=outcome, stop=stop)
+
+
+def render_turn_reports(
+    data: TurnInput,
+    positions: Sequence[int] | None = None,
+    workers: int | None = None,
+    maps: bool = True,
+    meta: GameMeta | None = None,
+) -> dict[int, RenderedReport]:
+    """Every position's report of one turn (see `start_turn_reports`)."""
+    with start_turn_reports(data, positions, workers, maps, meta) as pending:
+        return pending.result()
 
 
 def _cpu_seconds() -> float:
