@@ -150,6 +150,48 @@ def test_two_workers_process_twenty_due_games_exactly_once(tmp_path: Path) -> No
                 assert runs == 1
 
 
+def test_worker_processes_and_another_runner_share_the_due_games(tmp_path: Path) -> None:
+    """`turn run --due --workers 2` beside a plain `turn run --due`: three
+    workers in two processes, each of 12 due games processed exactly once, and
+    the multi-worker run reports every game its workers processed."""
+    for url in fresh_database("postgres", tmp_path):
+        engine = open_fresh(url)
+        ids = [_new_game(engine, f"pool-{i}", seed=100 + i, now_days=-30) for i in range(12)]
+        runners = [
+            _driver(url, "turn", "run", "--due", "--workers", "2", "--json"),
+            _driver(url, "turn", "run", "--due", "--json"),
+        ]
+        done = []
+        for runner in runners:
+            out, err = runner.communicate(timeout=300)
+            assert runner.returncode == 0, out + err
+            report = json.loads(out[out.index("{") :])
+            assert report["failed"] == []
+            done.append([o["game_id"] for o in report["processed"]])
+        assert sorted(done[0] + done[1]) == ids
+        with transaction(engine) as session:
+            for game_id in ids:
+                assert repository.get_game(session, game_id).current_turn == 2
+                runs = session.scalar(
+                    select(func.count()).where(
+                        ModeratorLog.game_id == game_id, ModeratorLog.action == "turn_run"
+                    )
+                )
+                assert runs == 1
+
+
+def test_sqlite_takes_one_due_worker(tmp_path: Path) -> None:
+    for url in fresh_database("sqlite", tmp_path):
+        engine = open_fresh(url)
+        ids = [_new_game(engine, f"lite-{i}", seed=200 + i, now_days=-30) for i in range(3)]
+        runner = _driver(url, "turn", "run", "--due", "--workers", "3", "--json")
+        out, err = runner.communicate(timeout=300)
+        assert runner.returncode == 0, out + err
+        assert "SQLite takes one worker; running with 1" in err
+        report = json.loads(out[out.index("{") :])
+        assert [o["game_id"] for o in report["processed"]] == ids
+
+
 def test_sqlite_file_copy_is_a_backup(tmp_path: Path) -> None:
     """A moderator's backup of a SQLite game is the file: a copy opens and exports the same."""
     for url in fresh_database("sqlite", tmp_path):

@@ -645,6 +645,7 @@ def run_turn(
         _apply_missed_turn_policy(session, game, turn, players, missed, now)
         game.current_turn = turn + 1
         game.deadline = now + timedelta(days=game.turn_days)
+        worker = game.claimed_by  # None: run by hand
         game.claimed_by = None
         game.claimed_at = None
         if result.state.ended:
@@ -657,6 +658,7 @@ def run_turn(
             now=now,
             details={
                 "program_version": PROGRAM_VERSION,
+                "worker": worker,
                 "computer": computer,
                 "missed": missed,
                 "events": len(result.events),

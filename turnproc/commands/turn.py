@@ -106,9 +106,20 @@ def _worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def _due_worker(url: str) -> list[dict[str, Any]]:
+def _due_worker(url: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """One worker process of `turn run --due --workers N`: (outcomes, failures)."""
     engine = open_database(url)
-    return [o.as_dict() for o in batch.run_due(engine, _worker_name())]
+    failures: list[str] = []
+
+    def on_game(name: str, outcome: batch.TurnOutcome | None, note: str) -> None:
+        if outcome is None and note:
+            failures.append(f"{name}: {note}")
+
+    try:
+        outcomes = [o.as_dict() for o in batch.run_due(engine, _worker_name(), on_game=on_game)]
+    finally:
+        engine.dispose()
+    return outcomes, failures
 
 
 def _run_due(args: argparse.Namespace) -> int:
@@ -127,8 +138,10 @@ def _run_due(args: argparse.Namespace) -> int:
         # renderer's own worker processes.
         spawn = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=workers, mp_context=spawn) as pool:
-            for result in pool.map(_due_worker, [url] * workers):
-                outcomes.extend(result)
+            for processed, failed in pool.map(_due_worker, [url] * workers):
+                outcomes.extend(processed)
+                failures.extend(failed)
+        outcomes.sort(key=lambda o: (o["game_id"], o["turn"]))
     else:
         show = sys.stderr.isatty() and not args.json
         with Progress(
