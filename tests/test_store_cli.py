@@ -121,3 +121,38 @@ def test_bad_input_is_one_line(cli: Cli, tmp_path: Path) -> None:
     )
     assert "name a game" in cli("turn", "run", code=2)
     assert "no game is due" in cli("turn", "run", "--due")
+
+
+def test_the_standby_list_from_the_command_line(cli: Cli, tmp_path: Path) -> None:
+    players = tmp_path / "players.csv"
+    players.write_text(
+        "position,character,real_name,email,secret\n3,,Ann,ann@example.org,pw\n", encoding="utf-8"
+    )
+    cli(
+        "game", "new", "--scenario", "continental-rails", "--players", str(players),
+        "--name", "s", "--missed-turn-limit", "1",
+    )  # fmt: skip
+    assert "nobody is waiting" in cli("game", "standby", "s")
+    assert "waiting for a position" in cli(
+        "game", "standby", "s", "--add", "vol@example.org", "--real-name", "Val"
+    )
+    assert "waiting: vol@example.org Val" in cli("game", "standby", "s")
+    assert "already on the standby list" in cli(
+        "game", "standby", "s", "--add", "vol@example.org", code=2
+    )
+    assert "not an email address" in cli("game", "standby", "s", "--add", "nobody", code=2)
+    assert "not both" in cli(
+        "game", "standby", "s", "--add", "a@b.org", "--remove", "c@d.org", code=2
+    )
+    cli("turn", "run", "s", "--force")  # Ann sends nothing: one miss is the limit here
+    listed = json.loads(cli("game", "standby", "s", "--json"))
+    assert listed["took_over"] == [{"email": "vol@example.org", "position": 3, "turn": 2}]
+    status = json.loads(cli("game", "status", "s", "--json"))
+    assert [p["email"] for p in status["players"] if p["position"] == 3] == ["vol@example.org"]
+    assert "waiting for a position" in cli("game", "standby", "s", "--add", "w@example.org")
+    assert "standby players waiting: w@example.org" in cli("game", "status", "s")
+    assert "off the standby list" in cli("game", "standby", "s", "--remove", "w@example.org")
+    assert "is not waiting" in cli("game", "standby", "s", "--remove", "w@example.org", code=2)
+    assert "cannot be negative" in cli(
+        "game", "new", "--scenario", "continental-rails", "--missed-turn-limit", "-1", code=2
+    )

@@ -5,9 +5,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import inspect
+from sqlalchemy import Engine, inspect, text
 
 from turnproc.cli import main
 from turnproc.store import db
@@ -32,6 +33,40 @@ def test_upgrade_builds_every_table_and_matches_the_models(db_url: str) -> None:
         differences = compare_metadata(MigrationContext.configure(connection), Base.metadata)
     assert differences == []
     assert db.upgrade(engine) == (after, after)
+    engine.dispose()
+
+
+def _migrate(engine: Engine, action: str, revision: str) -> None:
+    with engine.connect() as connection:
+        config = db._alembic_config()
+        config.attributes["connection"] = connection
+        getattr(command, action)(config, revision)
+        connection.commit()
+
+
+def test_a_database_of_the_first_schema_upgrades_with_its_games(db_url: str) -> None:
+    """A moderator's database made by an older release keeps its games across
+    `db upgrade` (and the newest migration can be undone)."""
+    engine = db.create_db_engine(db_url)
+    _migrate(engine, "upgrade", "0001")
+    with engine.begin() as connection:
+        connection.execute(
+            text(
+                "INSERT INTO games (name, scenario, seed, current_turn, status, grace_minutes,"
+                " turn_days, reminder_hours, missed_turn_limit, anonymous, early_run, created_at)"
+                " VALUES ('old', 'continental-rails', 7, 3, 'active', 0, 7, '48,12', 2,"
+                " false, true, '2026-01-01 00:00:00+00:00')"
+            )
+        )
+    assert db.upgrade(engine) == ("0001", db.head_revision())
+    with engine.connect() as connection:
+        assert "standby_players" in inspect(connection).get_table_names()
+        row = connection.execute(text("SELECT name, current_turn FROM games")).one()
+        assert tuple(row) == ("old", 3)
+    _migrate(engine, "downgrade", "0001")
+    with engine.connect() as connection:
+        assert "standby_players" not in inspect(connection).get_table_names()
+    assert db.upgrade(engine) == ("0001", db.head_revision())
     engine.dispose()
 
 

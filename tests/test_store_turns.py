@@ -273,18 +273,134 @@ def test_adjustment_is_balanced_logged_and_in_the_next_news(engine: Engine) -> N
     assert mapping.state_from_json(_export(engine, game_id)).tycoon(3).cash == after.tycoon(3).cash
 
 
+def _miss_with_bob(engine: Engine, game_id: int, turns: int) -> None:
+    """Run `turns` turns in which Ada (position 1) sends orders and Bob (4) none."""
+    for _ in range(turns):
+        _play_human_orders(engine, game_id)
+        with transaction(engine) as session:
+            session.execute(delete(OrdersInForce).where(OrdersInForce.position == 4))
+        _run(engine, game_id, force=True)
+
+
+def _mail_to(engine: Engine, address: str) -> list[OutboxMessage]:
+    with transaction(engine) as session:
+        query = select(OutboxMessage).where(OutboxMessage.to_address == address)
+        return list(session.scalars(query.order_by(OutboxMessage.id)).all())
+
+
 def test_missed_turns_offer_the_position_to_a_standby(engine: Engine) -> None:
     game_id = _new(engine)
-    _play_human_orders(engine, game_id)
-    with transaction(engine) as session:
-        session.execute(delete(OrdersInForce).where(OrdersInForce.position == 4))
-    _run(engine, game_id, force=True)
-    _run(engine, game_id, force=True)
+    _miss_with_bob(engine, game_id, 2)
     with transaction(engine) as session:
         ada, bob = (repository.get_player(session, game_id, p) for p in (1, 4))
-        assert (ada.missed_turns, ada.standby) == (1, False)  # orders only for turn 1
+        assert (ada.missed_turns, ada.standby) == (0, False)
         assert (bob.missed_turns, bob.standby) == (2, True)
+        assert bob.email == "bob@example.org"  # nobody waiting: the computer plays on
         assert "standby_offered" in [e.action for e in repository.log_entries(session, game_id)]
+        assert batch.standby_list(session, game_id)["offered"] == [
+            {"position": 4, "character": bob.character, "missed_turns": 2}
+        ]
+    _miss_with_bob(engine, game_id, 1)  # still offered, not offered twice
+    with transaction(engine) as session:
+        actions = [e.action for e in repository.log_entries(session, game_id)]
+        assert actions.count("standby_offered") == 1
+        added = batch.add_standby(session, game_id, email="cy@example.org", real_name="Cy", now=NOW)
+    assert added.position == 4  # an offered position is taken at once
+    _assert_handed_over(engine, game_id, "cy@example.org", old="bob@example.org", turn=4)
+
+
+def _assert_handed_over(engine: Engine, game_id: int, new: str, old: str, turn: int) -> None:
+    with transaction(engine) as session:
+        player = repository.get_player(session, game_id, 4)
+        assert (player.email, player.human, player.standby, player.missed_turns) == (
+            new,
+            True,
+            False,
+            0,
+        )
+        state = mapping.state_from_json(repository.turn_state(session, game_id, turn).state)
+        assert state.tycoon(4).human
+        listed = batch.standby_list(session, game_id)
+        assert listed["offered"] == [] and listed["waiting"] == []
+        assert listed["took_over"] == [{"email": new, "position": 4, "turn": turn}]
+        assert "standby_took_over" in [e.action for e in repository.log_entries(session, game_id)]
+    welcome = _mail_to(engine, new)
+    assert [m.kind for m in welcome] == ["welcome"]
+    assert "Your secret (write it on every turnsheet):" in welcome[0].body
+    assert f"Orders for turn {turn} are due" in welcome[0].body
+    notice = [m for m in _mail_to(engine, old) if m.kind == "notice"]
+    assert len(notice) == 1 and "handed to a standby player" in notice[0].body
+
+
+def test_a_waiting_standby_takes_over_when_the_limit_is_reached(engine: Engine) -> None:
+    game_id = _new(engine)
+    with transaction(engine) as session:
+        assert (
+            batch.add_standby(session, game_id, email="dee@example.org", now=NOW).position is None
+        )
+        old_hash = repository.get_player(session, game_id, 4).secret_hash
+    _miss_with_bob(engine, game_id, 1)
+    with transaction(engine) as session:
+        assert repository.get_player(session, game_id, 4).email == "bob@example.org"
+    _miss_with_bob(engine, game_id, 1)  # the second miss: handed over as the turn ends
+    _assert_handed_over(engine, game_id, "dee@example.org", old="bob@example.org", turn=3)
+    with transaction(engine) as session:
+        assert repository.get_player(session, game_id, 4).secret_hash != old_hash
+    _miss_with_bob(engine, game_id, 1)  # the newcomer's own count starts from nothing
+    with transaction(engine) as session:
+        player = repository.get_player(session, game_id, 4)
+        assert (player.email, player.missed_turns, player.standby) == ("dee@example.org", 1, False)
+
+
+def test_an_offered_player_who_sends_orders_again_keeps_the_position(engine: Engine) -> None:
+    game_id = _new(engine)
+    _miss_with_bob(engine, game_id, 2)
+    _play_human_orders(engine, game_id)  # Bob is back
+    _run(engine, game_id, force=True)
+    with transaction(engine) as session:
+        bob = repository.get_player(session, game_id, 4)
+        assert (bob.email, bob.standby, bob.missed_turns) == ("bob@example.org", False, 0)
+        assert "standby_withdrawn" in [e.action for e in repository.log_entries(session, game_id)]
+        batch.add_standby(session, game_id, email="cy@example.org", now=NOW)
+        assert repository.get_player(session, game_id, 4).email == "bob@example.org"
+
+
+def test_a_missed_turn_limit_of_zero_never_hands_a_position_over(engine: Engine) -> None:
+    with transaction(engine) as session:
+        game_id = batch.create_game(
+            session,
+            scenario=SCENARIO,
+            players=HUMANS,
+            seed=3,
+            name="z",
+            missed_turn_limit=0,
+            now=NOW,
+        ).game_id
+        batch.add_standby(session, game_id, email="cy@example.org", now=NOW)
+    _miss_with_bob(engine, game_id, 3)
+    with transaction(engine) as session:
+        bob = repository.get_player(session, game_id, 4)
+        assert (bob.email, bob.standby, bob.missed_turns) == ("bob@example.org", False, 3)
+
+
+def test_the_standby_list_refuses_bad_entries(engine: Engine) -> None:
+    game_id = _new(engine)
+    with transaction(engine) as session:
+        batch.add_standby(session, game_id, email="cy@example.org", now=NOW)
+    bad = [
+        ("not-an-address", "is not an email address"),
+        ("CY@example.org", "already on the standby list"),
+        ("ada@example.org", "already plays a position"),
+    ]
+    for email, problem in bad:
+        with transaction(engine) as session, pytest.raises(UsageError, match=problem):
+            batch.add_standby(session, game_id, email=email, now=NOW)
+    with transaction(engine) as session:
+        batch.remove_standby(session, game_id, email="cy@example.org", now=NOW)
+    with transaction(engine) as session, pytest.raises(UsageError, match="is not waiting"):
+        batch.remove_standby(session, game_id, email="cy@example.org", now=NOW)
+    with transaction(engine) as session:
+        assert batch.standby_list(session, game_id)["waiting"] == []
 
 
 def test_early_run_once_every_human_is_in(engine: Engine) -> None:

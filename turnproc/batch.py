@@ -39,7 +39,7 @@ from turnproc.scenario.loader import load_scenario, resolve_path, scenario_names
 from turnproc.scenario.model import Scenario
 from turnproc.store import mapping, repository
 from turnproc.store.db import transaction
-from turnproc.store.models import Game, Player
+from turnproc.store.models import Game, Player, StandbyPlayer
 
 PROGRAM_VERSION = __version__
 
@@ -275,6 +275,7 @@ def create_game(
     grace_minutes: int = 0,
     early_run: bool = True,
     anonymous: bool = False,
+    missed_turn_limit: int = 2,
     now: datetime,
 ) -> CreatedGame:
     """A new game at turn 1; humans for the listed positions, the computer elsewhere.
@@ -283,6 +284,8 @@ def create_game(
     loaded = scenario_for(key)
     if deadline_days < 1:
         raise UsageError("--deadline-days must be at least 1")
+    if missed_turn_limit < 0:
+        raise UsageError("--missed-turn-limit cannot be negative (0: never hand a position over)")
     seed = secrets.randbelow(2**31) if seed is None else seed
     name = name or f"{loaded.name}-{seed}"
     entries = sorted(players, key=lambda e: e.position)
@@ -306,7 +309,7 @@ def create_game(
         grace_minutes=grace_minutes,
         turn_days=deadline_days,
         reminder_hours="48,12",
-        missed_turn_limit=2,
+        missed_turn_limit=missed_turn_limit,
         anonymous=anonymous,
         early_run=early_run,
         created_at=now,
@@ -642,7 +645,6 @@ def run_turn(
                 session, game.id, turn, position, report.text, report.pdf, report.json
             )
         _queue_reports(session, game, turn, players, reports, now)
-        _apply_missed_turn_policy(session, game, turn, players, missed, now)
         game.current_turn = turn + 1
         game.deadline = now + timedelta(days=game.turn_days)
         worker = game.claimed_by  # None: run by hand
@@ -650,6 +652,8 @@ def run_turn(
         game.claimed_at = None
         if result.state.ended:
             game.status = "ended"
+        else:
+            _apply_missed_turn_policy(session, game, turn, players, computer, now)
         repository.log_action(
             session,
             game_id=game.id,
@@ -705,20 +709,35 @@ def _apply_missed_turn_policy(
     game: Game,
     turn: int,
     players: dict[int, Player],
-    missed: list[int],
+    computer: list[int],
     now: datetime,
 ) -> None:
-    """A missed turn is played by the computer; after `missed_turn_limit` misses
-    in a row the position is offered to a standby player (the computer keeps
-    playing it until `game assign`)."""
+    """A missed turn is played by the computer. After `missed_turn_limit` misses
+    in a row (0: never) the position is offered to a standby player: the first
+    one waiting takes it at once; with nobody waiting, the computer goes on
+    playing it until a standby player is added or its player sends orders again.
+    Runs after the game has moved to the next turn."""
     for player in players.values():
-        if not player.human or player.standby:
+        if not player.human:
             continue
-        if player.position not in missed:
+        if player.position not in computer:  # orders came in
+            if player.standby:
+                player.standby = False
+                repository.log_action(
+                    session,
+                    game_id=game.id,
+                    turn=turn,
+                    action="standby_withdrawn",
+                    now=now,
+                    reason="the player sent orders again",
+                    details={"position": player.position},
+                )
             player.missed_turns = 0
             continue
+        if player.standby:
+            continue  # offered already; nobody has taken it yet
         player.missed_turns += 1
-        if player.missed_turns >= game.missed_turn_limit:
+        if game.missed_turn_limit and player.missed_turns >= game.missed_turn_limit:
             player.standby = True
             repository.log_action(
                 session,
@@ -728,6 +747,142 @@ def _apply_missed_turn_policy(
                 now=now,
                 details={"position": player.position, "missed_turns": player.missed_turns},
             )
+    _fill_offered_positions(session, game, now)
+
+
+def _fill_offered_positions(session: Session, game: Game, now: datetime) -> list[int]:
+    """Hand every position offered to a standby player to the next one waiting,
+    lowest position first. Returns the positions handed over."""
+    waiting = list(repository.standbys(session, game.id))
+    offered = [p for p in repository.players(session, game.id) if p.human and p.standby]
+    handed: list[int] = []
+    for player, standby in zip(offered, waiting, strict=False):
+        _hand_over(session, game, player, standby, now)
+        handed.append(player.position)
+    return handed
+
+
+def _hand_over(
+    session: Session, game: Game, player: Player, standby: StandbyPlayer, now: datetime
+) -> None:
+    """9 The standby player takes over the position: a new secret and the welcome
+    mail with the position's report go to them, a notice to the player replaced."""
+    position, old_email, missed = player.position, player.email, player.missed_turns
+    if old_email:
+        repository.queue_mail(
+            session,
+            key=f"replaced/{game.id}/{position}/{game.current_turn}/{old_email.lower()}",
+            kind="notice",
+            to_address=old_email,
+            subject=f"[{game.name}] Position {position} handed to a standby player",
+            body=(
+                f"No orders came from you for position {position}, {player.character}, "
+                f"for {missed} turns in a row, so the position of {game.name} has been "
+                f"handed to a standby player from turn {game.current_turn}.\n"
+                "Your secret no longer works for this game. If this is a mistake, "
+                "write to the moderator.\n"
+            ),
+            now=now,
+            game_id=game.id,
+            turn=game.current_turn,
+            position=position,
+        )
+    assign(
+        session,
+        game.id,
+        position=position,
+        email=standby.email,
+        real_name=standby.real_name,
+        now=now,
+    )
+    standby.position = position
+    standby.taken_turn = game.current_turn
+    repository.log_action(
+        session,
+        game_id=game.id,
+        turn=game.current_turn,
+        action="standby_took_over",
+        now=now,
+        details={"position": position, "email": standby.email, "replaced": old_email},
+    )
+
+
+@dataclass(frozen=True)
+class StandbyAdded:
+    email: str
+    position: int | None  # the offered position they took at once, if any
+
+
+def add_standby(
+    session: Session, game_key: str | int, *, email: str, now: datetime, real_name: str = ""
+) -> StandbyAdded:
+    """A volunteer joins the game's standby list; a position already offered
+    is handed to them at once."""
+    email = email.strip()
+    if "@" not in email or " " in email or email.startswith("@") or email.endswith("@"):
+        raise UsageError(f"{email!r} is not an email address")
+    game = repository.get_game(session, game_key, lock=True)
+    if game.status != "active":
+        raise UsageError(f"{game.name} is {game.status}; it needs no standby players")
+    if any(s.email.lower() == email.lower() for s in repository.standbys(session, game.id)):
+        raise UsageError(f"{email} is already on the standby list of {game.name}")
+    playing = {p.email.lower() for p in repository.players(session, game.id) if p.email}
+    if email.lower() in playing:
+        raise UsageError(f"{email} already plays a position in {game.name}")
+    standby = repository.add_standby(session, game.id, email, real_name, now)
+    repository.log_action(
+        session,
+        game_id=game.id,
+        turn=game.current_turn,
+        action="standby_added",
+        now=now,
+        details={"email": email},
+    )
+    _fill_offered_positions(session, game, now)
+    session.flush()
+    return StandbyAdded(email=email, position=standby.position)
+
+
+def remove_standby(session: Session, game_key: str | int, *, email: str, now: datetime) -> None:
+    """A volunteer leaves the standby list (one who took a position stays in it)."""
+    game = repository.get_game(session, game_key, lock=True)
+    found = [s for s in repository.standbys(session, game.id) if s.email.lower() == email.lower()]
+    if not found:
+        raise UsageError(f"{email} is not waiting on the standby list of {game.name}")
+    repository.remove_standby(session, found[0])
+    repository.log_action(
+        session,
+        game_id=game.id,
+        turn=game.current_turn,
+        action="standby_removed",
+        now=now,
+        details={"email": found[0].email},
+    )
+
+
+def standby_list(session: Session, game_key: str | int) -> dict[str, Any]:
+    """Who is waiting, which positions are offered, and who took which."""
+    game = repository.get_game(session, game_key)
+    everyone = repository.standbys(session, game.id, waiting=False)
+    return {
+        "game": game.name,
+        "missed_turn_limit": game.missed_turn_limit,
+        "waiting": [
+            {"email": s.email, "real_name": s.real_name, "added_at": s.added_at.isoformat()}
+            for s in everyone
+            if s.position is None
+        ],
+        "offered": [
+            {"position": p.position, "character": p.character, "missed_turns": p.missed_turns}
+            for p in repository.players(session, game.id)
+            if p.human and p.standby
+        ],
+        "took_over": [
+            {"email": s.email, "position": s.position, "turn": s.taken_turn}
+            for s in everyone
+            if s.position is not None
+        ],
+    }
 
 
 def batch_turn(engine: Engine, game_key: str | int, now: datetime | None = None) -> TurnOutcome:
@@ -1185,7 +1340,9 @@ def status(session: Session, game_key: str | int, now: datetime) -> dict[str, An
         "deadline": game.deadline.isoformat() if game.deadline else None,
         "grace_minutes": game.grace_minutes,
         "due": is_due(session, game, now),
+        "missed_turn_limit": game.missed_turn_limit,
         "players": players,
+        "standby_waiting": [s.email for s in repository.standbys(session, game.id)],
         "standings": standings,
     }
 

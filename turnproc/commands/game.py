@@ -1,4 +1,5 @@
-"""`turnproc game new | list | status | export | assign | drop | adjust | log | resend`."""
+"""`turnproc game new | list | status | export | assign | drop | standby | adjust | log |
+resend`."""
 
 import argparse
 import json
@@ -24,6 +25,12 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p.add_argument("--grace-minutes", type=int, default=0, help="grace after each deadline")
     p.add_argument("--no-early-run", action="store_true", help="wait for the deadline always")
     p.add_argument("--anonymous", action="store_true", help="hide players' names in reports")
+    p.add_argument(
+        "--missed-turn-limit",
+        type=int,
+        default=2,
+        help="missed turns in a row before a position goes to a standby player (0: never)",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=_new)
 
@@ -56,6 +63,14 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p.add_argument("--position", type=int, required=True)
     p.add_argument("--reason", default="")
     p.set_defaults(handler=_drop)
+
+    p = sub.add_parser("standby", help="standby players who take over missed positions")
+    p.add_argument("game", help="game id or name")
+    p.add_argument("--add", metavar="EMAIL", help="put a volunteer on the standby list")
+    p.add_argument("--real-name", default="", help="the volunteer's name (with --add)")
+    p.add_argument("--remove", metavar="EMAIL", help="take a volunteer off the list")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=_standby)
 
     p = sub.add_parser("adjust", help="a logged manual correction, shown in the next news")
     p.add_argument("game", help="game id or name")
@@ -95,6 +110,7 @@ def _new(args: argparse.Namespace) -> int:
             grace_minutes=args.grace_minutes,
             early_run=not args.no_early_run,
             anonymous=args.anonymous,
+            missed_turn_limit=args.missed_turn_limit,
             now=batch.utcnow(),
         )
     if args.json:
@@ -141,11 +157,53 @@ def _status(args: argparse.Namespace) -> int:
             mark = "orders in" if p["submitted"] else "no orders yet"
             extra = "  offered to standby" if p["standby"] else ""
             print(f"  {p['position']:>2} {p['character']:<24} {mark}{extra}")
+    if data["standby_waiting"]:
+        print(f"standby players waiting: {', '.join(data['standby_waiting'])}")
     print("standings (net worth):")
     for s in data["standings"]:
         print(
             f"  {s['position']:>2} {s['character']:<24} ${s['net_worth']:>10,}  {s['vp_total']} VP"
         )
+    return 0
+
+
+def _standby(args: argparse.Namespace) -> int:
+    if args.add and args.remove:
+        raise UsageError("give --add or --remove, not both")
+    if args.real_name and not args.add:
+        raise UsageError("--real-name goes with --add")
+    with transaction(database()) as session:
+        if args.add:
+            added = batch.add_standby(
+                session, args.game, email=args.add, real_name=args.real_name, now=batch.utcnow()
+            )
+            if not args.json:
+                took = (
+                    f"; took over position {added.position} at once (welcome mail queued)"
+                    if added.position is not None
+                    else "; waiting for a position"
+                )
+                print(f"{added.email} is on the standby list{took}")
+        if args.remove:
+            batch.remove_standby(session, args.game, email=args.remove, now=batch.utcnow())
+            if not args.json:
+                print(f"{args.remove} is off the standby list")
+        data = batch.standby_list(session, args.game)
+    if args.json:
+        print(json.dumps(data, indent=2, sort_keys=True))
+    elif not (args.add or args.remove):
+        limit = data["missed_turn_limit"]
+        rule = f"after {limit} missed turns in a row" if limit else "never (limit 0)"
+        print(f"{data['game']}: positions go to a standby player {rule}")
+        for o in data["offered"]:
+            missed = f"{o['missed_turns']} missed"
+            print(f"  offered: position {o['position']} {o['character']} ({missed})")
+        for w in data["waiting"]:
+            print(f"  waiting: {w['email']} {w['real_name']}".rstrip())
+        for t in data["took_over"]:
+            print(f"  took position {t['position']} at turn {t['turn']}: {t['email']}")
+        if not (data["offered"] or data["waiting"] or data["took_over"]):
+            print("  nobody is waiting and no position is offered")
     return 0
 
 

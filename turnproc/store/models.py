@@ -105,6 +105,21 @@ class Player(Base):
     standby: Mapped[bool] = mapped_column(Boolean, default=False)  # offered to a standby player
 
 
+class StandbyPlayer(Base):
+    """A volunteer waiting to take over a position whose player stopped sending
+    orders; `position` is set once they have taken one."""
+
+    __tablename__ = "standby_players"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(_game_fk(), index=True)
+    email: Mapped[str] = mapped_column(String(254))
+    real_name: Mapped[str] = mapped_column(String(120), default="")
+    added_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    position: Mapped[int | None] = mapped_column(Integer)
+    taken_turn: Mapped[int | None] = mapped_column(Integer)
+
+
 class TurnState(Base):
     """The state at the start of `turn` (turn 1: the new game), as engine JSON."""
 

@@ -30,6 +30,7 @@ from turnproc.store.models import (
     Player,
     RejectionRow,
     Report,
+    StandbyPlayer,
     Standing,
     Submission,
     TurnState,
@@ -751,6 +752,32 @@ def log_entries(session: Session, game_id: int) -> Sequence[ModeratorLog]:
     return session.scalars(
         select(ModeratorLog).where(ModeratorLog.game_id == game_id).order_by(ModeratorLog.id)
     ).all()
+
+
+# --- standby players ------------------------------------------------------------
+
+
+def add_standby(
+    session: Session, game_id: int, email: str, real_name: str, now: datetime
+) -> StandbyPlayer:
+    standby = StandbyPlayer(game_id=game_id, email=email, real_name=real_name, added_at=now)
+    session.add(standby)
+    session.flush()
+    return standby
+
+
+def standbys(session: Session, game_id: int, waiting: bool = True) -> Sequence[StandbyPlayer]:
+    """The game's standby players, first come first served; `waiting`: only
+    those who have not taken a position yet."""
+    query = select(StandbyPlayer).where(StandbyPlayer.game_id == game_id)
+    if waiting:
+        query = query.where(StandbyPlayer.position.is_(None))
+    return session.scalars(query.order_by(StandbyPlayer.added_at, StandbyPlayer.id)).all()
+
+
+def remove_standby(session: Session, standby: StandbyPlayer) -> None:
+    session.delete(standby)
+    session.flush()
 
 
 # --- added for the turnsheet intake (turnproc/intake/submit.py) ---------------
