@@ -304,6 +304,7 @@ def test_missed_turns_offer_the_position_to_a_standby(engine: Engine) -> None:
     with transaction(engine) as session:
         actions = [e.action for e in repository.log_entries(session, game_id)]
         assert actions.count("standby_offered") == 1
+        assert repository.get_player(session, game_id, 4).missed_turns == 3
         added = batch.add_standby(session, game_id, email="cy@example.org", real_name="Cy", now=NOW)
     assert added.position == 4  # an offered position is taken at once
     _assert_handed_over(engine, game_id, "cy@example.org", old="bob@example.org", turn=4)
@@ -330,6 +331,7 @@ def _assert_handed_over(engine: Engine, game_id: int, new: str, old: str, turn: 
     assert f"Orders for turn {turn} are due" in welcome[0].body
     notice = [m for m in _mail_to(engine, old) if m.kind == "notice"]
     assert len(notice) == 1 and "handed to a standby player" in notice[0].body
+    assert f"from turn {turn}." in notice[0].body.replace("\n", " ")
 
 
 def test_a_waiting_standby_takes_over_when_the_limit_is_reached(engine: Engine) -> None:

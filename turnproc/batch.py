@@ -734,9 +734,9 @@ def _apply_missed_turn_policy(
                 )
             player.missed_turns = 0
             continue
+        player.missed_turns += 1
         if player.standby:
             continue  # offered already; nobody has taken it yet
-        player.missed_turns += 1
         if game.missed_turn_limit and player.missed_turns >= game.missed_turn_limit:
             player.standby = True
             repository.log_action(
@@ -777,7 +777,7 @@ def _hand_over(
             subject=f"[{game.name}] Position {position} handed to a standby player",
             body=(
                 f"No orders came from you for position {position}, {player.character}, "
-                f"for {missed} turns in a row, so the position of {game.name} has been "
+                f"for {missed} turns in a row, so your position in {game.name} has been "
                 f"handed to a standby player from turn {game.current_turn}.\n"
                 "Your secret no longer works for this game. If this is a mistake, "
                 "write to the moderator.\n"

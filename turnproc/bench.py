@@ -187,7 +187,14 @@ def _batch_runs(url: str, scenario_name: str, state_json: str, runs: int) -> dic
             with db.transaction(engine) as session:
                 batch.rollback(session, created.game_id, state.turn, now, reason="bench")
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        return {"seconds": round(statistics.median(times), 4), "peak_rss_mb": round(peak, 1)}
+        # The largest of the report renderer's worker processes (forked, so
+        # much of it is shared with the batch process rather than added to it).
+        worker = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        return {
+            "seconds": round(statistics.median(times), 4),
+            "peak_rss_mb": round(peak, 1),
+            "peak_rss_render_worker_mb": round(worker, 1),
+        }
     except Exception as exc:
         return {"error": _failure(exc)}
 
@@ -252,6 +259,7 @@ def run_bench(
     else:
         figures["batch_turn_sqlite_s"] = outcome["seconds"]
         figures["peak_rss_mb"] = outcome["peak_rss_mb"]
+        figures["peak_rss_render_worker_mb"] = outcome["peak_rss_render_worker_mb"]
 
     postgres = os.environ.get(POSTGRES_ENV)
     if not postgres:

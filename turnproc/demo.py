@@ -3,7 +3,9 @@
 Creates a SQLite game in demo-output/, with two positions held by demo
 players (example.org addresses, so there is mail to look at) and the other
 thirteen played by the computer. Neither demo player sends orders, so the
-missed-turn policy has the computer play their positions too. Runs a few
+missed-turn policy has the computer play their positions too, and after two
+missed turns offers them to a standby player: a volunteer put on the standby
+list after turn 3 takes the first offered position at once. Runs a few
 turns exactly as a moderator would (`turn run`), renders every player's
 report of the last turn (PDF with map, text, JSON) and writes the mail the
 game would send as .eml files. Prints where everything is.
@@ -22,6 +24,7 @@ PLAYERS = """position,character,real_name,email,secret
 3,Cornelius Vanderbilt,Demo Player One,demo.one@example.org,demo-secret-1
 8,Jay Gould,Demo Player Two,demo.two@example.org,demo-secret-2
 """
+STANDBY = "demo.standby@example.org"
 
 
 def run(*args: str) -> None:
@@ -53,8 +56,10 @@ def main() -> None:
         "--players",
         str(players),
     )
-    for _ in range(TURNS):
+    for turn in range(1, TURNS + 1):
         run("turn", "run", "demo", "--force")
+        if turn == 3:
+            run("game", "standby", "demo", "--add", STANDBY, "--real-name", "Demo Standby")
     run("game", "status", "demo")
     run("report", "render", "demo", "--out", str(out / "reports"))
     run("scenario", "map", "continental-rails", "--out", str(out / "map.pdf"))
