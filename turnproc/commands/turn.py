@@ -2,14 +2,22 @@
 
 import argparse
 import json
-import multiprocessing
 import os
 import socket
 import sys
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, wait
+from multiprocessing import get_context
 from typing import Any
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from sqlalchemy import Engine
 
 from turnproc import batch
 from turnproc.commands.db import database
@@ -122,6 +130,36 @@ def _due_worker(url: str) -> tuple[list[dict[str, Any]], list[str]]:
     return outcomes, failures
 
 
+def _run_due_in_workers(
+    engine: Engine, url: str, workers: int, progress: Progress, task: TaskID
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """`turn run --due` in `workers` spawned processes. The progress bar counts
+    the games due now that have moved past their turn, read from the database
+    while the workers run (the games any runner processes, this one or another)."""
+    with transaction(engine) as session:
+        due = {game_id: turn for game_id, turn, _name in batch.due_games(session, batch.utcnow())}
+    progress.update(task, total=len(due))
+    outcomes: list[dict[str, Any]] = []
+    failures: list[str] = []
+    # Not a multiprocessing.Pool: its daemonic workers could not start the
+    # renderer's own worker processes.
+    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+        running = [pool.submit(_due_worker, url) for _ in range(workers)]
+        while running:
+            finished, pending = wait(running, timeout=0.5)
+            running = list(pending)
+            if due and progress.live.is_started:
+                with transaction(engine) as session:
+                    moved = repository.games_past_turn(session, due)
+                progress.update(task, completed=moved)
+            for future in finished:
+                processed, failed = future.result()
+                outcomes.extend(processed)
+                failures.extend(failed)
+    outcomes.sort(key=lambda o: (o["game_id"], o["turn"]))
+    return outcomes, failures
+
+
 def _run_due(args: argparse.Namespace) -> int:
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
@@ -133,26 +171,19 @@ def _run_due(args: argparse.Namespace) -> int:
         workers = 1
     outcomes: list[dict[str, Any]] = []
     failures: list[str] = []
-    if workers > 1:
-        # Not a multiprocessing.Pool: its daemonic workers could not start the
-        # renderer's own worker processes.
-        spawn = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=spawn) as pool:
-            for processed, failed in pool.map(_due_worker, [url] * workers):
-                outcomes.extend(processed)
-                failures.extend(failed)
-        outcomes.sort(key=lambda o: (o["game_id"], o["turn"]))
-    else:
-        show = sys.stderr.isatty() and not args.json
-        with Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            disable=not show,
-            transient=False,
-        ) as progress:
-            task = progress.add_task("due games", total=None)
+    show = sys.stderr.isatty() and not args.json
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        disable=not show,
+        transient=False,
+    ) as progress:
+        task = progress.add_task("due games", total=None)
+        if workers > 1:
+            outcomes, failures = _run_due_in_workers(engine, url, workers, progress, task)
+        else:
 
             def on_start(count: int) -> None:
                 progress.update(task, total=count)

@@ -99,6 +99,12 @@ def claim_game(
     return game
 
 
+def games_past_turn(session: Session, turns: dict[int, int]) -> int:
+    """How many of the games `turns` (game id -> turn) have moved past that turn."""
+    rows = session.execute(select(Game.id, Game.current_turn).where(Game.id.in_(list(turns)))).all()
+    return sum(1 for game_id, current in rows if current > turns[game_id])
+
+
 # --- players -----------------------------------------------------------------
 
 
