@@ -156,3 +156,27 @@ def test_the_standby_list_from_the_command_line(cli: Cli, tmp_path: Path) -> Non
     assert "cannot be negative" in cli(
         "game", "new", "--scenario", "continental-rails", "--missed-turn-limit", "-1", code=2
     )
+
+
+def test_schedule_and_the_missing_orders_gate_from_the_command_line(
+    cli: Cli, tmp_path: Path
+) -> None:
+    players = tmp_path / "players.csv"
+    rows = "".join(f"{p},,P{p},p{p}@example.org,pw{p}\n" for p in (1, 2, 3))
+    players.write_text("position,character,real_name,email,secret\n" + rows, encoding="utf-8")
+    cli("game", "new", "--scenario", "continental-rails", "--players", str(players), "--name", "g")
+    shown = cli("game", "schedule", "g", "--extend-hours", "12", "--reason", "outage")
+    assert shown.startswith("deadline: ") and "policy 'computer'" in shown
+    assert "is not a date and time" in cli("game", "schedule", "g", "--deadline", "soon", code=2)
+    settings = json.loads(
+        cli("game", "schedule", "g", "--missed-turn-policy", "idle", "--no-early-run", "--json")
+    )
+    assert settings["changed"] == {
+        "early_run": [True, False],
+        "missed_turn_policy": ["computer", "idle"],
+    }
+    held = cli("turn", "run", "g", "--force", code=1)
+    assert "3 of 3 human players have no orders in force" in held
+    assert "turn_refused" in cli("game", "log", "g")
+    assert "now at turn 2" in cli("turn", "run", "g", "--force", "--accept-missing")
+    assert "--accept-missing" in cli("turn", "run", "--due", "--accept-missing", code=2)

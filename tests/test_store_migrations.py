@@ -61,8 +61,10 @@ def test_a_database_of_the_first_schema_upgrades_with_its_games(db_url: str) -> 
     assert db.upgrade(engine) == ("0001", db.head_revision())
     with engine.connect() as connection:
         assert "standby_players" in inspect(connection).get_table_names()
-        row = connection.execute(text("SELECT name, current_turn FROM games")).one()
-        assert tuple(row) == ("old", 3)
+        row = connection.execute(
+            text("SELECT name, current_turn, missed_turn_policy FROM games")
+        ).one()
+        assert tuple(row) == ("old", 3, "computer")
     _migrate(engine, "downgrade", "0001")
     with engine.connect() as connection:
         assert "standby_players" not in inspect(connection).get_table_names()

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import cache
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
 
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
@@ -276,6 +276,7 @@ def create_game(
     early_run: bool = True,
     anonymous: bool = False,
     missed_turn_limit: int = 2,
+    missed_turn_policy: str = "computer",
     now: datetime,
 ) -> CreatedGame:
     """A new game at turn 1; humans for the listed positions, the computer elsewhere.
@@ -286,6 +287,8 @@ def create_game(
         raise UsageError("--deadline-days must be at least 1")
     if missed_turn_limit < 0:
         raise UsageError("--missed-turn-limit cannot be negative (0: never hand a position over)")
+    if missed_turn_policy not in MISSED_TURN_POLICIES:
+        raise UsageError(f"--missed-turn-policy must be one of {', '.join(MISSED_TURN_POLICIES)}")
     seed = secrets.randbelow(2**31) if seed is None else seed
     name = name or f"{loaded.name}-{seed}"
     entries = sorted(players, key=lambda e: e.position)
@@ -310,6 +313,7 @@ def create_game(
         turn_days=deadline_days,
         reminder_hours="48,12",
         missed_turn_limit=missed_turn_limit,
+        missed_turn_policy=missed_turn_policy,
         anonymous=anonymous,
         early_run=early_run,
         created_at=now,
@@ -373,6 +377,7 @@ def _queue_welcome(
         f"You play position {entry.position}, {tycoon.character}.",
         f"Orders for turn {game.current_turn} are due by {_when(game.deadline)}.",
         "Put the game name, turn and position at the top of your turnsheet.",
+        missed_turn_rule(game),
     ]
     if secret is not None:
         lines += ["", f"Your secret (write it on every turnsheet): {secret}"]
@@ -396,6 +401,24 @@ def _queue_welcome(
         else None,
         json_attachment=report.json if report else None,
     )
+
+
+MISSED_TURN_WORDS = {
+    "computer": "a computer player gives your position its orders",
+    "idle": "your position gives no orders that turn",
+    "standing": "the orders you last sent are used again",
+}
+
+
+def missed_turn_rule(game: Game) -> str:
+    """What happens to a player who sends no orders, as the welcome mail says it."""
+    rule = f"If you send no orders for a turn, {MISSED_TURN_WORDS[game.missed_turn_policy]}"
+    if game.missed_turn_limit:
+        rule += (
+            f"; after {game.missed_turn_limit} missed turns in a row your position "
+            "goes to a standby player"
+        )
+    return rule + "."
 
 
 def _when(moment: datetime | None) -> str:
@@ -516,12 +539,14 @@ def run_turn(
     preview: bool = False,
     expected_turn: int | None = None,
     game: Game | None = None,
+    accept_missing: bool = False,
 ) -> TurnOutcome:
     """Resolve the game's current turn inside the caller's transaction.
 
     Runs only when the turn is due (or `force`); with `expected_turn`, a game
     already past that turn is left alone, so repeating a run is harmless.
-    `preview` resolves and reports but writes nothing.
+    `preview` resolves and reports but writes nothing. `accept_missing` runs a
+    turn the missing-orders gate would hold (see `missing_orders_problem`).
     """
     timings: dict[str, float] = {}
     with _timed(timings, "load"):
@@ -554,12 +579,17 @@ def run_turn(
     missed: list[int] = []
     with _timed(timings, "computer_orders"):
         for tycoon in state.tycoons:
-            if tycoon.position not in orders:
+            if tycoon.position in orders:
+                continue
+            computer.append(tycoon.position)
+            player = players.get(tycoon.position)
+            if player is not None and player.human and not player.standby:
+                missed.append(tycoon.position)
+                orders[tycoon.position] = _missed_turn_orders(
+                    session, game, scenario, state, tycoon.position
+                )
+            else:
                 orders[tycoon.position] = computer_orders_for(scenario, state, tycoon.position)
-                computer.append(tycoon.position)
-                player = players.get(tycoon.position)
-                if player is not None and player.human and not player.standby:
-                    missed.append(tycoon.position)
     in_order = {position: orders[position] for position in sorted(orders)}
     with _timed(timings, "resolve"):
         try:
@@ -573,6 +603,12 @@ def run_turn(
             ) from exc
     with _timed(timings, "gates"):
         problems = family_of(scenario).turn_problems(state, result.state, result.ledger)
+        if not accept_missing:
+            held = missing_orders_problem(session, game, players, missed)
+            if held:
+                problems.append(held)
+    if problems and not preview:
+        _refuse(game, turn, problems)  # before the reports: nothing will be stored
     moderator_events = repository.events(session, game.id, turn, origin="moderator")
     with _timed(timings, "render"):
         report_input = _report_input(
@@ -635,10 +671,7 @@ def run_turn(
         outcome.message = f"preview of {game.name} turn {turn}: nothing stored"
         return outcome
     if problems:
-        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        raise SanityGateError(
-            f"{game.name} turn {turn} refused by the sanity gate: {problems[0]}{more}"
-        )
+        _refuse(game, turn, problems)
     with _timed(timings, "store"):
         for position, report in sorted(reports.items()):
             repository.add_report(
@@ -672,6 +705,62 @@ def run_turn(
         session.flush()
     outcome.message = f"{game.name} turn {turn} processed; now at turn {turn + 1}"
     return outcome
+
+
+def _refuse(game: Game, turn: int, problems: list[str]) -> NoReturn:
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    raise SanityGateError(
+        f"{game.name} turn {turn} refused by the sanity gate: {problems[0]}{more}"
+    )
+
+
+MISSED_TURN_POLICIES = ("computer", "idle", "standing")
+
+
+def _missed_turn_orders(
+    session: Session, game: Game, scenario: Scenario, state: GameState, position: int
+) -> PlayerOrders:
+    """The orders of a human player's position with none in force, by the game's
+    missed-turn policy: `computer` plays it, `idle` gives no orders (the position
+    only collects its income and pays its interest), `standing` repeats the
+    orders the player last sent (checked again like any orders; the computer
+    plays it if the player never sent any)."""
+    if game.missed_turn_policy == "idle":
+        return PlayerOrders(position=position, orders=[], source="computer")
+    if game.missed_turn_policy == "standing":
+        last = repository.last_player_orders(session, game.id, position, before=game.current_turn)
+        if last is not None:
+            return last.model_copy(update={"source": "standing"})
+    return computer_orders_for(scenario, state, position)
+
+
+# The missing-orders gate: at least this many human players without orders...
+MISSING_GATE_MINIMUM = 3
+# ... and this many more than the most missing in any of the last few turns.
+MISSING_GATE_MARGIN = 2
+MISSING_GATE_TURNS = 4
+
+
+def missing_orders_problem(
+    session: Session, game: Game, players: dict[int, Player], missed: list[int]
+) -> str:
+    """pbem 8: more players missing than usual suggests lost mail, not lost
+    interest. The turn is held when at least 3 human players, more than half of
+    them, and at least 2 more than in any of the last 4 turns, have no orders in
+    force. Returns the problem, or "" when the turn may run."""
+    humans = [p for p in players.values() if p.human and not p.standby]
+    usual = max(repository.recent_missed_counts(session, game.id, MISSING_GATE_TURNS), default=0)
+    count = len(missed)
+    if count < MISSING_GATE_MINIMUM or 2 * count <= len(humans):
+        return ""
+    if count < usual + MISSING_GATE_MARGIN:
+        return ""
+    return (
+        f"{count} of {len(humans)} human players have no orders in force "
+        f"(at most {usual} in the last turns): is mail arriving? Check the intake "
+        "(turnproc mail ingest) or extend the deadline (turnproc game schedule); "
+        "turn run --accept-missing runs the turn anyway"
+    )
 
 
 def _queue_reports(
@@ -913,12 +1002,15 @@ def run_due(
     now: Callable[[], datetime] = utcnow,
     on_game: Callable[[str, TurnOutcome | None, str], None] | None = None,
     on_start: Callable[[int], None] | None = None,
+    moderator: str | None = None,
 ) -> list[TurnOutcome]:
     """Process every due game once. Each game is claimed with a row lock
     (SKIP LOCKED on PostgreSQL) and checked to be still at the turn seen, so
     several workers on several machines never process a turn twice.
     `on_game(name, outcome, error)` follows progress: outcome None with an
-    empty error means another worker took the game."""
+    empty error means another worker took the game. A turn refused (a sanity
+    gate, a failing engine) is logged and mailed to `moderator` once, however
+    often the run is repeated."""
     with transaction(engine) as session:
         queue_reminders(session, now())
         due = due_games(session, now())
@@ -936,20 +1028,51 @@ def run_due(
         except TurnprocError as exc:
             note = str(exc)
             with transaction(engine) as session:
-                repository.log_action(
-                    session,
-                    game_id=game_id,
-                    turn=turn,
-                    action="turn_refused",
-                    reason=note,
-                    now=now(),
-                    details={"traceback": exc.details} if isinstance(exc, EngineFailure) else {},
-                )
+                _report_refusal(session, game_id, turn, exc, now(), moderator)
         if outcome is not None:
             outcomes.append(outcome)
         if on_game is not None:
             on_game(name, outcome, note)
     return outcomes
+
+
+def _report_refusal(
+    session: Session,
+    game_id: int,
+    turn: int,
+    exc: TurnprocError,
+    now: datetime,
+    moderator: str | None,
+) -> None:
+    """Log a refused turn and tell the moderator, once for each distinct reason."""
+    note = str(exc)
+    last = repository.last_log_entry(session, game_id)
+    if last is not None and (last.action, last.turn, last.reason) == ("turn_refused", turn, note):
+        return  # the same refusal as at the last attempt: logged and mailed already
+    repository.log_action(
+        session,
+        game_id=game_id,
+        turn=turn,
+        action="turn_refused",
+        reason=note,
+        now=now,
+        details={"traceback": exc.details} if isinstance(exc, EngineFailure) else {},
+    )
+    if moderator:
+        game = repository.get_game(session, game_id)
+        digest = hashlib.sha256(note.encode()).hexdigest()[:16]
+        repository.queue_mail(
+            session,
+            key=f"refused/{game_id}/{turn}/{digest}",
+            kind="alert",
+            to_address=moderator,
+            subject=f"[{game.name}] Turn {turn} was not run",
+            body=f"{note}\n\nThe game stays at turn {turn} until the moderator acts; "
+            f"`turnproc game log {game.name}` has the details.\n",
+            now=now,
+            game_id=game_id,
+            turn=turn,
+        )
 
 
 def queue_reminders(session: Session, now: datetime) -> int:
@@ -1199,6 +1322,155 @@ def adjust(
     )
     session.flush()
     return event
+
+
+def parse_deadline(text: str) -> datetime:
+    """A moderator's deadline: ISO date and time, UTC unless an offset is given."""
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise UsageError(
+            f"{text!r} is not a date and time; write it like 2026-12-08 18:00 (UTC)"
+        ) from None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def schedule(
+    session: Session,
+    game_key: str | int,
+    *,
+    now: datetime,
+    reason: str = "",
+    deadline: datetime | None = None,
+    extend_hours: float | None = None,
+    turn_days: int | None = None,
+    grace_minutes: int | None = None,
+    missed_turn_limit: int | None = None,
+    missed_turn_policy: str | None = None,
+    early_run: bool | None = None,
+    pause: bool = False,
+    resume: bool = False,
+) -> dict[str, tuple[Any, Any]]:
+    """Change a game's deadline, schedule or missed-turn policy, or pause and
+    resume it. Returns what changed (old, new); logged with `reason`. Human
+    players are mailed a new deadline, a pause and a resumption."""
+    game = repository.get_game(session, game_key, lock=True)
+    if deadline is not None and extend_hours is not None:
+        raise UsageError("give --deadline or --extend-hours, not both")
+    if pause and resume:
+        raise UsageError("give --pause or --resume, not both")
+    if game.status == "ended":
+        raise UsageError(f"{game.name} has ended; its schedule cannot change")
+    if pause and game.status == "paused":
+        raise UsageError(f"{game.name} is paused already")
+    if resume and game.status != "paused":
+        raise UsageError(f"{game.name} is not paused")
+    if turn_days is not None and turn_days < 1:
+        raise UsageError("--turn-days must be at least 1")
+    if grace_minutes is not None and grace_minutes < 0:
+        raise UsageError("--grace-minutes cannot be negative")
+    if missed_turn_limit is not None and missed_turn_limit < 0:
+        raise UsageError("--missed-turn-limit cannot be negative (0: never hand a position over)")
+    if missed_turn_policy is not None and missed_turn_policy not in MISSED_TURN_POLICIES:
+        raise UsageError(f"--missed-turn-policy must be one of {', '.join(MISSED_TURN_POLICIES)}")
+    new_deadline = game.deadline
+    if deadline is not None:
+        new_deadline = deadline
+    elif extend_hours is not None:
+        new_deadline = (game.deadline or now) + timedelta(hours=extend_hours)
+    if new_deadline != game.deadline and new_deadline is not None and new_deadline <= now:
+        raise UsageError(
+            f"the new deadline {_when(new_deadline)} has passed already "
+            f"(turn run {game.name} --force runs the turn now)"
+        )
+    if resume and new_deadline is not None and new_deadline <= now:
+        raise UsageError(
+            f"the deadline {_when(new_deadline)} passed while {game.name} was paused; "
+            "give --deadline or --extend-hours with --resume"
+        )
+    wanted: dict[str, Any] = {
+        "deadline": new_deadline,
+        "turn_days": turn_days,
+        "grace_minutes": grace_minutes,
+        "missed_turn_limit": missed_turn_limit,
+        "missed_turn_policy": missed_turn_policy,
+        "early_run": early_run,
+        "status": "paused" if pause else "active" if resume else None,
+    }
+    changes: dict[str, tuple[Any, Any]] = {}
+    for name, value in wanted.items():
+        if value is not None and value != getattr(game, name):
+            changes[name] = (getattr(game, name), value)
+            setattr(game, name, value)
+    if not changes:
+        return changes
+    repository.log_action(
+        session,
+        game_id=game.id,
+        turn=game.current_turn,
+        action="schedule",
+        reason=reason,
+        now=now,
+        details={name: [_plain(old), _plain(new)] for name, (old, new) in sorted(changes.items())},
+    )
+    if "deadline" in changes or "status" in changes:
+        _tell_players_of_schedule(session, game, changes, reason, now)
+    session.flush()
+    return changes
+
+
+def shown(value: Any) -> str:
+    """A setting as the moderator reads it (deadlines to the minute, in UTC)."""
+    return _when(value) if isinstance(value, datetime) else str(value)
+
+
+def _plain(value: Any) -> Any:
+    return value.isoformat() if isinstance(value, datetime) else value
+
+
+def _tell_players_of_schedule(
+    session: Session, game: Game, changes: dict[str, tuple[Any, Any]], reason: str, now: datetime
+) -> None:
+    if game.status == "paused":
+        subject = f"[{game.name}] The game is paused"
+        text = (
+            f"{game.name} is paused at turn {game.current_turn}: no turn runs and no "
+            "turnsheets are taken until the moderator resumes it."
+        )
+    else:
+        resumed = "status" in changes
+        subject = (
+            f"[{game.name}] {'Resumed: o' if resumed else 'O'}rders for turn {game.current_turn}"
+        )
+        subject += f" now due {_when(game.deadline)}"
+        text = (
+            f"{'The game is running again. ' if resumed else ''}"
+            f"Orders for turn {game.current_turn} of {game.name} are now due by "
+            f"{_when(game.deadline)}."
+        )
+    if reason:
+        text += f"\nThe moderator's reason: {reason}"
+    if game.status == "paused":
+        stamp = f"paused-{now.isoformat()}"
+    else:
+        resumed = "status" in changes
+        stamp = f"{'resumed' if resumed else 'deadline'}-{_plain(game.deadline)}"
+        stamp += f"-{now.isoformat()}" if resumed else ""
+    for player in repository.players(session, game.id):
+        if not player.human or player.standby or not player.email:
+            continue
+        repository.queue_mail(
+            session,
+            key=f"schedule/{game.id}/{game.current_turn}/{stamp}/{player.position}",
+            kind="notice",
+            to_address=player.email,
+            subject=subject,
+            body=text + "\n",
+            now=now,
+            game_id=game.id,
+            turn=game.current_turn,
+            position=player.position,
+        )
 
 
 def _set_tycoon(session: Session, game: Game, position: int, **fields: Any) -> GameState:

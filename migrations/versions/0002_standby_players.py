@@ -1,5 +1,6 @@
 """Standby players: volunteers who take over positions whose players stopped
-sending orders.
+sending orders; and each game's missed-turn policy (who gives a missed position
+its orders).
 
 Revision ID: 0002
 Revises: 0001
@@ -18,6 +19,15 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
+    with op.batch_alter_table("games", schema=None) as batch_op:
+        batch_op.add_column(
+            sa.Column(
+                "missed_turn_policy",
+                sa.String(length=16),
+                server_default="computer",
+                nullable=False,
+            )
+        )
     op.create_table(
         "standby_players",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -45,3 +55,5 @@ def downgrade() -> None:
     with op.batch_alter_table("standby_players", schema=None) as batch_op:
         batch_op.drop_index(batch_op.f("ix_standby_players_game_id"))
     op.drop_table("standby_players")
+    with op.batch_alter_table("games", schema=None) as batch_op:
+        batch_op.drop_column("missed_turn_policy")

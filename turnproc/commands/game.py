@@ -1,5 +1,5 @@
-"""`turnproc game new | list | status | export | assign | drop | standby | adjust | log |
-resend`."""
+"""`turnproc game new | list | status | export | assign | drop | schedule | standby | adjust |
+log | resend`."""
 
 import argparse
 import json
@@ -30,6 +30,12 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         type=int,
         default=2,
         help="missed turns in a row before a position goes to a standby player (0: never)",
+    )
+    p.add_argument(
+        "--missed-turn-policy",
+        choices=batch.MISSED_TURN_POLICIES,
+        default="computer",
+        help="orders of a player who sent none: the computer's, none, or their last ones",
     )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=_new)
@@ -63,6 +69,23 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p.add_argument("--position", type=int, required=True)
     p.add_argument("--reason", default="")
     p.set_defaults(handler=_drop)
+
+    p = sub.add_parser("schedule", help="deadline, schedule and policies; pause and resume")
+    p.add_argument("game", help="game id or name")
+    p.add_argument("--deadline", help="this turn's new deadline, e.g. '2026-12-08 18:00' (UTC)")
+    p.add_argument("--extend-hours", type=float, help="move this turn's deadline by H hours")
+    p.add_argument("--turn-days", type=int, help="days between later deadlines")
+    p.add_argument("--grace-minutes", type=int, help="minutes orders are taken after a deadline")
+    p.add_argument("--missed-turn-limit", type=int, help="missed turns before a standby takes over")
+    p.add_argument("--missed-turn-policy", choices=batch.MISSED_TURN_POLICIES)
+    early = p.add_mutually_exclusive_group()
+    early.add_argument("--early-run", dest="early_run", action="store_true", default=None)
+    early.add_argument("--no-early-run", dest="early_run", action="store_false")
+    p.add_argument("--pause", action="store_true", help="no turns run until --resume")
+    p.add_argument("--resume", action="store_true", help="run the game again")
+    p.add_argument("--reason", default="", help="why (logged; told to the players)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=_schedule)
 
     p = sub.add_parser("standby", help="standby players who take over missed positions")
     p.add_argument("game", help="game id or name")
@@ -111,6 +134,7 @@ def _new(args: argparse.Namespace) -> int:
             early_run=not args.no_early_run,
             anonymous=args.anonymous,
             missed_turn_limit=args.missed_turn_limit,
+            missed_turn_policy=args.missed_turn_policy,
             now=batch.utcnow(),
         )
     if args.json:
@@ -164,6 +188,54 @@ def _status(args: argparse.Namespace) -> int:
         print(
             f"  {s['position']:>2} {s['character']:<24} ${s['net_worth']:>10,}  {s['vp_total']} VP"
         )
+    return 0
+
+
+def _schedule(args: argparse.Namespace) -> int:
+    deadline = batch.parse_deadline(args.deadline) if args.deadline else None
+    with transaction(database()) as session:
+        changes = batch.schedule(
+            session,
+            args.game,
+            now=batch.utcnow(),
+            reason=args.reason,
+            deadline=deadline,
+            extend_hours=args.extend_hours,
+            turn_days=args.turn_days,
+            grace_minutes=args.grace_minutes,
+            missed_turn_limit=args.missed_turn_limit,
+            missed_turn_policy=args.missed_turn_policy,
+            early_run=args.early_run,
+            pause=args.pause,
+            resume=args.resume,
+        )
+        game = repository.get_game(session, args.game)
+        game_deadline = game.deadline
+        current = {
+            "game": game.name,
+            "status": game.status,
+            "turn": game.current_turn,
+            "deadline": game.deadline.isoformat() if game.deadline else None,
+            "turn_days": game.turn_days,
+            "grace_minutes": game.grace_minutes,
+            "early_run": game.early_run,
+            "missed_turn_limit": game.missed_turn_limit,
+            "missed_turn_policy": game.missed_turn_policy,
+        }
+    if args.json:
+        changed = {k: list(pair) for k, pair in changes.items()}
+        print(json.dumps({**current, "changed": changed}, indent=2, sort_keys=True, default=str))
+        return 0
+    for name, (old, new) in sorted(changes.items()):
+        print(f"{name}: {batch.shown(old)} -> {batch.shown(new)}")
+    print(
+        f"{current['game']}: {current['status']}, turn {current['turn']} due "
+        f"{batch.shown(game_deadline)}"
+        f" (+{current['grace_minutes']} min grace), {current['turn_days']} days a turn, "
+        f"early run {'on' if current['early_run'] else 'off'}; a missed turn is played by "
+        f"policy '{current['missed_turn_policy']}', a standby takes over after "
+        f"{current['missed_turn_limit'] or 'no number of'} missed turns"
+    )
     return 0
 
 

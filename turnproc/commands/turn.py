@@ -38,6 +38,11 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p.add_argument("--force", action="store_true", help="run even before the deadline")
     p.add_argument("--preview", action="store_true", help="resolve and show, store nothing")
     p.add_argument("--turn", type=int, help="only if the game is at this turn (safe to repeat)")
+    p.add_argument(
+        "--accept-missing",
+        action="store_true",
+        help="run even if more players than usual have no orders (the missing-orders gate)",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=_run)
 
@@ -55,8 +60,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 def _run(args: argparse.Namespace) -> int:
     if args.due:
-        if args.game or args.preview or args.force or args.turn is not None:
-            raise UsageError("--due takes no game, --force, --preview or --turn")
+        if args.game or args.preview or args.force or args.turn is not None or args.accept_missing:
+            raise UsageError("--due takes no game, --force, --preview, --turn or --accept-missing")
         return _run_due(args)
     if not args.game:
         raise UsageError("name a game, or give --due")
@@ -70,6 +75,7 @@ def _run(args: argparse.Namespace) -> int:
                 force=args.force,
                 preview=args.preview,
                 expected_turn=args.turn,
+                accept_missing=args.accept_missing,
             )
             if args.preview:
                 session.rollback()
@@ -117,6 +123,7 @@ def _worker_name() -> str:
 def _due_worker(url: str) -> tuple[list[dict[str, Any]], list[str]]:
     """One worker process of `turn run --due --workers N`: (outcomes, failures)."""
     engine = open_database(url)
+    moderator = load_settings().moderator_email
     failures: list[str] = []
 
     def on_game(name: str, outcome: batch.TurnOutcome | None, note: str) -> None:
@@ -124,7 +131,8 @@ def _due_worker(url: str) -> tuple[list[dict[str, Any]], list[str]]:
             failures.append(f"{name}: {note}")
 
     try:
-        outcomes = [o.as_dict() for o in batch.run_due(engine, _worker_name(), on_game=on_game)]
+        done = batch.run_due(engine, _worker_name(), on_game=on_game, moderator=moderator)
+        outcomes = [o.as_dict() for o in done]
     finally:
         engine.dispose()
     return outcomes, failures
@@ -193,10 +201,14 @@ def _run_due(args: argparse.Namespace) -> int:
                 if outcome is None and note:
                     failures.append(f"{name}: {note}")
 
-            outcomes = [
-                o.as_dict()
-                for o in batch.run_due(engine, _worker_name(), on_game=on_game, on_start=on_start)
-            ]
+            done = batch.run_due(
+                engine,
+                _worker_name(),
+                on_game=on_game,
+                on_start=on_start,
+                moderator=load_settings().moderator_email,
+            )
+            outcomes = [o.as_dict() for o in done]
     if args.json:
         print(json.dumps({"processed": outcomes, "failed": failures}, indent=2, sort_keys=True))
     else:

@@ -79,6 +79,10 @@ class Game(Base):
     turn_days: Mapped[int] = mapped_column(Integer, default=7)  # schedule: days between turns
     reminder_hours: Mapped[str] = mapped_column(String(80), default="48,12")
     missed_turn_limit: Mapped[int] = mapped_column(Integer, default=2)  # then offer to standby
+    # Who gives a missed position its orders: computer, idle (none), standing (the last sent).
+    missed_turn_policy: Mapped[str] = mapped_column(
+        String(16), default="computer", server_default="computer"
+    )
     anonymous: Mapped[bool] = mapped_column(Boolean, default=False)
     early_run: Mapped[bool] = mapped_column(Boolean, default=True)
     claimed_by: Mapped[str | None] = mapped_column(String(120))

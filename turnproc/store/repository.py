@@ -357,6 +357,24 @@ def orders_in_force(
     }
 
 
+def last_player_orders(
+    session: Session, game_id: int, position: int, before: int
+) -> PlayerOrders | None:
+    """The orders a player last sent for `position` for a turn before `before`."""
+    row = session.scalar(
+        select(OrdersInForce)
+        .where(
+            OrdersInForce.game_id == game_id,
+            OrdersInForce.position == position,
+            OrdersInForce.turn < before,
+            OrdersInForce.source != "computer",
+        )
+        .order_by(OrdersInForce.turn.desc())
+        .limit(1)
+    )
+    return None if row is None else PlayerOrders.model_validate_json(row.orders)
+
+
 def orders_row(session: Session, game_id: int, turn: int, position: int) -> OrdersInForce | None:
     return session.scalar(
         select(OrdersInForce).where(
@@ -751,6 +769,26 @@ def log_action(
             details=json.dumps(details or {}, sort_keys=True, ensure_ascii=False),
             at=now,
         )
+    )
+
+
+def recent_missed_counts(session: Session, game_id: int, turns: int) -> list[int]:
+    """How many human players missed each of the game's last `turns` turn runs."""
+    rows = session.scalars(
+        select(ModeratorLog.details)
+        .where(ModeratorLog.game_id == game_id, ModeratorLog.action == "turn_run")
+        .order_by(ModeratorLog.id.desc())
+        .limit(turns)
+    ).all()
+    return [len(json.loads(details).get("missed", [])) for details in rows]
+
+
+def last_log_entry(session: Session, game_id: int) -> ModeratorLog | None:
+    return session.scalar(
+        select(ModeratorLog)
+        .where(ModeratorLog.game_id == game_id)
+        .order_by(ModeratorLog.id.desc())
+        .limit(1)
     )
 
 
