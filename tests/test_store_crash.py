@@ -126,6 +126,18 @@ def test_a_killed_turn_run_leaves_the_game_before_or_after_the_turn(
     assert len(outcomes) == KILLS and 1 in outcomes
 
 
+def _assert_each_run_once(engine: Engine, ids: list[int]) -> None:
+    with transaction(engine) as session:
+        for game_id in ids:
+            assert repository.get_game(session, game_id).current_turn == 2
+            runs = session.scalar(
+                select(func.count()).where(
+                    ModeratorLog.game_id == game_id, ModeratorLog.action == "turn_run"
+                )
+            )
+            assert runs == 1
+
+
 def test_two_workers_process_twenty_due_games_exactly_once(tmp_path: Path) -> None:
     for url in fresh_database("postgres", tmp_path):
         engine = open_fresh(url)
@@ -139,15 +151,7 @@ def test_two_workers_process_twenty_due_games_exactly_once(tmp_path: Path) -> No
         done = [sorted(o["game_id"] for o in r["processed"]) for r in results]
         assert sorted(done[0] + done[1]) == ids
         assert not set(done[0]) & set(done[1])
-        with transaction(engine) as session:
-            for game_id in ids:
-                assert repository.get_game(session, game_id).current_turn == 2
-                runs = session.scalar(
-                    select(func.count()).where(
-                        ModeratorLog.game_id == game_id, ModeratorLog.action == "turn_run"
-                    )
-                )
-                assert runs == 1
+        _assert_each_run_once(engine, ids)
 
 
 def test_worker_processes_and_another_runner_share_the_due_games(tmp_path: Path) -> None:
@@ -169,15 +173,7 @@ def test_worker_processes_and_another_runner_share_the_due_games(tmp_path: Path)
             assert report["failed"] == []
             done.append([o["game_id"] for o in report["processed"]])
         assert sorted(done[0] + done[1]) == ids
-        with transaction(engine) as session:
-            for game_id in ids:
-                assert repository.get_game(session, game_id).current_turn == 2
-                runs = session.scalar(
-                    select(func.count()).where(
-                        ModeratorLog.game_id == game_id, ModeratorLog.action == "turn_run"
-                    )
-                )
-                assert runs == 1
+        _assert_each_run_once(engine, ids)
 
 
 def test_sqlite_takes_one_due_worker(tmp_path: Path) -> None:
