@@ -146,6 +146,8 @@ def test_preview_follows_the_rules_worked_example() -> None:
     preview = evaluation.check.preview if evaluation.check else None
     assert preview is not None
     assert preview.cash_at_market == 1800
+    # The bid is counted as won, and the receipt says so.
+    assert ("BID B&M 500 (if won)", -500) in preview.steps
     rows = {row.line_no: row for row in preview.rows}
     assert rows[5].checked == "SELL 20 PENN" and rows[5].amount > 0
     assert rows[6].amount == -1500 and rows[6].cash_after == rows[5].cash_after - 1500

@@ -614,7 +614,9 @@ def preview(
                 continue
         if change:
             cash += change
-            result.steps.append((format_order(order), change))
+            # A PC bid is counted as won: the cash it would take is not there for stocks.
+            won = " (if won)" if isinstance(order, o.BidForPC) else ""
+            result.steps.append((format_order(order) + won, change))
     result.cash_at_market = max(0, cash)
     stock = [line for line in lines if line.order.kind in o.STOCK_KINDS]
     known = [line for line in stock if getattr(line.order, "railroad", "") in state.railroads]
