@@ -177,6 +177,11 @@ def _batch_runs(url: str, scenario_name: str, state_json: str, runs: int) -> dic
                 session, game.id, state.turn, mapping.state_json(human), __version__, now
             )
             game.current_turn = state.turn
+            # A mid-game turn as players play it: every position's orders came in.
+            scenario = load_scenario(scenario_name)
+            for orders in all_orders(scenario, state).values():
+                sent = orders.model_copy(update={"source": "player"})
+                repository.set_orders_in_force(session, game.id, state.turn, sent, now)
         times = []
         for _ in range(runs):
             start = time.perf_counter()
@@ -186,6 +191,8 @@ def _batch_runs(url: str, scenario_name: str, state_json: str, runs: int) -> dic
                 return {"error": f"the batch did not run the turn: {outcome.message}"}
             with db.transaction(engine) as session:
                 batch.rollback(session, created.game_id, state.turn, now, reason="bench")
+        with db.transaction(engine) as session:  # the bench leaves no game behind
+            session.delete(repository.get_game(session, created.game_id))
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         # The largest of the report renderer's worker processes (forked, so
         # much of it is shared with the batch process rather than added to it).
