@@ -215,3 +215,17 @@ def test_news_item_breaks_like_a_paragraph_and_splits_across_pages() -> None:
     item = _Item("• " + " ".join(words[:60]))
     para = Paragraph("• " + " ".join(words[:60]), STYLES["item"])
     assert item.wrap(250, 1000) == para.wrap(250, 1000)
+
+
+def test_every_railroad_has_a_look_of_its_own_past_the_palette() -> None:
+    """Fourteen colours; the fifteenth railroad on gets cross ticks, the
+    twenty-ninth on a white middle line, so 42 railroads never share a look."""
+    from types import SimpleNamespace
+
+    from turnproc.render.maps import PALETTE, _colours
+
+    railroads = [SimpleNamespace(code=f"R{n}", number=n) for n in range(1, 43)]
+    looks = _colours(SimpleNamespace(railroads=railroads))  # type: ignore[arg-type]
+    assert len(set(looks.values())) == 42
+    assert looks["R1"].colour == looks["R15"].colour == looks["R29"].colour == PALETTE[0]
+    assert (looks["R1"].ticks, looks["R15"].ticks, looks["R29"].stripe) == (False, True, "#ffffff")

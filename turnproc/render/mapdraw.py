@@ -179,6 +179,10 @@ class RouteStyle:
     dash: tuple[float, ...] | None = None
     double_track: bool = False
     label: bool = True
+    # Tell apart two railroads that share a colour: cross ticks (the old map
+    # sign of a railroad), or a thin line of another colour along the middle.
+    ticks: bool = False
+    stripe: ColorLike | None = None
 
 
 @dataclass(frozen=True)
@@ -317,6 +321,8 @@ def _route_style(route: Route, overlay: Overlay, style: MapStyle) -> RouteStyle:
         dash=special.dash,
         double_track=special.double_track,
         label=special.label,
+        ticks=special.ticks,
+        stripe=special.stripe,
     )
 
 
@@ -359,10 +365,41 @@ def _stroke_line(canvas: Canvas, ends: tuple[float, float, float, float], look: 
         for side in (-1, 1):
             d = side * (width / 2)
             canvas.line(x0 + nx * d, y0 + ny * d, x1 + nx * d, y1 + ny * d)
+        if look.stripe is not None:  # the stripe runs between the rails
+            canvas.setStrokeColor(_color(look.stripe))
+            canvas.setLineWidth(max(width * 0.3, 0.3))
+            canvas.line(x0, y0, x1, y1)
     else:
         canvas.setLineWidth(width)
         canvas.line(x0, y0, x1, y1)
+        if look.stripe is not None:
+            canvas.setStrokeColor(_color(look.stripe))
+            canvas.setLineWidth(max(width * 0.35, 0.3))
+            canvas.line(x0, y0, x1, y1)
+    if look.ticks:
+        _ticks(canvas, ends, width)
     canvas.setDash()
+
+
+def _ticks(canvas: Canvas, ends: tuple[float, float, float, float], width: float) -> None:
+    """Short strokes across the line, every few points, from end to end."""
+    x0, y0, x1, y1 = ends
+    length = math.hypot(x1 - x0, y1 - y0)
+    if length <= 0:
+        return
+    ux, uy = (x1 - x0) / length, (y1 - y0) / length
+    half = width * 1.1
+    step = max(width * 3.5, 5.0)
+    count = max(1, int(length / step))
+    first = (length - (count - 1) * step) / 2
+    canvas.setDash()
+    canvas.setLineWidth(max(width * 0.45, 0.4))
+    path = canvas.beginPath()
+    for i in range(count):
+        cx, cy = x0 + ux * (first + i * step), y0 + uy * (first + i * step)
+        path.moveTo(cx - uy * half, cy + ux * half)
+        path.lineTo(cx + uy * half, cy - ux * half)
+    canvas.drawPath(path, stroke=1, fill=0)
 
 
 def _town_radius(town: Town, style: MapStyle) -> float:

@@ -18,6 +18,7 @@ import re
 import zlib
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.pdfbase import pdfmetrics
@@ -72,9 +73,25 @@ BBox = tuple[float, float, float, float]
 LayerKey = tuple[tuple[tuple[str, tuple[tuple[str, bool, bool], ...]], ...], tuple[str, ...]]
 
 
-def _colours(report: PlayerReport) -> dict[str, str]:
+@dataclass(frozen=True)
+class _Look:
+    colour: str
+    ticks: bool = False
+    stripe: str | None = None
+
+
+# From the fifteenth railroad on the colours come round again, with cross
+# ticks on every line; from the twenty-ninth, with a white line down the middle.
+LOOKS = (_Look(""), _Look("", ticks=True), _Look("", stripe="#ffffff"))
+
+
+def _colours(report: PlayerReport) -> dict[str, _Look]:
     ordered = sorted(report.railroads, key=lambda rr: rr.number)
-    return {rr.code: PALETTE[i % len(PALETTE)] for i, rr in enumerate(ordered)}
+    looks = {}
+    for i, rr in enumerate(ordered):
+        cycle = LOOKS[(i // len(PALETTE)) % len(LOOKS)]
+        looks[rr.code] = _Look(PALETTE[i % len(PALETTE)], cycle.ticks, cycle.stripe)
+    return looks
 
 
 def shared_overlay(report: PlayerReport, zoom: bool) -> mapdraw.Overlay:
@@ -84,13 +101,18 @@ def shared_overlay(report: PlayerReport, zoom: bool) -> mapdraw.Overlay:
     width = 2.2 if zoom else 1.6
     for rr in report.railroads:
         for line in rr.lines:
+            look = colours[rr.code]
             if line.built:
                 routes[line.code] = mapdraw.RouteStyle(
-                    color=colours[rr.code], width=width, double_track=line.double
+                    color=look.colour,
+                    width=width,
+                    double_track=line.double,
+                    ticks=look.ticks,
+                    stripe=look.stripe,
                 )
             else:
                 routes[line.code] = mapdraw.RouteStyle(
-                    color=colours[rr.code], width=width * 0.6, dash=(3, 2)
+                    color=look.colour, width=width * 0.6, dash=(3, 2)
                 )
     for pc in report.pcs:
         routes.setdefault(pc.code, PC_FOR_SALE)
@@ -107,7 +129,12 @@ def legend_for(
     if railroads:
         for rr in sorted(report.railroads, key=lambda rr: (not rr.reader_role, rr.number)):
             name = f"{rr.code} {rr.name}"[:24] + (" (yours)" if rr.reader_role else "")
-            entries.append((name, mapdraw.RouteStyle(color=colours[rr.code], width=2.0)))
+            look = colours[rr.code]
+            width = 2.6 if look.stripe else 2.0
+            style = mapdraw.RouteStyle(
+                color=look.colour, width=width, ticks=look.ticks, stripe=look.stripe
+            )
+            entries.append((name, style))
     if report.pcs:
         entries.append(("PC you may bid for", PC_FOR_SALE))
     entries += [("Owned RoW, not built", UNBUILT), ("Double-tracked line", DOUBLE)]
