@@ -437,6 +437,26 @@ def test_press_is_stored_for_the_next_report_anonymous_when_asked(world: World) 
     assert "anonymously" in replies(world, hidden)[0].body
 
 
+def test_standby_puts_a_volunteer_on_the_list_once(world: World) -> None:
+    volunteer = "Val Oakes <val@example.net>"
+    joined = run(world, mail(f"STANDBY game: {GAME}", sender=volunteer, message_id="<s1@v>"))
+    assert (joined.verdict, joined.answered) == ("standby", True)
+    [reply] = replies(world, joined)
+    assert reply.to_address == "val@example.net" and "on the standby list of corpus" in reply.body
+    again = run(world, mail(f"standby game: {GAME}", sender=volunteer, message_id="<s2@v>"))
+    assert again.verdict == "refused" and "already on the standby list" in again.detail
+    player = run(world, mail(f"STANDBY game: {GAME}", message_id="<s3@a>"))  # Ann plays
+    assert player.verdict == "refused" and "already plays a position" in player.detail
+    nowhere = run(world, mail("STANDBY game: atlantis", sender="x@example.net", message_id="<s4>"))
+    assert nowhere.verdict == "refused" and "no game 'atlantis'" in nowhere.detail
+    # "Standby for news" is not a command: it names no game.
+    chatter = run(world, mail("Standby for news, all", sender="y@example.net", message_id="<s5>"))
+    assert chatter.verdict == "ignored"
+    with transaction(world.engine) as session:
+        [standby] = repo.standbys(session, world.game_id)
+        assert (standby.email, standby.real_name) == ("val@example.net", "Val Oakes")
+
+
 # --- failures, resuming, the command line ---------------------------------------
 
 

@@ -911,13 +911,9 @@ def add_standby(
     if "@" not in email or " " in email or email.startswith("@") or email.endswith("@"):
         raise UsageError(f"{email!r} is not an email address")
     game = repository.get_game(session, game_key, lock=True)
-    if game.status != "active":
-        raise UsageError(f"{game.name} is {game.status}; it needs no standby players")
-    if any(s.email.lower() == email.lower() for s in repository.standbys(session, game.id)):
-        raise UsageError(f"{email} is already on the standby list of {game.name}")
-    playing = {p.email.lower() for p in repository.players(session, game.id) if p.email}
-    if email.lower() in playing:
-        raise UsageError(f"{email} already plays a position in {game.name}")
+    refusal = repository.standby_refusal(session, game, email)
+    if refusal:
+        raise UsageError(refusal)
     standby = repository.add_standby(session, game.id, email, real_name, now)
     repository.log_action(
         session,

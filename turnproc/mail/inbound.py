@@ -62,7 +62,7 @@ HELP_ANSWERS_PER_DAY = 3
 RESUME_AFTER = timedelta(minutes=10)
 
 _COMMAND_RE = re.compile(
-    r"^[\s*_]*(help|resend|press|announce|announcement)\b[\s:]*(.*)$", re.IGNORECASE
+    r"^[\s*_]*(help|resend|press|announce|announcement|standby)\b[\s:]*(.*)$", re.IGNORECASE
 )
 _FIELD_RE = re.compile(
     r"\b(game|turn|player|position|pos|secret|password)\b\s*[:=#]?\s*([^\s,;]+)", re.IGNORECASE
@@ -82,6 +82,10 @@ Commands you can mail to the moderator (one per message, on the first line):
       an announcement for the next report's news: write it on the lines
       below the PRESS line and end it with a line END; "anonymous" hides
       your name.
+  STANDBY game: NAME
+      put yourself on the game's standby list: you take over the next
+      position whose player stops sending orders, and get its report,
+      turnsheet and secret by mail.
 
 A turnsheet is sent as it is: the filled-in sheet from your report, starting
 with its TURNSHEET line, in the body of the mail or as a .txt attachment.
@@ -380,6 +384,8 @@ class _Reader:
         try:
             if command.name == "help":
                 return self._help()
+            if command.name == "standby":
+                return self._standby(command)
             game, player = self._authenticate(command)
             if command.name == "resend":
                 return self._resend(command, game, player)
@@ -533,6 +539,41 @@ class _Reader:
         guide = GUIDE.read_text(encoding="utf-8")
         self._reply("HELP: how to play by mail", f"{COMMANDS_HELP}\n{guide}", kind="help")
         return self._settle("help", "HELP answered with the turnsheet guide", answered=True)
+
+    def _standby(self, command: _Command) -> IngestOutcome:
+        """STANDBY: the sender joins a game's standby list (anyone may; the
+        moderator can take them off with `game standby --remove`)."""
+        since = self.received_at - timedelta(days=1)
+        count = repo.recent_verdicts(
+            self.session, sender=self.sender, verdicts=("standby",), since=since
+        )
+        if not self.sender or count >= HELP_ANSWERS_PER_DAY:
+            return self._settle("ignored", "not answered: STANDBY sent too often from this address")
+        game = self._game(command.fields["game"])
+        refusal = repo.standby_refusal(self.session, game, self.sender)
+        if refusal:
+            raise _Refused(refusal)
+        name = parseaddr(_header(self.head, "From") or "")[0].strip()[:120]
+        waiting = len(repo.standbys(self.session, game.id))
+        repo.add_standby(self.session, game.id, self.sender, name, self.received_at)
+        repo.log_action(
+            self.session,
+            game_id=game.id,
+            turn=game.current_turn,
+            action="standby_added",
+            now=self.received_at,
+            details={"email": self.sender, "by": "mail", "submission": self.submission_id},
+        )
+        ahead = f" ({waiting} before you)" if waiting else ""
+        reply = (
+            f"OK: you are on the standby list of {game.name}{ahead}.\n\n"
+            "When a player stops sending orders, the next volunteer on the list takes over\n"
+            "the position as a turn ends, and gets a welcome mail with its report,\n"
+            "turnsheet and secret. To leave the list, write to the moderator.\n"
+        )
+        self._reply(f"[{game.name}] OK: you are on the standby list", reply, game=game)
+        detail = f"STANDBY: {self.sender} on the standby list of {game.name}"
+        return self._settle("standby", detail, answered=True, game=game)
 
     def _authenticate(self, command: _Command) -> tuple[Game, Player]:
         """The same checks as a turnsheet's header: game, player, sender, secret."""
@@ -709,6 +750,8 @@ def _make_command(line: str, body: list[str]) -> _Command | None:
         fields.setdefault(key, field.group(2))
     if name == "help":
         return _Command("help", {}, set(), body) if not rest.strip(" .!?") else None
+    if name == "standby":
+        return _Command("standby", fields, set(), body) if "game" in fields else None
     if len(fields.keys() & {"game", "player", "secret"}) < 2:
         return None
     flags = {word.lower() for word in rest.split()}

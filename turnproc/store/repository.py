@@ -810,6 +810,17 @@ def add_standby(
     return standby
 
 
+def standby_refusal(session: Session, game: Game, email: str) -> str:
+    """Why `email` cannot join the standby list of `game`, or "" if it can."""
+    if game.status != "active":
+        return f"{game.name} is {game.status}; it needs no standby players"
+    if any(s.email.lower() == email.lower() for s in standbys(session, game.id)):
+        return f"{email} is already on the standby list of {game.name}"
+    if any((p.email or "").lower() == email.lower() for p in players(session, game.id)):
+        return f"{email} already plays a position in {game.name}"
+    return ""
+
+
 def standbys(session: Session, game_id: int, waiting: bool = True) -> Sequence[StandbyPlayer]:
     """The game's standby players, first come first served; `waiting`: only
     those who have not taken a position yet."""
