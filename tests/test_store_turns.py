@@ -354,6 +354,18 @@ def test_a_waiting_standby_takes_over_when_the_limit_is_reached(engine: Engine) 
         assert (player.email, player.missed_turns, player.standby) == ("dee@example.org", 1, False)
 
 
+def test_a_volunteer_who_joined_by_mail_takes_an_offered_position_as_the_turn_ends(
+    engine: Engine,
+) -> None:
+    game_id = _new(engine)
+    _miss_with_bob(engine, game_id, 2)  # offered, nobody waiting
+    with transaction(engine) as session:  # as the STANDBY mail command adds them
+        repository.add_standby(session, game_id, "eve@example.org", "Eve", NOW)
+        assert repository.get_player(session, game_id, 4).email == "bob@example.org"
+    _miss_with_bob(engine, game_id, 1)
+    _assert_handed_over(engine, game_id, "eve@example.org", old="bob@example.org", turn=4)
+
+
 def test_an_offered_player_who_sends_orders_again_keeps_the_position(engine: Engine) -> None:
     game_id = _new(engine)
     _miss_with_bob(engine, game_id, 2)
