@@ -33,8 +33,8 @@ ROOT = Path(__file__).resolve().parent.parent
 KILLS = 15
 
 
-def _driver(url: str, *args: str) -> subprocess.Popen[str]:
-    env = {**os.environ, "TURNPROC_DATABASE_URL": url}
+def _driver(url: str, *args: str, real: bool = False) -> subprocess.Popen[str]:
+    env = {**os.environ, "TURNPROC_DATABASE_URL": url, "TURNPROC_TEST_REAL_TURN": "01"[real]}
     return subprocess.Popen(
         [sys.executable, "-m", "tests.store_driver", *args],
         cwd=ROOT,
@@ -45,8 +45,8 @@ def _driver(url: str, *args: str) -> subprocess.Popen[str]:
     )
 
 
-def _run_to_end(url: str, *args: str) -> str:
-    process = _driver(url, *args)
+def _run_to_end(url: str, *args: str, real: bool = False) -> str:
+    process = _driver(url, *args, real=real)
     out, err = process.communicate(timeout=120)
     assert process.returncode == 0, err
     return out
@@ -80,24 +80,36 @@ def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 def test_a_killed_turn_run_leaves_the_game_before_or_after_the_turn(
     url: str, tmp_path: Path
 ) -> None:
+    _kill_turn_runs(url, KILLS, real=False, seed=20261130)
+
+
+@pytest.mark.slow
+def test_a_killed_turn_run_with_the_real_engine_and_renderer(url: str, tmp_path: Path) -> None:
+    """The same with the real rules and the forked report renderer, whose
+    workers are busy while the turn is being stored."""
+    _kill_turn_runs(url, 5, real=True, seed=20261201)
+
+
+def _kill_turn_runs(url: str, kills: int, real: bool, seed: int) -> None:
     engine = open_fresh(url)
     game_id = _new_game(engine, "crash", seed=5)
     with transaction(engine) as session:
         old_export = batch.export(session, game_id)
     before = {m: _rows(engine, m, game_id) for m in (TurnState, EventRow, LedgerRow, Report)}
+    run = ("turn", "run", str(game_id), "--force", "--turn", "1")
 
     # The reference: the same turn, never interrupted.
     started = time.perf_counter()
-    _run_to_end(url, "turn", "run", str(game_id), "--force", "--turn", "1")
+    _run_to_end(url, *run, real=real)
     work = time.perf_counter() - started
     with transaction(engine) as session:
         reference = batch.export(session, game_id, 2)
         batch.rollback(session, game_id, 1, NOW, reason="crash test")
 
-    draw = random.Random(20261130)
+    draw = random.Random(seed)
     outcomes = []
-    for kill in range(KILLS):
-        process = _driver(url, "turn", "run", str(game_id), "--force", "--turn", "1")
+    for kill in range(kills):
+        process = _driver(url, *run, real=real)
         if kill % 5:  # most kills land in the turn's work, after the imports
             assert process.stdout is not None
             assert process.stdout.readline().strip() == "ready"
@@ -120,10 +132,10 @@ def test_a_killed_turn_run_leaves_the_game_before_or_after_the_turn(
             with transaction(engine) as session:
                 batch.rollback(session, game_id, 1, NOW, reason="crash test")
         assert {m: _rows(engine, m, game_id) for m in before} == before
-    _run_to_end(url, "turn", "run", str(game_id), "--force", "--turn", "1")
+    _run_to_end(url, *run, real=real)
     with transaction(engine) as session:
         assert batch.export(session, game_id, 2) == reference
-    assert len(outcomes) == KILLS and 1 in outcomes
+    assert len(outcomes) == kills and 1 in outcomes
 
 
 def _assert_each_run_once(engine: Engine, ids: list[int]) -> None:
