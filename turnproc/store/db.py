@@ -72,10 +72,10 @@ def create_db_engine(url: str) -> Engine:
             return engine
         return create_engine(url, pool_pre_ping=True)
     except (SQLAlchemyError, ValueError, ImportError) as exc:
-        raise DatabaseError(f"cannot use database {_safe(url)}: {exc}") from None
+        raise DatabaseError(f"cannot use database {safe_url(url)}: {exc}") from None
 
 
-def _safe(url: str) -> str:
+def safe_url(url: str) -> str:
     """The URL without a password, for messages."""
     head, sep, tail = url.partition("@")
     if not sep or "://" not in head:
@@ -106,7 +106,7 @@ def upgrade(engine: Engine) -> tuple[str | None, str | None]:
                     )
                     connection.commit()
     except SQLAlchemyError as exc:
-        raise DatabaseError(f"cannot upgrade database {_safe(str(engine.url))}: {exc}") from None
+        raise DatabaseError(f"cannot upgrade database {safe_url(str(engine.url))}: {exc}") from None
     return before, after
 
 
@@ -123,7 +123,7 @@ def open_database(url: str) -> Engine:
                 up_to_date = current_revision(connection) == head_revision()
         except SQLAlchemyError as exc:
             first = str(exc).strip().splitlines()[0]
-            raise DatabaseError(f"cannot open database {_safe(url)}: {first}") from None
+            raise DatabaseError(f"cannot open database {safe_url(url)}: {first}") from None
         if not up_to_date:
             upgrade(engine)
         _ready[url] = engine
