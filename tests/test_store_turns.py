@@ -329,6 +329,8 @@ def _assert_handed_over(engine: Engine, game_id: int, new: str, old: str, turn: 
     assert [m.kind for m in welcome] == ["welcome"]
     assert "Your secret (write it on every turnsheet):" in welcome[0].body
     assert f"Orders for turn {turn} are due" in welcome[0].body
+    # Joining a game under way: the report of the last turn, not the opening.
+    assert f"g: turn {turn - 1} results for position 4" in welcome[0].body
     notice = [m for m in _mail_to(engine, old) if m.kind == "notice"]
     assert len(notice) == 1 and "handed to a standby player" in notice[0].body
     assert f"from turn {turn}." in notice[0].body.replace("\n", " ")

@@ -396,7 +396,7 @@ def _queue_welcome(
         turn=game.current_turn,
         position=entry.position,
         pdf=report.pdf if report else None,
-        pdf_name=f"{game.name}-turn-{game.current_turn}-start.pdf"
+        pdf_name=f"{game.name}-turn-{game.current_turn}-position-{entry.position}.pdf"
         if report and report.pdf
         else None,
         json_attachment=report.json if report else None,
@@ -452,6 +452,35 @@ def report_deadline(session: Session, game: Game, turn: int) -> str:
     else:
         processed = repository.turn_state(session, game.id, turn + 1).processed_at
     return _when(processed + timedelta(days=game.turn_days))
+
+
+def stored_report_input(
+    session: Session, game: Game, turn: int, deadline: str | None = None
+) -> ReportInput:
+    """The stored facts of `turn` (0: the opening), for rendering its reports
+    again; the players' contacts are today's. `deadline` replaces the printed
+    deadline worked out from the stored facts (`report_deadline`)."""
+    after = mapping.state_from_json(repository.turn_state(session, game.id, turn + 1).state)
+    if turn == 0:
+        before, events, rejections, ledger = after, [], [], []
+    else:
+        before = mapping.state_from_json(repository.turn_state(session, game.id, turn).state)
+        events = list(repository.events(session, game.id, turn))
+        rejections = list(repository.rejections(session, game.id, turn))
+        ledger = list(repository.ledger(session, game.id, turn))
+    return ReportInput(
+        scenario=scenario_for(game.scenario),
+        game=game.name,
+        turn=turn,
+        before=before,
+        after=after,
+        events=events,
+        rejections=rejections,
+        ledger=ledger,
+        players=_player_infos(session, game.id),
+        anonymous=game.anonymous,
+        deadline=report_deadline(session, game, turn) if deadline is None else deadline,
+    )
 
 
 def _report_input(
@@ -1527,20 +1556,25 @@ def assign(
         details={"position": position, "email": player.email},
     )
     entry = PlayerEntry(position=position, email=player.email, real_name=real_name)
-    scenario = scenario_for(game.scenario)
-    opening = _report_input(
-        session,
-        game,
-        scenario,
-        state,
-        state,
-        [],
-        [],
-        [],
-        turn=0,
-        deadline=report_deadline(session, game, 0),
-    )
-    _queue_welcome(session, game, state, entry, generated, render_reports(opening, [position]), now)
+    # Joining a game under way: the last turn's report of the position, with
+    # its news, and the turnsheet of the turn now open.
+    last = game.current_turn - 1
+    if last >= 1 and last + 1 in repository.stored_turns(session, game.id):
+        report = stored_report_input(session, game, last, deadline=_when(game.deadline))
+    else:
+        report = _report_input(
+            session,
+            game,
+            scenario_for(game.scenario),
+            state,
+            state,
+            [],
+            [],
+            [],
+            turn=0,
+            deadline=report_deadline(session, game, 0),
+        )
+    _queue_welcome(session, game, state, entry, generated, render_reports(report, [position]), now)
     session.flush()
     return generated
 

@@ -20,7 +20,7 @@ from turnproc.core.errors import UsageError
 from turnproc.render.batch import RenderedReport, render_turn_reports
 from turnproc.render.sample import sample_turn
 from turnproc.scenario.loader import load_scenario
-from turnproc.store import mapping, repository
+from turnproc.store import repository
 from turnproc.store.db import transaction
 
 
@@ -72,37 +72,10 @@ def _render(args: argparse.Namespace) -> int:
         turn = last if args.turn is None else args.turn
         if turn < 0 or turn > last:
             raise UsageError(f"game {game.name} has results for turns 0 to {last}, not {turn}")
-        after = mapping.state_from_json(repository.turn_state(session, game.id, turn + 1).state)
-        if turn == 0:
-            before, events, rejections, ledger = after, [], [], []
-        else:
-            before = mapping.state_from_json(repository.turn_state(session, game.id, turn).state)
-            events = repository.events(session, game.id, turn)
-            rejections = repository.rejections(session, game.id, turn)
-            ledger = repository.ledger(session, game.id, turn)
-        players = {
-            p.position: batch.PlayerInfo(
-                p.position, p.character, p.real_name, p.email, p.phone, p.human
-            )
-            for p in repository.players(session, game.id)
-        }
-        data = batch.ReportInput(
-            scenario=batch.scenario_for(game.scenario),
-            game=game.name,
-            turn=turn,
-            before=before,
-            after=after,
-            events=events,
-            rejections=rejections,
-            ledger=ledger,
-            players=players,
-            anonymous=game.anonymous,
-            deadline=batch.report_deadline(session, game, turn),
-        )
+        data = batch.stored_report_input(session, game, turn)
+        count = len(data.after.tycoons)
     started = time.perf_counter()
-    reports = render_turn_reports(
-        data, _positions(args.player, len(after.tycoons)), maps=not args.no_map
-    )
+    reports = render_turn_reports(data, _positions(args.player, count), maps=not args.no_map)
     folder = _write(args.out, turn, reports)
     took = time.perf_counter() - started
     print(f"{len(reports)} report(s) of {game.name} turn {turn} written to {folder} in {took:.1f}s")
