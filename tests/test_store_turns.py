@@ -473,6 +473,20 @@ def test_assign_and_drop_a_position(engine: Engine) -> None:
         ).one()
         assert not cy.human and cy.email is None and cy.secret_hash is None
     assert not mapping.state_from_json(_export(engine, game_id)).tycoon(7).human
+    [left] = [m for m in _mail_to(engine, "cy@example.org") if m.kind == "notice"]
+    assert "the computer plays position 7" in left.body and "moved away" in left.body
+
+
+def test_a_player_replaced_by_the_moderator_is_told(engine: Engine) -> None:
+    game_id = _new(engine)
+    with transaction(engine) as session:
+        batch.assign(session, game_id, position=4, email="dan@example.org", now=NOW)
+    [notice] = [m for m in _mail_to(engine, "bob@example.org") if m.kind == "notice"]
+    assert "given position 4" in notice.subject + notice.body
+    assert [m.kind for m in _mail_to(engine, "dan@example.org")] == ["welcome"]
+    with transaction(engine) as session:  # the same address again: nobody is replaced
+        batch.assign(session, game_id, position=4, email="dan@example.org", now=NOW)
+    assert [m.kind for m in _mail_to(engine, "dan@example.org")] == ["welcome"]
 
 
 def test_due_games_are_each_run_once(engine: Engine) -> None:

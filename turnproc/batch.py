@@ -880,31 +880,45 @@ def _fill_offered_positions(session: Session, game: Game, now: datetime) -> list
     return handed
 
 
+def _tell_player_leaving(
+    session: Session, game: Game, player: Player, subject: str, why: str, now: datetime
+) -> None:
+    """A notice to the player who no longer plays `player.position`."""
+    if not player.email:
+        return
+    repository.queue_mail(
+        session,
+        key=f"leaving/{game.id}/{player.position}/{game.current_turn}/{player.email.lower()}",
+        kind="notice",
+        to_address=player.email,
+        subject=f"[{game.name}] {subject}",
+        body=(
+            f"{why}\nYour secret no longer works for this game. If this is a mistake, "
+            "write to the moderator.\n"
+        ),
+        now=now,
+        game_id=game.id,
+        turn=game.current_turn,
+        position=player.position,
+    )
+
+
 def _hand_over(
     session: Session, game: Game, player: Player, standby: StandbyPlayer, now: datetime
 ) -> None:
     """9 The standby player takes over the position: a new secret and the welcome
     mail with the position's report go to them, a notice to the player replaced."""
-    position, old_email, missed = player.position, player.email, player.missed_turns
-    if old_email:
-        repository.queue_mail(
-            session,
-            key=f"replaced/{game.id}/{position}/{game.current_turn}/{old_email.lower()}",
-            kind="notice",
-            to_address=old_email,
-            subject=f"[{game.name}] Position {position} handed to a standby player",
-            body=(
-                f"No orders came from you for position {position}, {player.character}, "
-                f"for {missed} turns in a row, so your position in {game.name} has been "
-                f"handed to a standby player from turn {game.current_turn}.\n"
-                "Your secret no longer works for this game. If this is a mistake, "
-                "write to the moderator.\n"
-            ),
-            now=now,
-            game_id=game.id,
-            turn=game.current_turn,
-            position=position,
-        )
+    position, old_email = player.position, player.email
+    _tell_player_leaving(
+        session,
+        game,
+        player,
+        f"Position {position} handed to a standby player",
+        f"No orders came from you for position {position}, {player.character}, "
+        f"for {player.missed_turns} turns in a row, so your position in {game.name} has "
+        f"been handed to a standby player from turn {game.current_turn}.",
+        now,
+    )
     assign(
         session,
         game.id,
@@ -912,6 +926,7 @@ def _hand_over(
         email=standby.email,
         real_name=standby.real_name,
         now=now,
+        tell_replaced=False,
     )
     standby.position = position
     standby.taken_turn = game.current_turn
@@ -1521,9 +1536,11 @@ def assign(
     character: str | None = None,
     real_name: str = "",
     secret: str | None = None,
+    tell_replaced: bool = True,
 ) -> str | None:
     """A new player takes over a position (a computer one, or one offered to a
-    standby player). Returns the generated secret, if one was made."""
+    standby player). Returns the generated secret, if one was made. A player
+    replaced is told by mail (unless `tell_replaced` is off: the caller has)."""
     if "@" not in email or " " in email.strip():
         raise UsageError(f"{email!r} is not an email address")
     game = repository.get_game(session, game_key, lock=True)
@@ -1536,6 +1553,17 @@ def assign(
         if not character.strip() or character.strip().casefold() in taken:
             raise UsageError(f"character name {character!r} is empty or taken")
     generated = None if secret else generate_secret()
+    replaced = player.human and (player.email or "").lower() != email.strip().lower()
+    if replaced and tell_replaced:
+        _tell_player_leaving(
+            session,
+            game,
+            player,
+            f"Position {position} has a new player",
+            f"The moderator has given position {position}, {player.character}, of "
+            f"{game.name} to another player from turn {game.current_turn}.",
+            now,
+        )
     fields: dict[str, Any] = {"human": True}
     if character is not None:
         fields["character"] = character.strip()
@@ -1588,6 +1616,16 @@ def drop(
     if not player.human:
         raise UsageError(f"position {position} of {game.name} is already played by the computer")
     _set_tycoon(session, game, position, human=False)
+    _tell_player_leaving(
+        session,
+        game,
+        player,
+        f"You have left the game (position {position})",
+        f"The moderator has taken you out of {game.name}: the computer plays position "
+        f"{position}, {player.character}, from turn {game.current_turn}."
+        + (f"\nThe moderator's reason: {reason}" if reason else ""),
+        now,
+    )
     repository.log_action(
         session,
         game_id=game.id,
