@@ -1682,6 +1682,7 @@ def status(session: Session, game_key: str | int, now: datetime) -> dict[str, An
         "grace_minutes": game.grace_minutes,
         "due": is_due(session, game, now),
         "missed_turn_limit": game.missed_turn_limit,
+        "missed_turn_policy": game.missed_turn_policy,
         "players": players,
         "standby_waiting": [s.email for s in repository.standbys(session, game.id)],
         "standings": standings,

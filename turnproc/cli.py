@@ -8,6 +8,7 @@ error, and prints one clear line (no traceback) on bad input.
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 from collections.abc import Sequence
@@ -43,6 +44,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("turnproc: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader stopped reading (`turnproc game log GAME | head`): whatever the
+        # command did is done; drop the rest of its output quietly.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     return int(result or 0)
 
 

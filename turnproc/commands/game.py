@@ -3,6 +3,7 @@ log | resend`."""
 
 import argparse
 import json
+from datetime import datetime
 from pathlib import Path
 
 from turnproc import batch
@@ -173,7 +174,11 @@ def _status(args: argparse.Namespace) -> int:
         return 0
     print(f"{data['name']} (id {data['id']}): turn {data['turn']}, {data['status']}")
     due = "due now" if data["due"] else "not yet due"
-    print(f"deadline {data['deadline']} (+{data['grace_minutes']} min grace), {due}")
+    deadline = batch.shown(datetime.fromisoformat(data["deadline"])) if data["deadline"] else "none"
+    print(f"deadline {deadline} (+{data['grace_minutes']} min grace), {due}")
+    limit = data["missed_turn_limit"]
+    standby = f"a standby player after {limit} in a row" if limit else "never a standby player"
+    print(f"missed turns: played by policy '{data['missed_turn_policy']}', {standby}")
     humans = [p for p in data["players"] if p["human"]]
     if humans:
         print("players:")
