@@ -455,6 +455,12 @@ def test_standby_puts_a_volunteer_on_the_list_once(world: World) -> None:
     with transaction(world.engine) as session:
         [standby] = repo.standbys(session, world.game_id)
         assert (standby.email, standby.real_name) == ("val@example.net", "Val Oakes")
+    leave = f"STANDBY game: {GAME} leave"
+    left = run(world, mail(leave, sender=volunteer, message_id="<s6@v>"))
+    assert left.verdict == "standby" and "off the standby list" in left.detail
+    assert run(world, mail(leave, sender=volunteer, message_id="<s7@v>")).verdict == "refused"
+    with transaction(world.engine) as session:
+        assert repo.standbys(session, world.game_id) == []
 
 
 # --- failures, resuming, the command line ---------------------------------------

@@ -59,6 +59,8 @@ MAX_ANNOUNCEMENT_CHARS = 2000
 # HELP is answered to anyone (a new player has no secret yet), at most this
 # often per address, so forged mail cannot turn the program into a spammer.
 HELP_ANSWERS_PER_DAY = 3
+# STANDBY game: NAME leave (or remove, off, withdraw): off the standby list.
+STANDBY_LEAVE_WORDS = frozenset({"leave", "remove", "off", "withdraw"})
 RESUME_AFTER = timedelta(minutes=10)
 
 _COMMAND_RE = re.compile(
@@ -82,10 +84,10 @@ Commands you can mail to the moderator (one per message, on the first line):
       an announcement for the next report's news: write it on the lines
       below the PRESS line and end it with a line END; "anonymous" hides
       your name.
-  STANDBY game: NAME
+  STANDBY game: NAME [leave]
       put yourself on the game's standby list: you take over the next
       position whose player stops sending orders, and get its report,
-      turnsheet and secret by mail.
+      turnsheet and secret by mail. With "leave": off the list again.
 
 A turnsheet is sent as it is: the filled-in sheet from your report, starting
 with its TURNSHEET line, in the body of the mail or as a .txt attachment.
@@ -550,6 +552,8 @@ class _Reader:
         if not self.sender or count >= HELP_ANSWERS_PER_DAY:
             return self._settle("ignored", "not answered: STANDBY sent too often from this address")
         game = self._game(command.fields["game"])
+        if command.flags & STANDBY_LEAVE_WORDS:
+            return self._leave_standby(game)
         refusal = repo.standby_refusal(self.session, game, self.sender)
         if refusal:
             raise _Refused(refusal)
@@ -569,10 +573,33 @@ class _Reader:
             f"OK: you are on the standby list of {game.name}{ahead}.\n\n"
             "When a player stops sending orders, the next volunteer on the list takes over\n"
             "the position as a turn ends, and gets a welcome mail with its report,\n"
-            "turnsheet and secret. To leave the list, write to the moderator.\n"
+            f"turnsheet and secret. To leave the list: STANDBY game: {game.name} leave\n"
         )
         self._reply(f"[{game.name}] OK: you are on the standby list", reply, game=game)
         detail = f"STANDBY: {self.sender} on the standby list of {game.name}"
+        return self._settle("standby", detail, answered=True, game=game)
+
+    def _leave_standby(self, game: Game) -> IngestOutcome:
+        waiting = [
+            s for s in repo.standbys(self.session, game.id) if s.email.lower() == self.sender
+        ]
+        if not waiting:
+            raise _Refused(f"{self.sender} is not waiting on the standby list of {game.name}")
+        repo.remove_standby(self.session, waiting[0])
+        repo.log_action(
+            self.session,
+            game_id=game.id,
+            turn=game.current_turn,
+            action="standby_removed",
+            now=self.received_at,
+            details={"email": self.sender, "by": "mail", "submission": self.submission_id},
+        )
+        self._reply(
+            f"[{game.name}] OK: you are off the standby list",
+            f"OK: you are off the standby list of {game.name}.\n",
+            game=game,
+        )
+        detail = f"STANDBY: {self.sender} off the standby list of {game.name}"
         return self._settle("standby", detail, answered=True, game=game)
 
     def _authenticate(self, command: _Command) -> tuple[Game, Player]:
@@ -751,7 +778,8 @@ def _make_command(line: str, body: list[str]) -> _Command | None:
     if name == "help":
         return _Command("help", {}, set(), body) if not rest.strip(" .!?") else None
     if name == "standby":
-        return _Command("standby", fields, set(), body) if "game" in fields else None
+        words = {word.lower().strip(".,;!") for word in rest.split()}
+        return _Command("standby", fields, words, body) if "game" in fields else None
     if len(fields.keys() & {"game", "player", "secret"}) < 2:
         return None
     flags = {word.lower() for word in rest.split()}
