@@ -178,9 +178,24 @@ def test_a_paused_game_runs_no_turn_until_resumed(engine: Engine) -> None:
         assert any("paused" in s for s in subjects) and any("Resumed" in s for s in subjects)
 
 
+def test_reminder_hours_are_set_at_the_start_and_changed_later(engine: Engine) -> None:
+    game_id = _new(engine, HUMANS[:1], reminders="12, 72,12")
+    with transaction(engine) as session:
+        assert repository.get_game(session, game_id).reminder_hours == "72,12"
+        changes = batch.schedule(session, game_id, now=NOW, reminders="")
+        assert changes == {"reminder_hours": ("72,12", "")}
+        game = repository.get_game(session, game_id)
+        assert game.deadline is not None
+        late = game.deadline - timedelta(hours=1)
+        assert batch.queue_reminders(session, late) == 0  # none wanted
+        batch.schedule(session, game_id, now=NOW, reminders="2")
+        assert batch.queue_reminders(session, late) == 1  # position 1 has no orders
+
+
 @pytest.mark.parametrize(
     ("options", "problem"),
     [
+        ({"reminders": "soon"}, "hours before the deadline"),
         ({"deadline": NOW - timedelta(hours=1)}, "has passed already"),
         ({"extend_hours": 1, "deadline": NOW + timedelta(days=1)}, "not both"),
         ({"turn_days": 0}, "at least 1"),

@@ -277,6 +277,7 @@ def create_game(
     anonymous: bool = False,
     missed_turn_limit: int = 2,
     missed_turn_policy: str = "computer",
+    reminders: str = "48,12",
     now: datetime,
 ) -> CreatedGame:
     """A new game at turn 1; humans for the listed positions, the computer elsewhere.
@@ -311,7 +312,7 @@ def create_game(
         deadline=now + timedelta(days=deadline_days),
         grace_minutes=grace_minutes,
         turn_days=deadline_days,
-        reminder_hours="48,12",
+        reminder_hours=reminder_hours(reminders),
         missed_turn_limit=missed_turn_limit,
         missed_turn_policy=missed_turn_policy,
         anonymous=anonymous,
@@ -401,6 +402,21 @@ def _queue_welcome(
         else None,
         json_attachment=report.json if report else None,
     )
+
+
+def reminder_hours(text: str) -> str:
+    """A moderator's reminder marks ("48,12": 48 and 12 hours before the
+    deadline; "" for none), checked and written in the stored form."""
+    marks: list[int] = []
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        if not part.strip().isdigit() or not 0 < int(part) <= 24 * 30:
+            raise UsageError(
+                f"--reminder-hours {text!r}: give hours before the deadline, like 48,12"
+            )
+        marks.append(int(part))
+    return ",".join(str(h) for h in sorted(set(marks), reverse=True))
 
 
 MISSED_TURN_WORDS = {
@@ -1389,6 +1405,7 @@ def schedule(
     missed_turn_limit: int | None = None,
     missed_turn_policy: str | None = None,
     early_run: bool | None = None,
+    reminders: str | None = None,
     pause: bool = False,
     resume: bool = False,
 ) -> dict[str, tuple[Any, Any]]:
@@ -1436,6 +1453,7 @@ def schedule(
         "missed_turn_limit": missed_turn_limit,
         "missed_turn_policy": missed_turn_policy,
         "early_run": early_run,
+        "reminder_hours": None if reminders is None else reminder_hours(reminders),
         "status": "paused" if pause else "active" if resume else None,
     }
     changes: dict[str, tuple[Any, Any]] = {}

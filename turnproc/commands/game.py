@@ -38,6 +38,9 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         default="computer",
         help="orders of a player who sent none: the computer's, none, or their last ones",
     )
+    p.add_argument(
+        "--reminder-hours", default="48,12", help="reminders this many hours before a deadline"
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=_new)
 
@@ -82,6 +85,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     early = p.add_mutually_exclusive_group()
     early.add_argument("--early-run", dest="early_run", action="store_true", default=None)
     early.add_argument("--no-early-run", dest="early_run", action="store_false")
+    p.add_argument("--reminder-hours", help="reminders so many hours before, e.g. 48,12 ('' none)")
     p.add_argument("--pause", action="store_true", help="no turns run until --resume")
     p.add_argument("--resume", action="store_true", help="run the game again")
     p.add_argument("--reason", default="", help="why (logged; told to the players)")
@@ -136,6 +140,7 @@ def _new(args: argparse.Namespace) -> int:
             anonymous=args.anonymous,
             missed_turn_limit=args.missed_turn_limit,
             missed_turn_policy=args.missed_turn_policy,
+            reminders=args.reminder_hours,
             now=batch.utcnow(),
         )
     if args.json:
@@ -211,6 +216,7 @@ def _schedule(args: argparse.Namespace) -> int:
             missed_turn_limit=args.missed_turn_limit,
             missed_turn_policy=args.missed_turn_policy,
             early_run=args.early_run,
+            reminders=args.reminder_hours,
             pause=args.pause,
             resume=args.resume,
         )
@@ -226,6 +232,7 @@ def _schedule(args: argparse.Namespace) -> int:
             "early_run": game.early_run,
             "missed_turn_limit": game.missed_turn_limit,
             "missed_turn_policy": game.missed_turn_policy,
+            "reminder_hours": game.reminder_hours,
         }
     if args.json:
         changed = {k: list(pair) for k, pair in changes.items()}
@@ -239,7 +246,8 @@ def _schedule(args: argparse.Namespace) -> int:
         f" (+{current['grace_minutes']} min grace), {current['turn_days']} days a turn, "
         f"early run {'on' if current['early_run'] else 'off'}; a missed turn is played by "
         f"policy '{current['missed_turn_policy']}', a standby takes over after "
-        f"{current['missed_turn_limit'] or 'no number of'} missed turns"
+        f"{current['missed_turn_limit'] or 'no number of'} missed turns; reminders "
+        f"{current['reminder_hours'] or 'none'} hours before the deadline"
     )
     return 0
 
