@@ -484,17 +484,16 @@ def stored_report_input(
         events = list(repository.events(session, game.id, turn))
         rejections = list(repository.rejections(session, game.id, turn))
         ledger = list(repository.ledger(session, game.id, turn))
-    return ReportInput(
-        scenario=scenario_for(game.scenario),
-        game=game.name,
+    return _report_input(
+        session,
+        game,
+        scenario_for(game.scenario),
+        before,
+        after,
+        events,
+        rejections,
+        ledger,
         turn=turn,
-        before=before,
-        after=after,
-        events=events,
-        rejections=rejections,
-        ledger=ledger,
-        players=_player_infos(session, game.id),
-        anonymous=game.anonymous,
         deadline=report_deadline(session, game, turn) if deadline is None else deadline,
     )
 
