@@ -4,7 +4,9 @@ placer's grid index, the map legend's place, news items and the JSON export."""
 import io
 import json
 import multiprocessing
+import os
 import random
+import signal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -105,6 +107,18 @@ def test_abandoned_reports_stop_their_workers(turn: tuple[_Turn, GameMeta]) -> N
     workers = multiprocessing.active_children()
     pending.close()  # the batch gave up (a database error) before the reports came
     assert workers and not any(worker.is_alive() for worker in workers)
+
+
+def test_a_renderer_process_that_dies_is_an_error_not_a_hang(
+    turn: tuple[_Turn, GameMeta],
+) -> None:
+    data, meta = turn
+    pending = start_turn_reports(data, positions=[1, 2, 5], workers=2, meta=meta)
+    for worker in multiprocessing.active_children():
+        os.kill(worker.pid or 0, signal.SIGKILL)  # as the kernel's OOM killer would
+    with pytest.raises(RuntimeError, match="report renderer process died"):
+        pending.result()
+    assert not any(worker.is_alive() for worker in multiprocessing.active_children())
 
 
 def _forms(pdf: bytes) -> dict[str, bytes]:

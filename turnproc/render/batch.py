@@ -9,16 +9,19 @@ The input is handed to the workers by fork, so nothing large is pickled on the
 way in.
 """
 
+import contextlib
 import multiprocessing
-import multiprocessing.pool
+import multiprocessing.process
 import os
 import resource
 import statistics
 import threading
 import time
+import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from multiprocessing.connection import Connection, wait
+from typing import Any, NoReturn, Protocol
 
 from turnproc.core.ledger import LedgerEntry
 from turnproc.cr.events import Announcement as AnnouncementEvent
@@ -179,6 +182,90 @@ def default_workers() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 
 
+class _Workers:
+    """Forked worker processes, each with its own pipe. Unlike a
+    multiprocessing.Pool there is no queue shared by the workers, so a worker
+    that dies (killed for memory, a crash in C code) is noticed at once and the
+    others can still be stopped; a Pool hangs on both."""
+
+    def __init__(self, count: int) -> None:
+        context = multiprocessing.get_context("fork")
+        self.processes: list[multiprocessing.process.BaseProcess] = []
+        self.pipes: list[Connection] = []
+        for _ in range(count):
+            ours, theirs = context.Pipe()
+            process = context.Process(
+                target=_work, args=(theirs, ours), name="report-renderer", daemon=True
+            )
+            process.start()
+            theirs.close()
+            self.processes.append(process)
+            self.pipes.append(ours)
+
+    def run(self, tasks: Sequence[tuple[str, Any]], stop: threading.Event) -> list[Any] | None:
+        """One task per worker, results in the tasks' order; None if `stop` is set."""
+        assert len(tasks) <= len(self.pipes)
+        waiting: dict[Connection, int] = {}
+        for index, task in enumerate(tasks):
+            try:
+                self.pipes[index].send(task)
+            except OSError:  # the worker died before it got the task
+                self._died(self.processes[index])
+            waiting[self.pipes[index]] = index
+        results: list[Any] = [None] * len(tasks)
+        sentinels = {process.sentinel: process for process in self.processes}
+        while waiting:
+            if stop.is_set():
+                return None
+            for ready in wait([*waiting, *sentinels], timeout=0.05):
+                if ready in sentinels:
+                    self._died(sentinels[ready])
+                assert isinstance(ready, Connection)
+                try:
+                    status, value = ready.recv()
+                except (EOFError, OSError):  # the worker died while we waited for it
+                    self._died(self.processes[self.pipes.index(ready)])
+                if status != "ok":
+                    raise RuntimeError(f"the report renderer failed: {value}")
+                results[waiting.pop(ready)] = value
+        return results
+
+    @staticmethod
+    def _died(process: multiprocessing.process.BaseProcess) -> NoReturn:
+        process.join(timeout=1)
+        raise RuntimeError(f"a report renderer process died (exit code {process.exitcode})")
+
+    def stop(self) -> None:
+        for pipe in self.pipes:
+            with contextlib.suppress(OSError):  # that worker may be gone already
+                pipe.send(None)
+        for process in self.processes:
+            process.join(timeout=2)
+            if process.is_alive():
+                process.kill()
+                process.join()
+        for pipe in self.pipes:
+            pipe.close()
+
+
+def _work(pipe: Connection, parents_end: Connection) -> None:
+    """A worker process: draw a map page or render positions until told to stop."""
+    parents_end.close()
+    while True:
+        try:
+            task = pipe.recv()
+        except EOFError:  # the batch process is gone
+            return
+        if task is None:
+            return
+        kind, argument = task
+        try:
+            value = _draw_page(argument) if kind == "draw" else _render_positions(argument)
+            pipe.send(("ok", value))
+        except Exception as exc:
+            pipe.send(("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"))
+
+
 class PendingReports:
     """Reports being rendered by worker processes while the caller goes on
     (the batch stores the turn meanwhile). `result()` waits for them; `close()`
@@ -187,14 +274,14 @@ class PendingReports:
     def __init__(
         self,
         ready: dict[int, RenderedReport] | None = None,
-        pool: "multiprocessing.pool.Pool | None" = None,
+        workers: _Workers | None = None,
         driver: threading.Thread | None = None,
         outcome: "list[dict[int, RenderedReport] | BaseException] | None" = None,
         stop: threading.Event | None = None,
     ) -> None:
         self._ready = ready
         self._stop = stop
-        self._pool = pool
+        self._workers = workers
         self._driver = driver
         self._outcome = outcome if outcome is not None else []
 
@@ -214,12 +301,11 @@ class PendingReports:
     def close(self) -> None:
         if self._stop is not None:
             self._stop.set()  # the helper thread stops waiting for abandoned work
-        if self._pool is not None:
-            self._pool.terminate()
-            self._pool.join()
-            self._pool = None
         if self._driver is not None:
             self._driver.join()
+        if self._workers is not None:
+            self._workers.stop()
+            self._workers = None
         _JOB.clear()
 
     def __enter__(self) -> "PendingReports":
@@ -268,28 +354,19 @@ def start_turn_reports(
     chunks = [wanted[i::count] for i in range(count)]
     _JOB.clear()
     _JOB.append(turn)
-    pool = multiprocessing.get_context("fork").Pool(count)
+    forked = _Workers(count)
     outcome: list[dict[int, RenderedReport] | BaseException] = []
-
     stop = threading.Event()
-
-    def wait(work: "multiprocessing.pool.MapResult[Any]") -> list[Any] | None:
-        while not work.ready():
-            if stop.is_set():
-                return None
-            work.wait(0.05)
-        return work.get()
 
     def drive() -> None:
         try:
             layers: Layers = {}
             if pages is not None:
-                drawn = wait(pool.map_async(_draw_page, [False, True], chunksize=1))
+                drawn = forked.run([("draw", False), ("draw", True)], stop)
                 if drawn is None:
                     return
                 layers = {False: drawn[0], True: drawn[1]}
-            tasks = [(chunk, layers) for chunk in chunks]
-            parts = wait(pool.map_async(_render_positions, tasks, chunksize=1))
+            parts = forked.run([("render", (chunk, layers)) for chunk in chunks], stop)
             if parts is None:
                 return
             rendered = dict(item for part in parts for item in part)
@@ -299,7 +376,7 @@ def start_turn_reports(
 
     driver = threading.Thread(target=drive, name="report-renderer", daemon=True)
     driver.start()
-    return PendingReports(pool=pool, driver=driver, outcome=outcome, stop=stop)
+    return PendingReports(workers=forked, driver=driver, outcome=outcome, stop=stop)
 
 
 def render_turn_reports(
