@@ -188,6 +188,22 @@ def test_worker_processes_and_another_runner_share_the_due_games(tmp_path: Path)
         _assert_each_run_once(engine, ids)
 
 
+def test_due_worker_processes_run_the_real_renderer(tmp_path: Path) -> None:
+    """The report renderer forks its own workers inside `--workers` processes."""
+    for url in fresh_database("postgres", tmp_path):
+        engine = open_fresh(url)
+        ids = [_new_game(engine, f"real-{i}", seed=300 + i, now_days=-30) for i in range(3)]
+        runner = _driver(url, "turn", "run", "--due", "--workers", "2", "--json", real=True)
+        out, err = runner.communicate(timeout=300)
+        assert runner.returncode == 0, out + err
+        report = json.loads(out[out.index("{") :])
+        assert report["failed"] == [] and [o["game_id"] for o in report["processed"]] == ids
+        _assert_each_run_once(engine, ids)
+        with transaction(engine) as session:
+            pdfs = session.scalars(select(Report.pdf).where(Report.game_id.in_(ids))).all()
+        assert len(pdfs) == 45 and all(pdf and pdf.startswith(b"%PDF") for pdf in pdfs)
+
+
 def test_sqlite_takes_one_due_worker(tmp_path: Path) -> None:
     for url in fresh_database("sqlite", tmp_path):
         engine = open_fresh(url)
