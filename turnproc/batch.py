@@ -765,10 +765,9 @@ def _missed_turn_orders(
     session: Session, game: Game, scenario: Scenario, state: GameState, position: int
 ) -> PlayerOrders:
     """The orders of a human player's position with none in force, by the game's
-    missed-turn policy: `computer` plays it, `idle` gives no orders (the position
-    only collects its income and pays its interest), `standing` repeats the
-    orders the player last sent (checked again like any orders; the computer
-    plays it if the player never sent any)."""
+    missed-turn policy: `computer` plays it, `idle` gives no orders ("civil
+    disorder"), `standing` repeats the orders the player last sent (checked
+    again like any orders; the computer plays it if the player never sent any)."""
     if game.missed_turn_policy == "idle":
         return PlayerOrders(position=position, orders=[], source="computer")
     if game.missed_turn_policy == "standing":
