@@ -413,10 +413,16 @@ def test_the_standby_list_refuses_bad_entries(engine: Engine) -> None:
             batch.add_standby(session, game_id, email=email, now=NOW)
     with transaction(engine) as session:
         batch.remove_standby(session, game_id, email="cy@example.org", now=NOW)
+        batch.schedule(session, game_id, now=NOW, pause=True)  # a paused game takes volunteers
+        batch.add_standby(session, game_id, email="dee@example.org", now=NOW)
+        repository.get_game(session, game_id).status = "ended"
+    with transaction(engine) as session, pytest.raises(UsageError, match="has ended"):
+        batch.add_standby(session, game_id, email="eve@example.org", now=NOW)
     with transaction(engine) as session, pytest.raises(UsageError, match="is not waiting"):
         batch.remove_standby(session, game_id, email="cy@example.org", now=NOW)
     with transaction(engine) as session:
-        assert batch.standby_list(session, game_id)["waiting"] == []
+        waiting = batch.standby_list(session, game_id)["waiting"]
+        assert [w["email"] for w in waiting] == ["dee@example.org"]
 
 
 def test_early_run_once_every_human_is_in(engine: Engine) -> None:

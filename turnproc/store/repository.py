@@ -812,8 +812,8 @@ def add_standby(
 
 def standby_refusal(session: Session, game: Game, email: str) -> str:
     """Why `email` cannot join the standby list of `game`, or "" if it can."""
-    if game.status != "active":
-        return f"{game.name} is {game.status}; it needs no standby players"
+    if game.status == "ended":  # a paused game may still need them when it resumes
+        return f"{game.name} has ended; it needs no standby players"
     if any(s.email.lower() == email.lower() for s in standbys(session, game.id)):
         return f"{email} is already on the standby list of {game.name}"
     if any((p.email or "").lower() == email.lower() for p in players(session, game.id)):
