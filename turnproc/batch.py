@@ -844,8 +844,9 @@ def _apply_missed_turn_policy(
     computer: list[int],
     now: datetime,
 ) -> None:
-    """A missed turn is played by the computer. After `missed_turn_limit` misses
-    in a row (0: never) the position is offered to a standby player: the first
+    """Count missed turns (their orders came from the game's missed-turn policy).
+    After `missed_turn_limit` misses in a row (0: never) the position is offered
+    to a standby player: the first
     one waiting takes it at once; with nobody waiting, the computer goes on
     playing it until a standby player is added or its player sends orders again.
     Runs after the game has moved to the next turn."""
@@ -882,16 +883,13 @@ def _apply_missed_turn_policy(
     _fill_offered_positions(session, game, now)
 
 
-def _fill_offered_positions(session: Session, game: Game, now: datetime) -> list[int]:
+def _fill_offered_positions(session: Session, game: Game, now: datetime) -> None:
     """Hand every position offered to a standby player to the next one waiting,
-    lowest position first. Returns the positions handed over."""
+    lowest position first."""
     waiting = list(repository.standbys(session, game.id))
     offered = [p for p in repository.players(session, game.id) if p.human and p.standby]
-    handed: list[int] = []
     for player, standby in zip(offered, waiting, strict=False):
         _hand_over(session, game, player, standby, now)
-        handed.append(player.position)
-    return handed
 
 
 def _tell_player_leaving(

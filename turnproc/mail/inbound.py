@@ -531,13 +531,21 @@ class _Reader:
 
     # --- commands -----------------------------------------------------------------
 
-    def _help(self) -> IngestOutcome:
+    def _answered_too_often(self, verdict: str) -> IngestOutcome | None:
+        """Commands anyone may send are answered at most HELP_ANSWERS_PER_DAY
+        times a day per address, so forged mail cannot make us a spammer."""
         since = self.received_at - timedelta(days=1)
         count = repo.recent_verdicts(
-            self.session, sender=self.sender, verdicts=("help",), since=since
+            self.session, sender=self.sender, verdicts=(verdict,), since=since
         )
-        if not self.sender or count >= HELP_ANSWERS_PER_DAY:
-            return self._settle("ignored", "not answered: HELP sent too often from this address")
+        if self.sender and count < HELP_ANSWERS_PER_DAY:
+            return None
+        detail = f"not answered: {verdict.upper()} sent too often from this address"
+        return self._settle("ignored", detail)
+
+    def _help(self) -> IngestOutcome:
+        if (ignored := self._answered_too_often("help")) is not None:
+            return ignored
         guide = GUIDE.read_text(encoding="utf-8")
         self._reply("HELP: how to play by mail", f"{COMMANDS_HELP}\n{guide}", kind="help")
         return self._settle("help", "HELP answered with the turnsheet guide", answered=True)
@@ -545,12 +553,8 @@ class _Reader:
     def _standby(self, command: _Command) -> IngestOutcome:
         """STANDBY: the sender joins a game's standby list (anyone may; the
         moderator can take them off with `game standby --remove`)."""
-        since = self.received_at - timedelta(days=1)
-        count = repo.recent_verdicts(
-            self.session, sender=self.sender, verdicts=("standby",), since=since
-        )
-        if not self.sender or count >= HELP_ANSWERS_PER_DAY:
-            return self._settle("ignored", "not answered: STANDBY sent too often from this address")
+        if (ignored := self._answered_too_often("standby")) is not None:
+            return ignored
         game = self._game(command.fields["game"])
         if command.flags & STANDBY_LEAVE_WORDS:
             return self._leave_standby(game)
