@@ -1,0 +1,902 @@
+"""One 18xx game: state, and actions applied one at a time.
+
+Rounds follow the rules' order: the private companies' sale, then stock rounds
+and sets of operating rounds. A company's operating turn is the steps of 4.2 in
+order (home token, track, token, run, dividend, trains, with private purchases
+and abilities at any time); an action for a later step or for the next company
+closes the steps it skips, as the rules would (a company that does not run
+trains withholds, 4.2.4). Every dollar moves between the bank, the players and
+the companies through `_pay`, so the total never changes.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from turnproc.families.g18xx.engine import actions as act
+from turnproc.families.g18xx.engine.market import Market, parse_market
+from turnproc.families.g18xx.engine.title import Private, Title, TrainType
+from turnproc.families.g18xx.engine.track import (
+    HexState,
+    chain_stops,
+    neighbour,
+    reachable_hexes,
+    rotate,
+)
+
+BANK = "bank"
+IPO = "ipo"
+POOL = "market"
+Holder = int | str
+
+
+class ActionRefused(ValueError):
+    """An action the rules do not allow now; the game is unchanged."""
+
+
+@dataclass
+class Cert:
+    id: str
+    company: str
+    percent: int
+    president: bool
+    owner: Holder = IPO
+
+
+@dataclass
+class Train:
+    id: str
+    type: TrainType
+    name: str
+    price: int
+    cities: int
+    multiplier: int
+    owner: str | None = None  # company id; None while in the bank
+    rusted: bool = False
+    sellable: bool = True
+
+
+@dataclass
+class CompanyState:
+    """A major company's charter."""
+
+    id: str
+    home: str
+    token_costs: tuple[int, ...]
+    par: int | None = None
+    floated: bool = False
+    president: int | None = None
+    tokens_used: int = 0
+    home_placed: bool = False
+    route_bonus: dict[str, int] = field(default_factory=dict)  # hex -> extra revenue per run
+
+
+@dataclass
+class PrivateState:
+    data: Private
+    owner: Holder | None = None
+    closed: bool = False
+    uses: int = 0
+
+
+@dataclass
+class Turn:
+    """Where the operating company is in its turn."""
+
+    company: str
+    ran: bool = False
+    revenue: int | None = None
+    bank_trains: int = 0
+    tile_lays: int = 0
+
+
+class TitleRules:
+    """A title's special rules; the defaults are the general 18xx ones."""
+
+    def __init__(self, title: Title, options: dict[str, str]) -> None:
+        self.title = title
+        self.options = options
+
+    def bank_cash(self) -> int:
+        return self.title.bank
+
+    def setup(self, game: "Game") -> None:
+        """Hook after the game is laid out."""
+
+    def private_revenue(self, private: Private) -> int:
+        return private.revenue
+
+    def start_operating_round(self, game: "Game") -> None:
+        """Hook at the start of each operating round, before privates pay."""
+
+    def private_sale_refusal(self, game: "Game", company: str, private: PrivateState, price: int) -> str | None:
+        return None
+
+    def after_private_bought(self, game: "Game", company: str, private: PrivateState) -> None:
+        """Hook after a company buys a private."""
+
+    def after_tile_laid(self, game: "Game", company: str, hex_name: str) -> None:
+        """Hook after a tile lay is paid for."""
+
+    def after_token_placed(self, game: "Game", company: str, hex_name: str) -> None:
+        """Hook after a station token is placed and paid for."""
+
+    def ability_lay_is_free(self, private: PrivateState) -> bool:
+        return private.data.ability is not None and private.data.ability.free
+
+    def train_discount(self, private: PrivateState) -> int:
+        return private.data.ability.discount if private.data.ability else 0
+
+    def president_assist(self, game: "Game", company: str, train: Train, price: int) -> tuple[int, int]:
+        """(amount the president adds, fee) when the title lets a president help."""
+        return (0, 0)
+
+    def loan_fee(self, debt: int) -> int:
+        return 0
+
+    def bank_trains_per_turn(self) -> int | None:
+        """How many trains a company may buy from the bank in one turn (None: any)."""
+        return None
+
+    def end_of_set(self, game: "Game") -> None:
+        """Hook after a set of operating rounds, before the next stock round."""
+
+
+class Game:
+    """The live position of one game."""
+
+    def __init__(self, title: Title, rules: TitleRules, players: list[int]) -> None:
+        seats = title.players.get(str(len(players)))
+        if seats is None:
+            raise ActionRefused(f"{title.title} is for {', '.join(title.players)} players")
+        self.title = title
+        self.rules = rules
+        self.players = list(players)
+        self.cert_limit = seats.certificates
+        self.cash: dict[Holder, int] = {BANK: rules.bank_cash()}
+        self.total_cash = self.cash[BANK]
+        for player in players:
+            self.cash[player] = 0
+            self._pay(BANK, player, seats.cash)
+        self.market = Market(parse_market(title.market))
+        self.companies: dict[str, CompanyState] = {}
+        self.certs: dict[str, Cert] = {}
+        self.holdings: dict[tuple[Holder, str], list[Cert]] = {}
+        self.percent: dict[tuple[Holder, str], int] = {}
+        for data in title.companies:
+            self.companies[data.id] = CompanyState(data.id, data.home, data.tokens)
+            self.cash[data.id] = 0
+            for index in range(title.shares_per_company - 1):
+                share = Cert(f"{data.id}_{index}", data.id, 20 if index == 0 else 10, index == 0)
+                self.certs[share.id] = share
+                self.holdings.setdefault((IPO, data.id), []).append(share)
+            self.percent[(IPO, data.id)] = 100
+        self.privates = {p.id: PrivateState(p) for p in title.privates}
+        self.trains: list[Train] = []
+        for kind in title.trains:
+            for index in range(kind.count):
+                self.trains.append(Train(f"{kind.name}-{index}", kind, kind.name, kind.price, kind.cities, kind.multiplier))
+        self.phase_index = 0
+        self.hexes = self._build_map()
+        self.tiles_on_map: dict[str, str] = {}  # tile id -> hex
+        self.round = "draft"
+        self.operating_round = 0  # counts all operating rounds so far
+        self.round_in_set = 0
+        self.set_number = 0
+        self.order: list[str] = []
+        self.turn: Turn | None = None
+        self.done: set[str] = set()
+        self.ended = False
+        self.end_reason: str | None = None
+        self.flags: dict[str, bool] = {}
+        self.rules_state: dict[str, int] = {}
+        self.sold_this_round: dict[int, set[str]] = {}
+        rules.setup(self)
+
+    # --- the map -------------------------------------------------------------
+
+    def _build_map(self) -> dict[str, HexState]:
+        hexes = {}
+        for h in self.title.hexes:
+            if h.colour == "none":
+                continue
+            colour = {"white": "white", "red": "red", "gray": "gray"}[h.colour]
+            hexes[h.hex] = HexState(
+                name=h.hex,
+                tile=None,
+                tile_id=f"{h.hex}-0",
+                colour=colour,
+                rotation=0,
+                nodes=h.nodes,
+                track=h.track,
+                tokens=[[] for _ in h.nodes],
+                cost=h.cost,
+            )
+        return hexes
+
+    @property
+    def phase(self) -> str:
+        return self.title.phases[self.phase_index].name
+
+    def advance_phase(self, name: str) -> None:
+        names = [p.name for p in self.title.phases]
+        index = names.index(name)
+        if index > self.phase_index:
+            self.phase_index = index
+
+    def node_revenue(self, hex_name: str, index: int) -> int:
+        revenue = self.hexes[hex_name].nodes[index].revenue
+        if isinstance(revenue, int):
+            return revenue
+        for colour in reversed(self.title.phases[self.phase_index].tiles):
+            if colour in revenue:
+                return revenue[colour]
+        return revenue["yellow"]
+
+    # --- money and shares ----------------------------------------------------
+
+    def _pay(self, payer: Holder, payee: Holder, amount: int) -> None:
+        if amount < 0:
+            raise ActionRefused(f"negative payment {amount}")
+        self.cash[payer] -= amount
+        self.cash[payee] = self.cash.get(payee, 0) + amount
+
+    def money_is_conserved(self) -> bool:
+        return sum(self.cash.values()) == self.total_cash
+
+    def percent_of(self, holder: Holder, company: str) -> int:
+        return self.percent.get((holder, company), 0)
+
+    def shares_of(self, holder: Holder, company: str) -> list[Cert]:
+        return self.holdings.setdefault((holder, company), [])
+
+    def _move_cert(self, cert: Cert, to: Holder) -> None:
+        self.holdings[(cert.owner, cert.company)].remove(cert)
+        self.shares_of(to, cert.company).append(cert)
+        cert.owner = to
+
+    def _distance(self, a: int | None, b: int) -> int:
+        if a is None:
+            return 0
+        ia, ib = self.players.index(a), self.players.index(b)
+        return ib - ia if ia < ib else ib - (ia - len(self.players))
+
+    def _transfer(self, certs: list[Cert], source: Holder, to: Holder, percent: int) -> None:
+        """3.5: move certificates, then hand the presidency to the largest holder
+        (ties go to the first clockwise from the outgoing president)."""
+        company = certs[0].company
+        state = self.companies[company]
+        previous = state.president
+        self.percent[(source, company)] = self.percent_of(source, company) - percent
+        self.percent[(to, company)] = self.percent_of(to, company) + percent
+        for cert in certs:
+            self._move_cert(cert, to)
+        best = max(self.percent_of(p, company) for p in self.players)
+        leaders = [p for p in self.players if self.percent_of(p, company) == best]
+        if previous in leaders:
+            return
+        able = [p for p in leaders if self.percent_of(p, company) >= 20]
+        if not able:
+            return
+        president = min(able, key=lambda p: self._distance(previous, p))
+        state.president = president
+        if source == president or previous is None:
+            return
+        bundle_has_president = any(c.president for c in certs)
+        top = next(c for c in self.certs.values() if c.company == company and c.president)
+        if not bundle_has_president and top.owner != previous:
+            return
+        swap_to: Holder = previous if self.percent_of(previous, company) >= top.percent else POOL
+        for cert in self.shares_of(president, company)[: top.percent // 10]:
+            self._move_cert(cert, swap_to)
+        self._move_cert(top, president)
+        given = sum(c.percent for c in certs)
+        for _ in range((given - percent) // 10):
+            self._move_cert(self.shares_of(POOL, company)[0], source)
+
+    def certificate_count(self, player: int) -> int:
+        count = sum(1 for p in self.privates.values() if p.owner == player and not p.closed)
+        for company in self.companies:
+            if self.market.where.get(company) and self.market.cell(company).yellow:
+                continue
+            count += len(self.shares_of(player, company))
+        return count
+
+    # --- turn flow -------------------------------------------------------------
+
+    def acting_company(self, action: act.Action) -> str | None:
+        if action.entity_type == "corporation":
+            return str(action.entity)
+        if action.entity_type == "company":
+            private = self.privates.get(str(action.entity))
+            if private is None or not isinstance(private.owner, str):
+                raise ActionRefused(f"{action.entity} is not owned by a company")
+            return private.owner
+        return None
+
+    def apply(self, action: act.Action) -> None:
+        """Apply one action and its recorded automatic follow-ups."""
+        if self.ended:
+            raise ActionRefused("the game is over")
+        handler = self._handlers().get(action.type)
+        if handler is None:
+            raise ActionRefused(f"{action.type} is not an 18xx move")
+        if action.type not in ("program_share_pass", "program_buy_shares", "program_disable", "program_close_pass", "log", "message"):
+            self._enter_round(action)
+        handler(action)
+        for follow in action.auto_actions:
+            self.apply(follow)
+
+    def _handlers(self) -> dict[str, Callable[[act.Action], None]]:
+        return {
+            "bid": self._bid,  # type: ignore[dict-item]
+            "par": self._par,  # type: ignore[dict-item]
+            "buy_shares": self._buy_shares,  # type: ignore[dict-item]
+            "sell_shares": self._sell_shares,  # type: ignore[dict-item]
+            "pass": self._nothing,
+            "program_share_pass": self._nothing,
+            "program_buy_shares": self._nothing,
+            "program_disable": self._nothing,
+            "program_close_pass": self._nothing,
+            "log": self._nothing,
+            "message": self._nothing,
+            "buy_company": self._buy_company,  # type: ignore[dict-item]
+            "lay_tile": self._lay_tile,  # type: ignore[dict-item]
+            "place_token": self._place_token,  # type: ignore[dict-item]
+            "run_routes": self._run_routes,  # type: ignore[dict-item]
+            "dividend": self._dividend,  # type: ignore[dict-item]
+            "buy_train": self._buy_train,  # type: ignore[dict-item]
+        }
+
+    def _nothing(self, action: act.Action) -> None:
+        return None
+
+    def _enter_round(self, action: act.Action) -> None:
+        company = self.acting_company(action)
+        if self.round == "draft":
+            if company is not None or action.type != "bid":
+                raise ActionRefused("each player first buys one private company (3.1)")
+            return
+        if self.round == "stock":
+            if company is None:
+                return
+            self._end_stock_round()
+            self._start_operating_round()
+        if company is None:
+            if action.type == "sell_shares" and self._raising_cash(int(action.entity)):
+                return
+            self._finish_operating_round()
+            if self.ended:
+                raise ActionRefused("the game is over")
+            self._start_stock_round()
+            return
+        self._advance_to(company)
+
+    def _raising_cash(self, player: int) -> bool:
+        """4.2.5.2d: the operating company's president sells to buy a train."""
+        if self.turn is None:
+            return False
+        company = self.turn.company
+        return self.companies[company].president == player and not self.trains_of(company)
+
+    def _start_stock_round(self) -> None:
+        self.round = "stock"
+        self.sold_this_round = {p: set() for p in self.players}
+
+    def _end_stock_round(self) -> None:
+        """3.6: companies all in players' hands move up, highest price first."""
+        sold_out = [
+            c
+            for c, s in self.companies.items()
+            if s.par is not None and sum(self.percent_of(p, c) for p in self.players) >= 100
+        ]
+        for company in sorted(sold_out, key=self.market.order_key):
+            self.market.move_up(company)
+
+    def _start_operating_round(self) -> None:
+        if self.round == "stock":
+            self.set_number += 1
+            self.round_in_set = 0
+        self.round = "operating"
+        self.operating_round += 1
+        self.round_in_set += 1
+        self.rules.start_operating_round(self)
+        for private in self.privates.values():
+            if private.owner is not None and not private.closed:
+                self._pay(BANK, private.owner, self.rules.private_revenue(private.data))
+        floated = [c for c, s in self.companies.items() if s.floated]
+        self.order = sorted(floated, key=self.market.order_key)
+        self.done = set()
+        self.turn = None
+
+    def _begin_turn(self, company: str) -> None:
+        self.turn = Turn(company)
+        state = self.companies[company]
+        if not state.home_placed:
+            self._place_home(company)
+
+    def _place_home(self, company: str) -> None:
+        state = self.companies[company]
+        hex_state = self.hexes[state.home]
+        index = next(i for i, n in enumerate(hex_state.nodes) if n.kind == "city")
+        hex_state.tokens[index].append(company)
+        state.home_placed = True
+        state.tokens_used = 1
+
+    def _finish_turn(self) -> None:
+        if self.turn is None:
+            return
+        if not self.turn.ran:
+            # 4.2.4: a company that runs no train withholds nothing and moves left
+            self.market.move_left(self.turn.company)
+        self.done.add(self.turn.company)
+        self.turn = None
+
+    def _advance_to(self, company: str) -> None:
+        if self.turn is not None and self.turn.company == company:
+            return
+        if company not in self.order:
+            raise ActionRefused(f"{company} does not operate in this round")
+        while True:
+            if self.turn is not None:
+                self._finish_turn()
+            waiting = [c for c in self.order if c not in self.done]
+            if company in waiting:
+                for skipped in waiting[: waiting.index(company)]:
+                    self._begin_turn(skipped)
+                    self._finish_turn()
+                self._begin_turn(company)
+                return
+            if self.round_in_set >= self.title.operating_rounds_per_set:
+                raise ActionRefused(f"{company} has already operated in this set of rounds")
+            self._close_operating_round()
+            if self.ended:
+                raise ActionRefused("the game is over")
+            self._start_operating_round()
+            if company not in self.order:
+                raise ActionRefused(f"{company} does not operate in this round")
+
+    def _close_operating_round(self) -> None:
+        for company in [c for c in self.order if c not in self.done]:
+            if self.turn is None or self.turn.company != company:
+                self._begin_turn(company)
+            self._finish_turn()
+        self._finish_turn()
+        for rule in self.title.obsolete_after_operating_round:
+            if rule.round == self.operating_round:
+                self._rust(rule.train, rule.salvage)
+        if self.title.last_operating_round and self.operating_round >= self.title.last_operating_round:
+            self.ended = True
+            self.end_reason = self.title.end_reason
+
+    def _finish_operating_round(self) -> None:
+        """Close the current round and, at the end of a set, the set itself."""
+        if self.round != "operating":
+            return
+        self._close_operating_round()
+        if not self.ended and self.round_in_set < self.title.operating_rounds_per_set:
+            raise ActionRefused("a stock move during a set of operating rounds")
+        if not self.ended:
+            self.rules.end_of_set(self)
+
+    def finish(self) -> None:
+        """End a replay: close the round in progress (the game ends with it)."""
+        if self.round == "operating" and not self.ended:
+            self._close_operating_round()
+
+    def _rust(self, name: str, salvage: int) -> None:
+        for train in self.trains:
+            if train.name == name and not train.rusted:
+                if train.owner is not None and train.owner in self.companies:
+                    self._pay(BANK, train.owner, salvage)
+                train.rusted = True
+                train.owner = None
+
+    # --- the private companies' sale and stock rounds --------------------------
+
+    def _player(self, action: act.Action) -> int:
+        if action.entity_type != "player" or not isinstance(action.entity, int) or action.entity not in self.players:
+            raise ActionRefused(f"{action.entity} is not a player in this game")
+        return action.entity
+
+    def _bid(self, action: act.Bid) -> None:
+        """3.1: each player buys one private at its list price."""
+        player = self._player(action)
+        private = self.privates.get(action.company)
+        if private is None or private.owner is not None:
+            raise ActionRefused(f"{action.company} is not for sale")
+        if any(p.owner == player for p in self.privates.values()):
+            raise ActionRefused("each player buys exactly one private company")
+        if action.price != private.data.value:
+            raise ActionRefused(f"{action.company} costs ${private.data.value}")
+        self._spend(player, action.price)
+        self._pay(player, BANK, action.price)
+        private.owner = player
+        if all(any(p.owner == pl for p in self.privates.values()) for pl in self.players):
+            for other in self.privates.values():
+                if other.owner is None:
+                    other.closed = True
+            self._start_stock_round()
+
+    def _spend(self, player: int, amount: int) -> None:
+        if self.cash[player] < amount:
+            raise ActionRefused(f"costs ${amount}; cash is ${self.cash[player]}")
+
+    def _par(self, action: act.Par) -> None:
+        """3.2c1: buy the president's certificate and set the par value."""
+        player = self._player(action)
+        state = self.companies.get(action.corporation)
+        if state is None or state.par is not None:
+            raise ActionRefused(f"{action.corporation} cannot be started")
+        try:
+            price, row, col = (int(x) for x in action.share_price.split(","))
+        except ValueError:
+            raise ActionRefused(f"bad par value {action.share_price!r}") from None
+        cell = self.market.grid[row][col] if 0 <= row < len(self.market.grid) and 0 <= col < len(self.market.grid[row]) else None
+        if cell is None or not cell.par or cell.price != price or price not in self.title.par_prices:
+            raise ActionRefused(f"par values are {', '.join(f'${p}' for p in self.title.par_prices)}")
+        self._check_buy_limits(player, action.corporation, 20)
+        self._spend(player, 2 * price)
+        state.par = price
+        self.market.place(action.corporation, row, col)
+        top = self.certs[f"{action.corporation}_0"]
+        self._pay(player, BANK, 2 * price)
+        self._transfer([top], IPO, player, top.percent)
+        state.president = player
+
+    def _check_buy_limits(self, player: int, company: str, percent: int) -> None:
+        if company in self.sold_this_round.get(player, set()):
+            raise ActionRefused(f"no buying {company} after selling it this round (3.2)")
+        yellow = self.market.where.get(company) is not None and self.market.cell(company).yellow
+        if self.percent_of(player, company) + percent > self.title.holding_limit_percent and not yellow:
+            raise ActionRefused(f"no player may hold more than {self.title.holding_limit_percent}% (3.3a)")
+        if not yellow and self.certificate_count(player) >= self.cert_limit:
+            raise ActionRefused(f"certificate limit {self.cert_limit} reached (3.3b)")
+
+    def _buy_shares(self, action: act.BuyShares) -> None:
+        player = self._player(action)
+        certs = [self._cert(s) for s in action.shares]
+        company = certs[0].company
+        source = certs[0].owner
+        if source not in (IPO, POOL) or any(c.owner != source or c.company != company for c in certs):
+            raise ActionRefused(f"{', '.join(action.shares)} not for sale")
+        state = self.companies[company]
+        if state.par is None:
+            raise ActionRefused(f"{company} has no par value yet")
+        per_share = state.par if source == IPO else self.market.price(company)
+        price = per_share * action.percent // 10
+        self._check_buy_limits(player, company, action.percent)
+        self._spend(player, price)
+        self._pay(player, BANK, price)
+        self._transfer(certs, source, player, action.percent)
+        if not state.floated and self.percent_of(IPO, company) <= 100 - self.title.float_percent:
+            state.floated = True
+            self._pay(BANK, company, state.par * self.title.shares_per_company)
+
+    def _cert(self, share_id: str) -> Cert:
+        cert = self.certs.get(share_id)
+        if cert is None:
+            raise ActionRefused(f"no share {share_id}")
+        return cert
+
+    def _sell_shares(self, action: act.SellShares) -> None:
+        """3.2a: sell to the open market at the market value, then one row down per share."""
+        player = self._player(action)
+        certs = [self._cert(s) for s in action.shares]
+        company = certs[0].company
+        if any(c.owner != player or c.company != company for c in certs):
+            raise ActionRefused(f"{', '.join(action.shares)} are not yours to sell")
+        if action.percent <= 0 or action.percent > sum(c.percent for c in certs) or action.percent % 10:
+            raise ActionRefused(f"cannot sell {action.percent}%")
+        if self.round == "stock" and self.set_number == 0:
+            raise ActionRefused("no selling in the first stock round (3.2a1)")
+        if self.percent_of(POOL, company) + action.percent > self.title.market_pool_limit_percent:
+            raise ActionRefused(f"the open market may hold at most {self.title.market_pool_limit_percent}% (3.2a2)")
+        price = self.market.price(company) * action.percent // 10
+        self._pay(BANK, player, price)
+        self._transfer(certs, player, POOL, action.percent)
+        if self.round == "stock":
+            self.sold_this_round[player].add(company)
+        for _ in range(action.percent // 10):
+            self.market.move_down(company)
+
+    # --- operating rounds ---------------------------------------------------------
+
+    def trains_of(self, company: str) -> list[Train]:
+        return [t for t in self.trains if t.owner == company and not t.rusted]
+
+    def _current(self, action: act.Action) -> str:
+        company = self.acting_company(action)
+        if company is None or self.turn is None or self.turn.company != company:
+            raise ActionRefused(f"it is not {action.entity}'s turn")
+        return company
+
+    def _buy_company(self, action: act.BuyCompany) -> None:
+        """4.2g: buy a private from its owner, the company's president."""
+        company = self._current(action)
+        private = self.privates.get(action.company)
+        state = self.companies[company]
+        if private is None or private.closed or private.owner != state.president:
+            raise ActionRefused(f"{action.company} is not the president's to sell")
+        reason = self.rules.private_sale_refusal(self, company, private, action.price)
+        if reason:
+            raise ActionRefused(reason)
+        if self.cash[company] < action.price:
+            raise ActionRefused(f"{company} has ${self.cash[company]}")
+        self._pay(company, private.owner, action.price)
+        private.owner = company
+        self.rules.after_private_bought(self, company, private)
+
+    def _tile(self, tile_id: str) -> str:
+        name, _, copy = tile_id.rpartition("-")
+        tile = self.title.tiles.get(name)
+        if tile is None or not copy.isdigit() or int(copy) >= tile.count:
+            raise ActionRefused(f"no tile {tile_id}")
+        if tile_id in self.tiles_on_map:
+            raise ActionRefused(f"tile {tile_id} is already on the map at {self.tiles_on_map[tile_id]}")
+        return name
+
+    def _lay_tile(self, action: act.LayTile) -> None:
+        """4.2.1: lay or upgrade a tile; the first tile on a hex pays its terrain cost."""
+        company = self._current(action)
+        assert self.turn is not None
+        free = False
+        if action.entity_type == "company":
+            private = self.privates[str(action.entity)]
+            ability = private.data.ability
+            if ability is None or ability.kind != "extra_yellow_tiles" or private.uses >= ability.count:
+                raise ActionRefused(f"{action.entity} has no tile lay left")
+            private.uses += 1
+            free = self.rules.ability_lay_is_free(private)
+        name = self._tile(action.tile)
+        tile = self.title.tiles[name]
+        hex_state = self.hexes.get(action.hex)
+        if hex_state is None or hex_state.colour in ("red", "gray"):
+            raise ActionRefused(f"no tile may be laid on {action.hex} (4.2.1c)")
+        if tile.colour not in self.title.phases[self.phase_index].tiles:
+            raise ActionRefused(f"{tile.colour} tiles are not available in phase {self.phase}")
+        order = ["white", "yellow", "green", "brown", "gray"]
+        if order.index(tile.colour) != order.index(hex_state.colour) + 1:
+            raise ActionRefused(f"a {tile.colour} tile cannot replace a {hex_state.colour} one (4.2.1c)")
+        if action.entity_type == "company" and tile.colour != "yellow":
+            raise ActionRefused("the private lays yellow tiles only")
+        only = self.title.only_upgrades.get(action.hex, {}).get(hex_state.colour)
+        if only is not None and name not in only:
+            raise ActionRefused(f"{action.hex} takes only tile {', '.join(only)}")
+        if tile.label and not any(name in names for names in self.title.only_upgrades.get(action.hex, {}).values()):
+            raise ActionRefused(f"tile {name} belongs to another city")
+        kinds_old = sorted(n.kind for n in hex_state.nodes)
+        kinds_new = sorted(n.kind for n in tile.nodes)
+        if kinds_old != kinds_new:
+            raise ActionRefused(f"tile {name} does not match the cities and towns on {action.hex} (4.2.1d)")
+        track = rotate(tile.track, action.rotation)
+        new_state = HexState(action.hex, name, action.tile, tile.colour, action.rotation, tile.nodes, track, [], 0)
+        if not hex_state.edges() <= new_state.edges():
+            raise ActionRefused(f"tile {name} rotation {action.rotation} does not keep the track on {action.hex} (4.2.1h)")
+        for edge in new_state.edges() - hex_state.edges():
+            other = neighbour(action.hex, edge, self.title.layout)
+            there = self.hexes.get(other)
+            if there is None or (there.colour == "red" and (edge + 3) % 6 not in there.edges()):
+                raise ActionRefused(f"tile {name} rotation {action.rotation} runs off the map at {action.hex} (4.2.1i)")
+        cost = 0 if free else hex_state.cost
+        if self.cash[company] < cost:
+            raise ActionRefused(f"{company} cannot pay ${cost}")
+        self._pay(company, BANK, cost)
+        new_state.tokens = [list(t) for t in hex_state.tokens] + [[] for _ in range(len(tile.nodes) - len(hex_state.tokens))]
+        if hex_state.tile is not None:
+            del self.tiles_on_map[hex_state.tile_id]
+        self.tiles_on_map[action.tile] = action.hex
+        self.hexes[action.hex] = new_state
+        self.turn.tile_lays += 1
+        self.rules.after_tile_laid(self, company, action.hex)
+
+    def reachable(self, company: str) -> set[str]:
+        homes = [
+            (name, i) for name, h in self.hexes.items() for i, held in enumerate(h.tokens) if company in held
+        ]
+        return reachable_hexes(self.hexes, self.title.layout, company, homes)
+
+    def _place_token(self, action: act.PlaceToken) -> None:
+        """4.2.2: a station token in a free circle, $40 then $100."""
+        company = self._current(action)
+        state = self.companies[company]
+        tile_id, _, index_text = action.city.rpartition("-")
+        hex_name = next((h for h, s in self.hexes.items() if s.tile_id == tile_id), None)
+        if hex_name is None or not index_text.isdigit():
+            raise ActionRefused(f"no city {action.city} on the map")
+        hex_state = self.hexes[hex_name]
+        index = int(index_text)
+        if index >= len(hex_state.nodes) or hex_state.nodes[index].kind != "city":
+            raise ActionRefused(f"no city {action.city} on the map")
+        if any(company in held for held in hex_state.tokens):
+            raise ActionRefused(f"{company} already has a station in {hex_name} (4.2.2b)")
+        if len(hex_state.tokens[index]) >= hex_state.nodes[index].slots:
+            raise ActionRefused(f"{action.city} is full")
+        if state.tokens_used >= len(state.token_costs):
+            raise ActionRefused(f"{company} has no station token left")
+        cost = state.token_costs[state.tokens_used]
+        if action.entity_type == "company":
+            private = self.privates[str(action.entity)]
+            ability = private.data.ability
+            if ability is None or ability.kind != "token_discount" or private.uses >= ability.count:
+                raise ActionRefused(f"{action.entity} gives no token discount now")
+            private.uses += 1
+            cost = cost * (100 - ability.percent) // 100
+        if self.cash[company] < cost:
+            raise ActionRefused(f"{company} cannot pay ${cost}")
+        self._pay(company, BANK, cost)
+        hex_state.tokens[index].append(company)
+        state.tokens_used += 1
+        self.rules.after_token_placed(self, company, hex_name)
+
+    def route_revenue(self, company: str, route: act.Route) -> int:
+        """4.2.3: the stops a route joins, their values, the train's limit."""
+        train = next((t for t in self.trains_of(company) if t.id == route.train), None)
+        if train is None:
+            raise ActionRefused(f"{company} has no train {route.train}")
+        stops: list[tuple[str, int]] = []
+        try:
+            for chain in route.connections:
+                for stop in chain_stops(self.hexes, self.title.layout, chain):
+                    if stop not in stops:
+                        stops.append(stop)
+        except ValueError as exc:
+            raise ActionRefused(f"route of {route.train}: {exc}") from None
+        if len(stops) < 2:
+            raise ActionRefused(f"route of {route.train} needs two stops (4.2.3j)")
+        if not any(company in self.hexes[h].tokens[i] for h, i in stops if i < len(self.hexes[h].tokens)):
+            raise ActionRefused(f"route of {route.train} has no station of {company} (4.2.3f)")
+        counted = [s for s in stops if not (train.type.towns_free and self.hexes[s[0]].nodes[s[1]].kind == "town")]
+        if len(counted) > train.cities:
+            raise ActionRefused(f"a {train.name} train reaches at most {train.cities} stops (4.2.3i)")
+        revenue = sum(self.node_revenue(h, i) for h, i in stops) * train.multiplier
+        bonus = self.companies[company].route_bonus
+        revenue += sum(bonus.get(h, 0) for h in {h for h, _ in stops})
+        return revenue
+
+    def _run_routes(self, action: act.RunRoutes) -> None:
+        company = self._current(action)
+        assert self.turn is not None
+        if self.turn.ran:
+            raise ActionRefused(f"{company} has already run its trains")
+        used = [r.train for r in action.routes]
+        if len(set(used)) != len(used):
+            raise ActionRefused("each train runs once")
+        total = 0
+        for route in action.routes:
+            revenue = self.route_revenue(company, route)
+            if route.revenue is not None and route.revenue != revenue:
+                raise ActionRefused(f"route of {route.train} earns ${revenue}, not ${route.revenue}")
+            total += revenue
+        self.turn.revenue = total
+
+    def _dividend(self, action: act.Dividend) -> None:
+        """4.2.4: pay out (open-market shares pay the company) or withhold."""
+        company = self._current(action)
+        assert self.turn is not None
+        if self.turn.ran:
+            raise ActionRefused(f"{company} has already paid or withheld")
+        revenue = self.turn.revenue or 0
+        self.turn.ran = True
+        if action.kind == "withhold" or revenue == 0:
+            self._pay(BANK, company, revenue)
+            self.market.move_left(company)
+            return
+        if action.kind != "payout":
+            raise ActionRefused("pay out or withhold")
+        per_share = revenue // self.title.shares_per_company
+        for holder in [*self.players, POOL]:
+            amount = self.percent_of(holder, company) // 10 * per_share
+            if amount:
+                self._pay(BANK, company if holder == POOL else holder, amount)
+        self.market.move_right(company)
+
+    def available_trains(self) -> list[Train]:
+        """4.2.5b: trains leave the bank in order; some wait for a phase."""
+        waiting = [t for t in self.trains if t.owner is None and not t.rusted and t.sellable]
+        if not waiting:
+            return []
+        first = waiting[0].type.name
+        names = [p.name for p in self.title.phases]
+        out = []
+        for train in waiting:
+            kind = train.type
+            if kind.name == first or (kind.after_phase and names.index(kind.after_phase) <= self.phase_index):
+                out.append(train)
+        return out
+
+    def _buy_train(self, action: act.BuyTrain) -> None:
+        """4.2.5: from the bank in order (one a turn) or from another company."""
+        company = self._current(action)
+        assert self.turn is not None
+        train = next((t for t in self.trains if t.id == action.train and not t.rusted), None)
+        if train is None:
+            raise ActionRefused(f"no train {action.train}")
+        limit = self.title.phases[self.phase_index].train_limit
+        if len(self.trains_of(company)) >= limit:
+            raise ActionRefused(f"{company} already has {limit} trains (4.2.5g)")
+        if train.owner is not None:
+            self._buy_used_train(company, train, action.price)
+            return
+        if train not in self.available_trains():
+            raise ActionRefused(f"train {action.train} is not on sale yet")
+        most = self.rules.bank_trains_per_turn()
+        if most is not None and self.turn.bank_trains >= most:
+            raise ActionRefused(f"{most} train(s) from the bank a turn (4.2.5f)")
+        price, name, cities, multiplier = train.type.price, train.type.name, train.type.cities, train.type.multiplier
+        if action.variant and action.variant != train.type.name:
+            variant = next((v for v in train.type.variants if v.name == action.variant), None)
+            if variant is None:
+                raise ActionRefused(f"no {action.variant} variant of {train.type.name}")
+            price, name, cities, multiplier = variant.price, variant.name, variant.cities, variant.multiplier
+        if action.entity_type == "company":
+            private = self.privates[str(action.entity)]
+            ability = private.data.ability
+            if ability is None or ability.kind != "train_discount" or name not in ability.trains:
+                raise ActionRefused(f"{action.entity} gives no discount on a {name} train")
+            price -= self.rules.train_discount(private)
+            private.closed = True
+        if action.price != price:
+            raise ActionRefused(f"a {name} train costs ${price}")
+        president = self.companies[company].president
+        assert president is not None
+        assist, fee = self.rules.president_assist(self, company, train, price)
+        if assist:
+            self._pay(president, BANK, assist + fee)
+            self._pay(BANK, company, assist)
+        if price > self.cash[company]:
+            if self.trains_of(company):
+                raise ActionRefused(f"{company} has ${self.cash[company]}")
+            shortfall = price - self.cash[company]
+            if self.cash[president] >= shortfall:
+                self._pay(president, company, shortfall)
+            else:
+                # 4.2.5.2: the president borrows what he cannot raise
+                own = max(self.cash[president], 0)
+                debt = shortfall - own
+                self._pay(BANK, company, debt)
+                self._pay(president, company, own)
+                fee = self.rules.loan_fee(debt)
+                self.cash[president] -= debt + fee
+                self.cash[BANK] += debt + fee
+        self._pay(company, BANK, price)
+        train.owner = company
+        train.name, train.price, train.cities, train.multiplier = name, price, cities, multiplier
+        self.turn.bank_trains += 1
+        if train.type.phase:
+            self._phase_event(train)
+
+    def _phase_event(self, train: Train) -> None:
+        assert train.type.phase is not None
+        before = self.phase_index
+        self.advance_phase(train.type.phase)
+        if self.phase_index != before and train.type.closes_privates:
+            for private in self.privates.values():
+                private.closed = True
+            for state in self.companies.values():
+                state.route_bonus.clear()
+
+    def _buy_used_train(self, company: str, train: Train, price: int) -> None:
+        seller = train.owner
+        assert seller is not None
+        if seller == company:
+            raise ActionRefused(f"{company} already owns {train.id}")
+        if not train.sellable:
+            raise ActionRefused(f"train {train.id} may not be sold")
+        if price < 1 or price > self.cash[company]:
+            raise ActionRefused(f"{company} cannot pay ${price} for {train.id}")
+        self._pay(company, seller, price)
+        train.owner = company
+
+    # --- the end ----------------------------------------------------------------
+
+    def scores(self) -> dict[int, int]:
+        """5: cash (less loans), shares at market value, privates at list price."""
+        out = {}
+        for player in self.players:
+            value = self.cash[player]
+            for company, state in self.companies.items():
+                if state.par is not None:
+                    value += self.percent_of(player, company) // 10 * self.market.price(company)
+            value += sum(p.data.value for p in self.privates.values() if p.owner == player and not p.closed)
+            out[player] = value
+        return out
