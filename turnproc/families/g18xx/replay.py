@@ -71,6 +71,7 @@ def replay(data: dict[str, Any], check_money: bool = True) -> Replay:
         game = new_game(str(title), players, RECORDED_OPTIONS.get(str(title), {}))
     except (KeyError, ActionRefused) as exc:
         raise ReplayError(str(exc)) from None
+    game.recorded_revenue_stands = True
     applied = 0
     for raw_action in standing_actions(raw):
         where = f"action {raw_action.get('id')} ({raw_action.get('type')} by {raw_action.get('entity')})"

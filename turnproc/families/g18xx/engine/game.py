@@ -190,6 +190,10 @@ class Game:
         self.flags: dict[str, bool] = {}
         self.rules_state: dict[str, int] = {}
         self.sold_this_round: dict[int, set[str]] = {}
+        # Replays of recorded games pay the revenue stored with each route, as
+        # the site that recorded them does; differences from ours are kept.
+        self.recorded_revenue_stands = False
+        self.revenue_differences: list[tuple[int | None, str, int, int]] = []
         rules.setup(self)
 
     # --- the map -------------------------------------------------------------
@@ -422,12 +426,17 @@ class Game:
         state.home_placed = True
         state.tokens_used = 1
 
+    def _pass_dividend_step(self) -> None:
+        """4.2.4: a company that runs no train withholds nothing and moves left,
+        as soon as its turn goes past the dividend step."""
+        if self.turn is not None and not self.turn.ran:
+            self.turn.ran = True
+            self.market.move_left(self.turn.company)
+
     def _finish_turn(self) -> None:
         if self.turn is None:
             return
-        if not self.turn.ran:
-            # 4.2.4: a company that runs no train withholds nothing and moves left
-            self.market.move_left(self.turn.company)
+        self._pass_dividend_step()
         self.done.add(self.turn.company)
         self.turn = None
 
@@ -591,6 +600,8 @@ class Game:
             raise ActionRefused("no selling in the first stock round (3.2a1)")
         if self.percent_of(POOL, company) + action.percent > self.title.market_pool_limit_percent:
             raise ActionRefused(f"the open market may hold at most {self.title.market_pool_limit_percent}% (3.2a2)")
+        if self.round == "operating":
+            self._pass_dividend_step()
         price = self.market.price(company) * action.percent // 10
         self._pay(BANK, player, price)
         self._transfer(certs, player, POOL, action.percent)
@@ -765,7 +776,11 @@ class Game:
         for route in action.routes:
             revenue = self.route_revenue(company, route)
             if route.revenue is not None and route.revenue != revenue:
-                raise ActionRefused(f"route of {route.train} earns ${revenue}, not ${route.revenue}")
+                if not self.recorded_revenue_stands:
+                    raise ActionRefused(f"route of {route.train} earns ${revenue}, not ${route.revenue}")
+                # A recorded game's stored revenue is what its players were paid.
+                self.revenue_differences.append((action.id, route.train, revenue, route.revenue))
+                revenue = route.revenue
             total += revenue
         self.turn.revenue = total
 
@@ -808,6 +823,7 @@ class Game:
         """4.2.5: from the bank in order (one a turn) or from another company."""
         company = self._current(action)
         assert self.turn is not None
+        self._pass_dividend_step()
         train = next((t for t in self.trains if t.id == action.train and not t.rusted), None)
         if train is None:
             raise ActionRefused(f"no train {action.train}")
