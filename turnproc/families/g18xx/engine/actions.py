@@ -49,7 +49,9 @@ class Program(_Action):
     """A standing order (buy until floated, pass in stock rounds); what it did
     is recorded as the auto-actions of later moves."""
 
-    type: Literal["program_share_pass", "program_buy_shares", "program_disable", "program_close_pass"]
+    type: Literal[
+        "program_share_pass", "program_buy_shares", "program_disable", "program_close_pass"
+    ]
 
 
 class Note(_Action):
@@ -143,7 +145,25 @@ def parse_action(data: dict[str, Any]) -> Action:
     """One action from its JSON form; raises pydantic.ValidationError."""
     return _ADAPTER.validate_python(data)
 
-for _model in (_Action, Bid, Par, BuyShares, SellShares, Pass, Program, Note, BuyCompany):
-    _model.model_rebuild()
-for _model in (LayTile, PlaceToken, RunRoutes, Dividend, BuyTrain, Bankrupt, Undo, Redo):
+
+_MODELS: tuple[type[_Action], ...] = (
+    _Action,
+    Bid,
+    Par,
+    BuyShares,
+    SellShares,
+    Pass,
+    Program,
+    Note,
+    BuyCompany,
+    LayTile,
+    PlaceToken,
+    RunRoutes,
+    Dividend,
+    BuyTrain,
+    Bankrupt,
+    Undo,
+    Redo,
+)
+for _model in _MODELS:
     _model.model_rebuild()

@@ -9,6 +9,7 @@ trains withholds, 4.2.4). Every dollar moves between the bank, the players and
 the companies through `_pay`, so the total never changes.
 """
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -108,7 +109,9 @@ class TitleRules:
     def start_operating_round(self, game: "Game") -> None:
         """Hook at the start of each operating round, before privates pay."""
 
-    def private_sale_refusal(self, game: "Game", company: str, private: PrivateState, price: int) -> str | None:
+    def private_sale_refusal(
+        self, game: "Game", company: str, private: PrivateState, price: int
+    ) -> str | None:
         return None
 
     def after_private_bought(self, game: "Game", company: str, private: PrivateState) -> None:
@@ -126,7 +129,9 @@ class TitleRules:
     def train_discount(self, private: PrivateState) -> int:
         return private.data.ability.discount if private.data.ability else 0
 
-    def president_assist(self, game: "Game", company: str, train: Train, price: int) -> tuple[int, int]:
+    def president_assist(
+        self, game: "Game", company: str, train: Train, price: int
+    ) -> tuple[int, int]:
         """(amount the president adds, fee) when the title lets a president help."""
         return (0, 0)
 
@@ -174,7 +179,16 @@ class Game:
         self.trains: list[Train] = []
         for kind in title.trains:
             for index in range(kind.count):
-                self.trains.append(Train(f"{kind.name}-{index}", kind, kind.name, kind.price, kind.cities, kind.multiplier))
+                self.trains.append(
+                    Train(
+                        f"{kind.name}-{index}",
+                        kind,
+                        kind.name,
+                        kind.price,
+                        kind.cities,
+                        kind.multiplier,
+                    )
+                )
         self.phase_index = 0
         self.hexes = self._build_map()
         self.tiles_on_map: dict[str, str] = {}  # tile id -> hex
@@ -318,17 +332,38 @@ class Game:
         return None
 
     def apply(self, action: act.Action) -> None:
-        """Apply one action and its recorded automatic follow-ups."""
+        """Apply one action and its recorded automatic follow-ups; a refused
+        action leaves the game as it was."""
+        snapshot = copy.deepcopy(
+            self.__dict__, {id(self.title): self.title, id(self.rules): self.rules}
+        )
+        try:
+            self.apply_unchecked(action)
+        except ActionRefused:
+            self.__dict__.clear()
+            self.__dict__.update(snapshot)
+            raise
+
+    def apply_unchecked(self, action: act.Action) -> None:
+        """Apply an action without keeping a copy to return to: for replays,
+        which stop at the first refusal anyway."""
         if self.ended:
             raise ActionRefused("the game is over")
         handler = self._handlers().get(action.type)
         if handler is None:
             raise ActionRefused(f"{action.type} is not an 18xx move")
-        if action.type not in ("program_share_pass", "program_buy_shares", "program_disable", "program_close_pass", "log", "message"):
+        if action.type not in (
+            "program_share_pass",
+            "program_buy_shares",
+            "program_disable",
+            "program_close_pass",
+            "log",
+            "message",
+        ):
             self._enter_round(action)
         handler(action)
         for follow in action.auto_actions:
-            self.apply(follow)
+            self.apply_unchecked(follow)
 
     def _handlers(self) -> dict[str, Callable[[act.Action], None]]:
         return {
@@ -473,7 +508,10 @@ class Game:
         for rule in self.title.obsolete_after_operating_round:
             if rule.round == self.operating_round:
                 self._rust(rule.train, rule.salvage)
-        if self.title.last_operating_round and self.operating_round >= self.title.last_operating_round:
+        if (
+            self.title.last_operating_round
+            and self.operating_round >= self.title.last_operating_round
+        ):
             self.ended = True
             self.end_reason = self.title.end_reason
 
@@ -503,7 +541,11 @@ class Game:
     # --- the private companies' sale and stock rounds --------------------------
 
     def _player(self, action: act.Action) -> int:
-        if action.entity_type != "player" or not isinstance(action.entity, int) or action.entity not in self.players:
+        if (
+            action.entity_type != "player"
+            or not isinstance(action.entity, int)
+            or action.entity not in self.players
+        ):
             raise ActionRefused(f"{action.entity} is not a player in this game")
         return action.entity
 
@@ -540,9 +582,20 @@ class Game:
             price, row, col = (int(x) for x in action.share_price.split(","))
         except ValueError:
             raise ActionRefused(f"bad par value {action.share_price!r}") from None
-        cell = self.market.grid[row][col] if 0 <= row < len(self.market.grid) and 0 <= col < len(self.market.grid[row]) else None
-        if cell is None or not cell.par or cell.price != price or price not in self.title.par_prices:
-            raise ActionRefused(f"par values are {', '.join(f'${p}' for p in self.title.par_prices)}")
+        cell = (
+            self.market.grid[row][col]
+            if 0 <= row < len(self.market.grid) and 0 <= col < len(self.market.grid[row])
+            else None
+        )
+        if (
+            cell is None
+            or not cell.par
+            or cell.price != price
+            or price not in self.title.par_prices
+        ):
+            raise ActionRefused(
+                f"par values are {', '.join(f'${p}' for p in self.title.par_prices)}"
+            )
         self._check_buy_limits(player, action.corporation, 20)
         self._spend(player, 2 * price)
         state.par = price
@@ -556,8 +609,13 @@ class Game:
         if company in self.sold_this_round.get(player, set()):
             raise ActionRefused(f"no buying {company} after selling it this round (3.2)")
         yellow = self.market.where.get(company) is not None and self.market.cell(company).yellow
-        if self.percent_of(player, company) + percent > self.title.holding_limit_percent and not yellow:
-            raise ActionRefused(f"no player may hold more than {self.title.holding_limit_percent}% (3.3a)")
+        if (
+            self.percent_of(player, company) + percent > self.title.holding_limit_percent
+            and not yellow
+        ):
+            raise ActionRefused(
+                f"no player may hold more than {self.title.holding_limit_percent}% (3.3a)"
+            )
         if not yellow and self.certificate_count(player) >= self.cert_limit:
             raise ActionRefused(f"certificate limit {self.cert_limit} reached (3.3b)")
 
@@ -566,7 +624,9 @@ class Game:
         certs = [self._cert(s) for s in action.shares]
         company = certs[0].company
         source = certs[0].owner
-        if source not in (IPO, POOL) or any(c.owner != source or c.company != company for c in certs):
+        if source not in (IPO, POOL) or any(
+            c.owner != source or c.company != company for c in certs
+        ):
             raise ActionRefused(f"{', '.join(action.shares)} not for sale")
         state = self.companies[company]
         if state.par is None:
@@ -594,12 +654,18 @@ class Game:
         company = certs[0].company
         if any(c.owner != player or c.company != company for c in certs):
             raise ActionRefused(f"{', '.join(action.shares)} are not yours to sell")
-        if action.percent <= 0 or action.percent > sum(c.percent for c in certs) or action.percent % 10:
+        if (
+            action.percent <= 0
+            or action.percent > sum(c.percent for c in certs)
+            or action.percent % 10
+        ):
             raise ActionRefused(f"cannot sell {action.percent}%")
         if self.round == "stock" and self.set_number == 0:
             raise ActionRefused("no selling in the first stock round (3.2a1)")
         if self.percent_of(POOL, company) + action.percent > self.title.market_pool_limit_percent:
-            raise ActionRefused(f"the open market may hold at most {self.title.market_pool_limit_percent}% (3.2a2)")
+            raise ActionRefused(
+                f"the open market may hold at most {self.title.market_pool_limit_percent}% (3.2a2)"
+            )
         if self.round == "operating":
             self._pass_dividend_step()
         price = self.market.price(company) * action.percent // 10
@@ -633,7 +699,9 @@ class Game:
             raise ActionRefused(reason)
         if self.cash[company] < action.price:
             raise ActionRefused(f"{company} has ${self.cash[company]}")
-        self._pay(company, private.owner, action.price)
+        seller = private.owner
+        assert seller is not None
+        self._pay(company, seller, action.price)
         private.owner = company
         self.rules.after_private_bought(self, company, private)
 
@@ -643,7 +711,9 @@ class Game:
         if tile is None or not copy.isdigit() or int(copy) >= tile.count:
             raise ActionRefused(f"no tile {tile_id}")
         if tile_id in self.tiles_on_map:
-            raise ActionRefused(f"tile {tile_id} is already on the map at {self.tiles_on_map[tile_id]}")
+            raise ActionRefused(
+                f"tile {tile_id} is already on the map at {self.tiles_on_map[tile_id]}"
+            )
         return name
 
     def _lay_tile(self, action: act.LayTile) -> None:
@@ -654,7 +724,11 @@ class Game:
         if action.entity_type == "company":
             private = self.privates[str(action.entity)]
             ability = private.data.ability
-            if ability is None or ability.kind != "extra_yellow_tiles" or private.uses >= ability.count:
+            if (
+                ability is None
+                or ability.kind != "extra_yellow_tiles"
+                or private.uses >= ability.count
+            ):
                 raise ActionRefused(f"{action.entity} has no tile lay left")
             private.uses += 1
             free = self.rules.ability_lay_is_free(private)
@@ -667,32 +741,46 @@ class Game:
             raise ActionRefused(f"{tile.colour} tiles are not available in phase {self.phase}")
         order = ["white", "yellow", "green", "brown", "gray"]
         if order.index(tile.colour) != order.index(hex_state.colour) + 1:
-            raise ActionRefused(f"a {tile.colour} tile cannot replace a {hex_state.colour} one (4.2.1c)")
+            raise ActionRefused(
+                f"a {tile.colour} tile cannot replace a {hex_state.colour} one (4.2.1c)"
+            )
         if action.entity_type == "company" and tile.colour != "yellow":
             raise ActionRefused("the private lays yellow tiles only")
         only = self.title.only_upgrades.get(action.hex, {}).get(hex_state.colour)
         if only is not None and name not in only:
             raise ActionRefused(f"{action.hex} takes only tile {', '.join(only)}")
-        if tile.label and not any(name in names for names in self.title.only_upgrades.get(action.hex, {}).values()):
+        if tile.label and not any(
+            name in names for names in self.title.only_upgrades.get(action.hex, {}).values()
+        ):
             raise ActionRefused(f"tile {name} belongs to another city")
         kinds_old = sorted(n.kind for n in hex_state.nodes)
         kinds_new = sorted(n.kind for n in tile.nodes)
         if kinds_old != kinds_new:
-            raise ActionRefused(f"tile {name} does not match the cities and towns on {action.hex} (4.2.1d)")
+            raise ActionRefused(
+                f"tile {name} does not match the cities and towns on {action.hex} (4.2.1d)"
+            )
         track = rotate(tile.track, action.rotation)
-        new_state = HexState(action.hex, name, action.tile, tile.colour, action.rotation, tile.nodes, track, [], 0)
+        new_state = HexState(
+            action.hex, name, action.tile, tile.colour, action.rotation, tile.nodes, track, [], 0
+        )
         if not hex_state.edges() <= new_state.edges():
-            raise ActionRefused(f"tile {name} rotation {action.rotation} does not keep the track on {action.hex} (4.2.1h)")
+            raise ActionRefused(
+                f"tile {name} rotation {action.rotation} drops track on {action.hex} (4.2.1h)"
+            )
         for edge in new_state.edges() - hex_state.edges():
             other = neighbour(action.hex, edge, self.title.layout)
             there = self.hexes.get(other)
             if there is None or (there.colour == "red" and (edge + 3) % 6 not in there.edges()):
-                raise ActionRefused(f"tile {name} rotation {action.rotation} runs off the map at {action.hex} (4.2.1i)")
+                raise ActionRefused(
+                    f"tile {name} rotation {action.rotation} runs off the map (4.2.1i)"
+                )
         cost = 0 if free else hex_state.cost
         if self.cash[company] < cost:
             raise ActionRefused(f"{company} cannot pay ${cost}")
         self._pay(company, BANK, cost)
-        new_state.tokens = [list(t) for t in hex_state.tokens] + [[] for _ in range(len(tile.nodes) - len(hex_state.tokens))]
+        new_state.tokens = [list(t) for t in hex_state.tokens] + [
+            [] for _ in range(len(tile.nodes) - len(hex_state.tokens))
+        ]
         if hex_state.tile is not None:
             del self.tiles_on_map[hex_state.tile_id]
         self.tiles_on_map[action.tile] = action.hex
@@ -702,7 +790,10 @@ class Game:
 
     def reachable(self, company: str) -> set[str]:
         homes = [
-            (name, i) for name, h in self.hexes.items() for i, held in enumerate(h.tokens) if company in held
+            (name, i)
+            for name, h in self.hexes.items()
+            for i, held in enumerate(h.tokens)
+            if company in held
         ]
         return reachable_hexes(self.hexes, self.title.layout, company, homes)
 
@@ -754,11 +845,19 @@ class Game:
             raise ActionRefused(f"route of {route.train}: {exc}") from None
         if len(stops) < 2:
             raise ActionRefused(f"route of {route.train} needs two stops (4.2.3j)")
-        if not any(company in self.hexes[h].tokens[i] for h, i in stops if i < len(self.hexes[h].tokens)):
+        if not any(
+            company in self.hexes[h].tokens[i] for h, i in stops if i < len(self.hexes[h].tokens)
+        ):
             raise ActionRefused(f"route of {route.train} has no station of {company} (4.2.3f)")
-        counted = [s for s in stops if not (train.type.towns_free and self.hexes[s[0]].nodes[s[1]].kind == "town")]
+        counted = [
+            s
+            for s in stops
+            if not (train.type.towns_free and self.hexes[s[0]].nodes[s[1]].kind == "town")
+        ]
         if len(counted) > train.cities:
-            raise ActionRefused(f"a {train.name} train reaches at most {train.cities} stops (4.2.3i)")
+            raise ActionRefused(
+                f"a {train.name} train reaches at most {train.cities} stops (4.2.3i)"
+            )
         revenue = sum(self.node_revenue(h, i) for h, i in stops) * train.multiplier
         bonus = self.companies[company].route_bonus
         revenue += sum(bonus.get(h, 0) for h in {h for h, _ in stops})
@@ -777,7 +876,9 @@ class Game:
             revenue = self.route_revenue(company, route)
             if route.revenue is not None and route.revenue != revenue:
                 if not self.recorded_revenue_stands:
-                    raise ActionRefused(f"route of {route.train} earns ${revenue}, not ${route.revenue}")
+                    raise ActionRefused(
+                        f"route of {route.train} earns ${revenue}, not ${route.revenue}"
+                    )
                 # A recorded game's stored revenue is what its players were paid.
                 self.revenue_differences.append((action.id, route.train, revenue, route.revenue))
                 revenue = route.revenue
@@ -799,7 +900,8 @@ class Game:
         if action.kind != "payout":
             raise ActionRefused("pay out or withhold")
         per_share = revenue // self.title.shares_per_company
-        for holder in [*self.players, POOL]:
+        holders: list[Holder] = [*self.players, POOL]
+        for holder in holders:
             amount = self.percent_of(holder, company) // 10 * per_share
             if amount:
                 self._pay(BANK, company if holder == POOL else holder, amount)
@@ -815,7 +917,9 @@ class Game:
         out = []
         for train in waiting:
             kind = train.type
-            if kind.name == first or (kind.after_phase and names.index(kind.after_phase) <= self.phase_index):
+            if kind.name == first or (
+                kind.after_phase and names.index(kind.after_phase) <= self.phase_index
+            ):
                 out.append(train)
         return out
 
@@ -838,12 +942,22 @@ class Game:
         most = self.rules.bank_trains_per_turn()
         if most is not None and self.turn.bank_trains >= most:
             raise ActionRefused(f"{most} train(s) from the bank a turn (4.2.5f)")
-        price, name, cities, multiplier = train.type.price, train.type.name, train.type.cities, train.type.multiplier
+        price, name, cities, multiplier = (
+            train.type.price,
+            train.type.name,
+            train.type.cities,
+            train.type.multiplier,
+        )
         if action.variant and action.variant != train.type.name:
             variant = next((v for v in train.type.variants if v.name == action.variant), None)
             if variant is None:
                 raise ActionRefused(f"no {action.variant} variant of {train.type.name}")
-            price, name, cities, multiplier = variant.price, variant.name, variant.cities, variant.multiplier
+            price, name, cities, multiplier = (
+                variant.price,
+                variant.name,
+                variant.cities,
+                variant.multiplier,
+            )
         if action.entity_type == "company":
             private = self.privates[str(action.entity)]
             ability = private.data.ability
@@ -913,6 +1027,8 @@ class Game:
             for company, state in self.companies.items():
                 if state.par is not None:
                     value += self.percent_of(player, company) // 10 * self.market.price(company)
-            value += sum(p.data.value for p in self.privates.values() if p.owner == player and not p.closed)
+            value += sum(
+                p.data.value for p in self.privates.values() if p.owner == player and not p.closed
+            )
             out[player] = value
         return out

@@ -2,6 +2,7 @@
 rotation, the connectivity a company's tokens reach, and the stops of a route
 given as chains of hexes."""
 
+import itertools
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -51,7 +52,9 @@ def edge_towards(name: str, other: str, layout: str) -> int | None:
     return None
 
 
-def rotate(track: Iterable[tuple[Endpoint, Endpoint]], rotation: int) -> tuple[tuple[Endpoint, Endpoint], ...]:
+def rotate(
+    track: Iterable[tuple[Endpoint, Endpoint]], rotation: int
+) -> tuple[tuple[Endpoint, Endpoint], ...]:
     def turn(end: Endpoint) -> Endpoint:
         return (end + rotation) % 6 if isinstance(end, int) else end
 
@@ -129,7 +132,9 @@ def reachable_hexes(
         if isinstance(here, str):
             index = int(here[1:])
             start = (hex_name, here) in {(h, f"n{i}") for h, i in homes}
-            if not start and (state.nodes[index].kind == "offboard" or state.blocked_for(index, company)):
+            if not start and (
+                state.nodes[index].kind == "offboard" or state.blocked_for(index, company)
+            ):
                 continue
         for a, b in state.track:
             for x, y in ((a, b), (b, a)):
@@ -151,13 +156,17 @@ def reachable_hexes(
     return reached
 
 
-def chain_stops(hexes: dict[str, HexState], layout: str, chain: tuple[str, ...]) -> list[tuple[str, int]]:
+def chain_stops(
+    hexes: dict[str, HexState], layout: str, chain: tuple[str, ...]
+) -> list[tuple[str, int]]:
     """The two stops a chain of hexes joins: a chain runs from a node in its
     first hex to a node in its last, or between two nodes of one hex."""
     if len(chain) == 1:
         state = hexes[chain[0]]
         joined = [
-            (int(a[1:]), int(b[1:])) for a, b in state.track if isinstance(a, str) and isinstance(b, str)
+            (int(a[1:]), int(b[1:]))
+            for a, b in state.track
+            if isinstance(a, str) and isinstance(b, str)
         ]
         if not joined:
             raise ValueError(f"no track between two stops in {chain[0]}")
@@ -174,10 +183,10 @@ def chain_stops(hexes: dict[str, HexState], layout: str, chain: tuple[str, ...])
         if node is None:
             raise ValueError(f"no stop in {here} on the track towards {towards}")
         ends.append((here, node))
-    for a, b in zip(chain, chain[1:], strict=False):
-        edge = edge_towards(a, b, layout)
-        if edge is None:
-            raise ValueError(f"{a} and {b} are not neighbours")
-        if edge not in hexes[a].edges() or (edge + 3) % 6 not in hexes[b].edges():
-            raise ValueError(f"no track between {a} and {b}")
+    for here, there in itertools.pairwise(chain):
+        step = edge_towards(here, there, layout)
+        if step is None:
+            raise ValueError(f"{here} and {there} are not neighbours")
+        if step not in hexes[here].edges() or (step + 3) % 6 not in hexes[there].edges():
+            raise ValueError(f"no track between {here} and {there}")
     return ends

@@ -16,7 +16,9 @@ def load_title(name: str) -> Title:
         raise KeyError(f"unknown 18xx title {name!r}; known: {', '.join(sorted(FOLDERS))}")
     package = f"{__package__}.{folder}"
     data = json.loads(resources.files(package).joinpath("title.json").read_text(encoding="utf-8"))
-    data["tiles"] = json.loads(resources.files(package).joinpath("tiles.json").read_text(encoding="utf-8"))
+    data["tiles"] = json.loads(
+        resources.files(package).joinpath("tiles.json").read_text(encoding="utf-8")
+    )
     return Title.model_validate(data)
 
 

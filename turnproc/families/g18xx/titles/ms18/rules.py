@@ -46,7 +46,9 @@ class Rules(TitleRules):
                     game.cash[player] -= interest
                     game.cash[BANK] += interest
 
-    def private_sale_refusal(self, game: "Game", company: str, private: PrivateState, price: int) -> str | None:
+    def private_sale_refusal(
+        self, game: "Game", company: str, private: PrivateState, price: int
+    ) -> str | None:
         """4.2g: from OR3 at half to one and a half times par (the later edition:
         from OR2, and AGS and BS at face value in OR1); MC only before OR5 and
         with room for its train."""
@@ -75,7 +77,10 @@ class Rules(TitleRules):
         """10.III.4: MC is exchanged at once for a special 2+ train that cannot be sold."""
         if private.data.id != "MC":
             return
-        train = next((t for t in game.trains if t.type.name == "2+" and not t.sellable and t.owner is None), None)
+        train = next(
+            (t for t in game.trains if t.type.name == "2+" and not t.sellable and t.owner is None),
+            None,
+        )
         if train is None or train.rusted:
             return
         train.owner = company
@@ -111,7 +116,9 @@ class Rules(TitleRules):
         """M&O: $90 off a 3+ or 4+ train (the later edition: $100)."""
         return 100 if self.later else super().train_discount(private)
 
-    def president_assist(self, game: "Game", company: str, train: Train, price: int) -> tuple[int, int]:
+    def president_assist(
+        self, game: "Game", company: str, train: Train, price: int
+    ) -> tuple[int, int]:
         """Later edition: a president may add the missing cash (for a $50 fee)
         when the company has a train, the new one is permanent and the company
         has at least half its price."""
@@ -120,7 +127,12 @@ class Rules(TitleRules):
         cash = game.cash[company]
         president = game.companies[company].president
         assert president is not None
-        if game.trains_of(company) and not train.type.towns_free and cash >= price // 2 and price > cash:
+        if (
+            game.trains_of(company)
+            and not train.type.towns_free
+            and cash >= price // 2
+            and price > cash
+        ):
             assist = price - cash
             if game.cash[president] >= assist + 50:
                 return (assist, 50)

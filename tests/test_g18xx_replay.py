@@ -1,0 +1,77 @@
+"""Recorded 18xx.games games replayed through our engine: the stored result and
+end reason exactly, money conserved after every action, no action refused."""
+
+import pytest
+
+from tests.g18xx_fixtures import RECORDED, load_recorded
+from turnproc.families.g18xx.engine.actions import parse_action
+from turnproc.families.g18xx.engine.game import ActionRefused
+from turnproc.families.g18xx.replay import RECORDED_OPTIONS, replay, standing_actions
+from turnproc.families.g18xx.titles.load import new_game
+
+
+@pytest.mark.parametrize(("name", "standing"), RECORDED, ids=[r[0] for r in RECORDED])
+def test_recorded_game_replays_to_its_stored_result(name: str, standing: int) -> None:
+    data = load_recorded(name)
+    assert len(standing_actions(data["actions"])) == standing
+    outcome = replay(data, check_money=True)
+    assert outcome.applied == standing
+    assert outcome.result == {str(k): v for k, v in data["result"].items()}
+    assert outcome.end_reason == data["game_end_reason"]
+    assert outcome.game.money_is_conserved()
+
+
+def test_replay_is_deterministic() -> None:
+    data = load_recorded("18MS/17510.json")
+    first, second = replay(data), replay(data)
+    assert first.result == second.result
+    assert first.game.cash == second.game.cash
+    assert first.game.market.where == second.game.market.where
+
+
+def test_undo_and_redo_are_resolved_like_the_site() -> None:
+    log = [
+        {"id": 1, "type": "pass"},
+        {"id": 2, "type": "pass"},
+        {"id": 3, "type": "undo"},
+        {"id": 4, "type": "redo"},
+        {"id": 5, "type": "pass"},
+        {"id": 6, "type": "undo", "action_id": 1},
+        {"id": 7, "type": "message"},
+        {"id": 8, "type": "pass"},
+    ]
+    assert [a["id"] for a in standing_actions(log)] == [1, 8]
+
+
+def test_a_refused_action_leaves_the_game_untouched() -> None:
+    data = load_recorded("18MS/67889.json")
+    game = new_game("18MS", [p["id"] for p in data["players"]], RECORDED_OPTIONS["18MS"])
+    actions = standing_actions(data["actions"])
+    for raw in actions[:40]:
+        game.apply(parse_action(raw))
+    before = (
+        dict(game.cash),
+        dict(game.market.where),
+        {h: s.tile_id for h, s in game.hexes.items()},
+    )
+    lay = next(a for a in actions[40:] if a["type"] == "lay_tile")
+    bad = dict(lay, hex="A1")  # a red off-board area takes no tile
+    with pytest.raises(ActionRefused):
+        game.apply(parse_action(bad))
+    assert before == (
+        dict(game.cash),
+        dict(game.market.where),
+        {h: s.tile_id for h, s in game.hexes.items()},
+    )
+    game.apply(parse_action(lay))
+
+
+def test_18ms_edition_is_an_option_defaulting_to_the_rules_text() -> None:
+    seed = new_game("18MS", [1, 2, 3])
+    later = new_game("18MS", [1, 2, 3], {"edition": "18xx.games"})
+    assert seed.total_cash == 12_000 and later.total_cash == 10_000
+    ags = seed.privates["AGS"].data
+    assert seed.rules.private_revenue(ags) == 10 and later.rules.private_revenue(ags) == 15
+    assert seed.rules.loan_fee(75) == 37
+    with pytest.raises(ValueError):
+        new_game("18MS", [1, 2, 3], {"edition": "2.0"})
