@@ -69,6 +69,7 @@ class CompanyState:
     tokens_used: int = 0
     home_placed: bool = False
     route_bonus: dict[str, int] = field(default_factory=dict)  # hex -> extra revenue per run
+    home_city_chosen: bool = False
 
 
 @dataclass
@@ -88,6 +89,18 @@ class Turn:
     revenue: int | None = None
     bank_trains: int = 0
     tile_lays: int = 0
+
+
+@dataclass
+class Auction:
+    """A waterfall auction of the privates: the cheapest is bought at its price,
+    the others take bids and are settled in order as the cheaper ones go."""
+
+    unsold: list[str]
+    price: dict[str, int]
+    bids: dict[str, dict[int, int]] = field(default_factory=dict)
+    contest: str | None = None
+    passes: int = 0
 
 
 class TitleRules:
@@ -112,6 +125,14 @@ class TitleRules:
     def private_sale_refusal(
         self, game: "Game", company: str, private: PrivateState, price: int
     ) -> str | None:
+        """Companies buy privates in phases that allow it, at half to one and a
+        half times face value."""
+        if not game.title.phases[game.phase_index].companies_buy_privates:
+            return f"companies may not buy private companies in phase {game.phase}"
+        value = private.data.value
+        low, high = (value + 1) // 2, value * 3 // 2
+        if not low <= price <= high:
+            return f"{private.data.id} sells for ${low} to ${high}"
         return None
 
     def after_private_bought(self, game: "Game", company: str, private: PrivateState) -> None:
@@ -138,9 +159,20 @@ class TitleRules:
     def loan_fee(self, debt: int) -> int:
         return 0
 
-    def bank_trains_per_turn(self) -> int | None:
+    def allows_loans(self) -> bool:
+        """Whether a president short of cash for a forced train borrows from the bank."""
+        return False
+
+    def bank_trains_per_turn(self, game: "Game") -> int | None:
         """How many trains a company may buy from the bank in one turn (None: any)."""
-        return None
+        return 1 if game.title.phases[game.phase_index].one_bank_train else None
+
+    def private_sellers(self, game: "Game", company: str) -> set[Holder]:
+        """Who may sell a private to the company: any player by default."""
+        return set(game.players)
+
+    def phase_changed(self, game: "Game") -> None:
+        """Hook after the phase advances."""
 
     def end_of_set(self, game: "Game") -> None:
         """Hook after a set of operating rounds, before the next stock round."""
@@ -168,7 +200,9 @@ class Game:
         self.holdings: dict[tuple[Holder, str], list[Cert]] = {}
         self.percent: dict[tuple[Holder, str], int] = {}
         for data in title.companies:
-            self.companies[data.id] = CompanyState(data.id, data.home, data.tokens)
+            self.companies[data.id] = CompanyState(
+                data.id, data.home, data.tokens, home_city_chosen=data.home_city_chosen
+            )
             self.cash[data.id] = 0
             for index in range(title.shares_per_company - 1):
                 share = Cert(f"{data.id}_{index}", data.id, 20 if index == 0 else 10, index == 0)
@@ -192,7 +226,7 @@ class Game:
         self.phase_index = 0
         self.hexes = self._build_map()
         self.tiles_on_map: dict[str, str] = {}  # tile id -> hex
-        self.round = "draft"
+        self.round = "draft"  # "auction", "stock", "operating"
         self.operating_round = 0  # counts all operating rounds so far
         self.round_in_set = 0
         self.set_number = 0
@@ -204,6 +238,13 @@ class Game:
         self.flags: dict[str, bool] = {}
         self.rules_state: dict[str, int] = {}
         self.sold_this_round: dict[int, set[str]] = {}
+        self.types_bought: set[str] = set()
+        self.ors_in_set = title.operating_rounds_per_set
+        self.end_pending: str | None = None
+        self.bankrupt: set[int] = set()
+        self.auction = Auction([p.id for p in title.privates], {p.id: p.value for p in title.privates})
+        if title.private_sale == "waterfall":
+            self.round = "auction"
         # Replays of recorded games pay the revenue stored with each route, as
         # the site that recorded them does; differences from ours are kept.
         self.recorded_revenue_stands = False
@@ -226,7 +267,7 @@ class Game:
                 rotation=0,
                 nodes=h.nodes,
                 track=h.track,
-                tokens=[[] for _ in h.nodes],
+                tokens=[["neutral"] if h.neutral_token else [] for _ in h.nodes],
                 cost=h.cost,
             )
         return hexes
@@ -240,6 +281,7 @@ class Game:
         index = names.index(name)
         if index > self.phase_index:
             self.phase_index = index
+            self.rules.phase_changed(self)
 
     def node_revenue(self, hex_name: str, index: int) -> int:
         revenue = self.hexes[hex_name].nodes[index].revenue
@@ -362,8 +404,19 @@ class Game:
         ):
             self._enter_round(action)
         handler(action)
+        self._check_end_triggers()
         for follow in action.auto_actions:
             self.apply_unchecked(follow)
+
+    def _check_end_triggers(self) -> None:
+        """A company at the top of the market or a broken bank ends the game
+        with the operating round in progress."""
+        if self.end_pending is not None or self.title.last_operating_round:
+            return
+        if any(self.market.cell(c).end for c in self.market.where):
+            self.end_pending = "stock_market"
+        elif self.cash[BANK] < 0:
+            self.end_pending = "bank"
 
     def _handlers(self) -> dict[str, Callable[[act.Action], None]]:
         return {
@@ -371,7 +424,8 @@ class Game:
             "par": self._par,  # type: ignore[dict-item]
             "buy_shares": self._buy_shares,  # type: ignore[dict-item]
             "sell_shares": self._sell_shares,  # type: ignore[dict-item]
-            "pass": self._nothing,
+            "pass": self._pass,
+            "bankrupt": self._bankrupt,  # type: ignore[dict-item]
             "program_share_pass": self._nothing,
             "program_buy_shares": self._nothing,
             "program_disable": self._nothing,
@@ -389,11 +443,19 @@ class Game:
     def _nothing(self, action: act.Action) -> None:
         return None
 
+    def _pass(self, action: act.Action) -> None:
+        if self.round == "auction":
+            self._auction_pass(self._player(action))
+
     def _enter_round(self, action: act.Action) -> None:
         company = self.acting_company(action)
         if self.round == "draft":
             if company is not None or action.type != "bid":
                 raise ActionRefused("each player first buys one private company (3.1)")
+            return
+        if self.round == "auction":
+            if company is not None or action.type not in ("bid", "pass"):
+                raise ActionRefused("the private companies are being auctioned")
             return
         if self.round == "stock":
             if company is None:
@@ -430,6 +492,10 @@ class Game:
         ]
         for company in sorted(sold_out, key=self.market.order_key):
             self.market.move_up(company)
+        self.ors_in_set = (
+            self.title.phases[self.phase_index].operating_rounds
+            or self.title.operating_rounds_per_set
+        )
 
     def _start_operating_round(self) -> None:
         if self.round == "stock":
@@ -450,7 +516,7 @@ class Game:
     def _begin_turn(self, company: str) -> None:
         self.turn = Turn(company)
         state = self.companies[company]
-        if not state.home_placed:
+        if not state.home_placed and not state.home_city_chosen:
             self._place_home(company)
 
     def _place_home(self, company: str) -> None:
@@ -490,7 +556,7 @@ class Game:
                     self._finish_turn()
                 self._begin_turn(company)
                 return
-            if self.round_in_set >= self.title.operating_rounds_per_set:
+            if self.round_in_set >= self.ors_in_set:
                 raise ActionRefused(f"{company} has already operated in this set of rounds")
             self._close_operating_round()
             if self.ended:
@@ -514,13 +580,16 @@ class Game:
         ):
             self.ended = True
             self.end_reason = self.title.end_reason
+        elif self.end_pending is not None:
+            self.ended = True
+            self.end_reason = self.end_pending
 
     def _finish_operating_round(self) -> None:
         """Close the current round and, at the end of a set, the set itself."""
         if self.round != "operating":
             return
         self._close_operating_round()
-        if not self.ended and self.round_in_set < self.title.operating_rounds_per_set:
+        if not self.ended and self.round_in_set < self.ors_in_set:
             raise ActionRefused("a stock move during a set of operating rounds")
         if not self.ended:
             self.rules.end_of_set(self)
@@ -551,6 +620,9 @@ class Game:
 
     def _bid(self, action: act.Bid) -> None:
         """3.1: each player buys one private at its list price."""
+        if self.round == "auction":
+            self._auction_bid(self._player(action), action.company, action.price)
+            return
         player = self._player(action)
         private = self.privates.get(action.company)
         if private is None or private.owner is not None:
@@ -567,6 +639,75 @@ class Game:
                 if other.owner is None:
                     other.closed = True
             self._start_stock_round()
+
+    def _auction_bid(self, player: int, company: str, price: int) -> None:
+        auction = self.auction
+        if company not in auction.unsold:
+            raise ActionRefused(f"{company} is not for sale")
+        bids = auction.bids.setdefault(company, {})
+        if auction.contest is not None:
+            if company != auction.contest or player not in bids:
+                raise ActionRefused(f"{auction.contest} is being auctioned between its bidders")
+            if price <= max(bids.values()):
+                raise ActionRefused(f"bid more than ${max(bids.values())}")
+            self._spend(player, price)
+            bids[player] = price
+            return
+        auction.passes = 0
+        if company == auction.unsold[0]:
+            if price != auction.price[company]:
+                raise ActionRefused(f"{company} is bought at ${auction.price[company]}")
+            self._sell_private(company, player, price)
+            self._settle_auction()
+            return
+        least = max([auction.price[company], *bids.values()])
+        if price <= least:
+            raise ActionRefused(f"bid more than ${least} for {company}")
+        committed = sum(b.get(player, 0) for c, b in auction.bids.items() if c != company)
+        self._spend(player, price + committed)
+        bids[player] = price
+
+    def _auction_pass(self, player: int) -> None:
+        auction = self.auction
+        if auction.contest is not None:
+            bids = auction.bids[auction.contest]
+            if player not in bids:
+                raise ActionRefused(f"{auction.contest} is being auctioned between its bidders")
+            del bids[player]
+            self._settle_auction()
+            return
+        auction.passes += 1
+        if auction.passes >= len(self.players):
+            # everyone passed: the cheapest private gets cheaper
+            cheapest = auction.unsold[0]
+            auction.price[cheapest] = max(0, auction.price[cheapest] - 5)
+            auction.passes = 0
+
+    def _settle_auction(self) -> None:
+        auction = self.auction
+        auction.contest = None
+        while auction.unsold:
+            cheapest = auction.unsold[0]
+            bids = auction.bids.get(cheapest, {})
+            if not bids:
+                return
+            if len(bids) > 1:
+                auction.contest = cheapest
+                return
+            ((winner, price),) = bids.items()
+            self._sell_private(cheapest, winner, price)
+        self._start_stock_round()
+
+    def _sell_private(self, company: str, player: int, price: int) -> None:
+        self._spend(player, price)
+        self._pay(player, BANK, price)
+        self.privates[company].owner = player
+        self.auction.unsold.remove(company)
+        self.auction.bids.pop(company, None)
+        ability = self.privates[company].data.ability
+        if ability is not None and ability.kind == "share" and ability.share:
+            share = self._cert(ability.share)
+            self._transfer([share], share.owner, player, share.percent)
 
     def _spend(self, player: int, amount: int) -> None:
         if self.cash[player] < amount:
@@ -668,12 +809,16 @@ class Game:
             )
         if self.round == "operating":
             self._pass_dividend_step()
-        price = self.market.price(company) * action.percent // 10
+        self._sell_bundle(player, certs, action.percent)
+
+    def _sell_bundle(self, player: int, certs: list[Cert], percent: int) -> None:
+        company = certs[0].company
+        price = self.market.price(company) * percent // 10
         self._pay(BANK, player, price)
-        self._transfer(certs, player, POOL, action.percent)
+        self._transfer(certs, player, POOL, percent)
         if self.round == "stock":
             self.sold_this_round[player].add(company)
-        for _ in range(action.percent // 10):
+        for _ in range(percent // 10):
             self.market.move_down(company)
 
     # --- operating rounds ---------------------------------------------------------
@@ -692,8 +837,9 @@ class Game:
         company = self._current(action)
         private = self.privates.get(action.company)
         state = self.companies[company]
-        if private is None or private.closed or private.owner != state.president:
-            raise ActionRefused(f"{action.company} is not the president's to sell")
+        sellers = self.rules.private_sellers(self, company)
+        if private is None or private.closed or private.owner not in sellers:
+            raise ActionRefused(f"{action.company} is not for sale to {company}")
         reason = self.rules.private_sale_refusal(self, company, private, action.price)
         if reason:
             raise ActionRefused(reason)
@@ -726,10 +872,14 @@ class Game:
             ability = private.data.ability
             if (
                 ability is None
-                or ability.kind != "extra_yellow_tiles"
+                or ability.kind not in ("extra_yellow_tiles", "free_tile_lay")
                 or private.uses >= ability.count
             ):
                 raise ActionRefused(f"{action.entity} has no tile lay left")
+            if ability.hexes and action.hex not in ability.hexes:
+                raise ActionRefused(f"{action.entity} lays only in {', '.join(ability.hexes)}")
+            if ability.tiles and action.tile.rpartition("-")[0] not in ability.tiles:
+                raise ActionRefused(f"{action.entity} lays only tiles {', '.join(ability.tiles)}")
             private.uses += 1
             free = self.rules.ability_lay_is_free(private)
         name = self._tile(action.tile)
@@ -819,15 +969,23 @@ class Game:
         if action.entity_type == "company":
             private = self.privates[str(action.entity)]
             ability = private.data.ability
-            if ability is None or ability.kind != "token_discount" or private.uses >= ability.count:
-                raise ActionRefused(f"{action.entity} gives no token discount now")
+            if (
+                ability is None
+                or ability.kind not in ("token_discount", "free_token")
+                or private.uses >= ability.count
+            ):
+                raise ActionRefused(f"{action.entity} gives no token now")
+            if ability.hexes and hex_name not in ability.hexes:
+                raise ActionRefused(f"{action.entity} places a token only in {', '.join(ability.hexes)}")
             private.uses += 1
-            cost = cost * (100 - ability.percent) // 100
+            cost = 0 if ability.kind == "free_token" else cost * (100 - ability.percent) // 100
         if self.cash[company] < cost:
             raise ActionRefused(f"{company} cannot pay ${cost}")
         self._pay(company, BANK, cost)
         hex_state.tokens[index].append(company)
         state.tokens_used += 1
+        if hex_name == state.home and not state.home_placed:
+            state.home_placed = True
         self.rules.after_token_placed(self, company, hex_name)
 
     def route_revenue(self, company: str, route: act.Route) -> int:
@@ -939,7 +1097,7 @@ class Game:
             return
         if train not in self.available_trains():
             raise ActionRefused(f"train {action.train} is not on sale yet")
-        most = self.rules.bank_trains_per_turn()
+        most = self.rules.bank_trains_per_turn(self)
         if most is not None and self.turn.bank_trains >= most:
             raise ActionRefused(f"{most} train(s) from the bank a turn (4.2.5f)")
         price, name, cities, multiplier = (
@@ -979,6 +1137,10 @@ class Game:
             shortfall = price - self.cash[company]
             if self.cash[president] >= shortfall:
                 self._pay(president, company, shortfall)
+            elif not self.rules.allows_loans():
+                raise ActionRefused(
+                    f"{company} and its president have ${self.cash[company] + self.cash[president]}"
+                )
             else:
                 # 4.2.5.2: the president borrows what he cannot raise
                 own = max(self.cash[president], 0)
@@ -992,18 +1154,22 @@ class Game:
         train.owner = company
         train.name, train.price, train.cities, train.multiplier = name, price, cities, multiplier
         self.turn.bank_trains += 1
-        if train.type.phase:
-            self._phase_event(train)
+        if train.type.name not in self.types_bought:
+            self._first_of_type(train.type)
 
-    def _phase_event(self, train: Train) -> None:
-        assert train.type.phase is not None
-        before = self.phase_index
-        self.advance_phase(train.type.phase)
-        if self.phase_index != before and train.type.closes_privates:
+    def _first_of_type(self, kind: TrainType) -> None:
+        """The first train of a type bought: a new phase, rusting, privates closing."""
+        self.types_bought.add(kind.name)
+        if kind.phase:
+            self.advance_phase(kind.phase)
+        if kind.rusts:
+            for old in self.trains:
+                if old.name == kind.rusts and not old.rusted:
+                    old.rusted = True
+                    old.owner = None
+        if kind.closes_privates:
             for private in self.privates.values():
                 private.closed = True
-            for state in self.companies.values():
-                state.route_bonus.clear()
 
     def _buy_used_train(self, company: str, train: Train, price: int) -> None:
         seller = train.owner
@@ -1018,6 +1184,49 @@ class Game:
         train.owner = company
 
     # --- the end ----------------------------------------------------------------
+
+    def _bankrupt(self, action: act.Bankrupt) -> None:
+        """The president of a company that must buy a train and cannot goes
+        bankrupt: he sells what the market takes, gives up his cash, and the
+        game ends."""
+        company = self._current(action)
+        player = self.companies[company].president
+        assert player is not None
+        cheapest = min((t.price for t in self.available_trains()), default=0)
+        if self.trains_of(company) or self.cash[company] + self.cash[player] >= cheapest:
+            raise ActionRefused(f"{company} can still buy a train")
+        for held in self.companies:
+            if self.market.where.get(held) is None or not self.shares_of(player, held):
+                continue
+            self._sell_most(player, held)
+        if self.cash[player] > 0:
+            self._pay(player, BANK, self.cash[player])
+        self.bankrupt.add(player)
+        self.ended = True
+        self.end_reason = "bankrupt"
+
+    def _sell_most(self, player: int, company: str) -> None:
+        """The largest sale the market allows (pool limit; the presidency only
+        to a player holding enough)."""
+        own = self.percent_of(player, company)
+        room = self.title.market_pool_limit_percent - self.percent_of(POOL, company)
+        others = max((self.percent_of(p, company) for p in self.players if p != player), default=0)
+        president = self.companies[company].president == player
+        for percent in range(min(own, room) // 10 * 10, 0, -10):
+            keeps_top = own - percent >= 20
+            if president and not keeps_top and others < 20:
+                continue
+            certs = sorted(self.shares_of(player, company), key=lambda c: c.president)
+            chosen: list[Cert] = []
+            for cert in certs:
+                if sum(c.percent for c in chosen) >= percent:
+                    break
+                if cert.president and keeps_top:
+                    continue
+                chosen.append(cert)
+            if sum(c.percent for c in chosen) >= percent:
+                self._sell_bundle(player, chosen, percent)
+                return
 
     def scores(self) -> dict[int, int]:
         """5: cash (less loans), shares at market value, privates at list price."""

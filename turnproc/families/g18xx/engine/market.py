@@ -8,6 +8,7 @@ class Cell:
     price: int
     yellow: bool
     par: bool
+    end: bool = False
 
 
 def parse_market(rows: tuple[tuple[str, ...], ...]) -> list[list[Cell]]:
@@ -16,7 +17,8 @@ def parse_market(rows: tuple[tuple[str, ...], ...]) -> list[list[Cell]]:
         cells = []
         for text in row:
             parts = text.split()
-            cells.append(Cell(int(parts[0]), "yellow" in parts[1:], "par" in parts[1:]))
+            flags = parts[1:]
+            cells.append(Cell(int(parts[0]), "yellow" in flags, "par" in flags, "end" in flags))
         grid.append(cells)
     return grid
 

@@ -38,6 +38,7 @@ class Hex(_Data):
     terrain: str | None = None
     nodes: tuple[Node, ...] = ()
     track: tuple[tuple[Endpoint, Endpoint], ...] = ()
+    neutral_token: bool = False  # a printed station no company may pass through
 
 
 class TrainVariant(_Data):
@@ -54,8 +55,9 @@ class TrainType(_Data):
     cities: int
     towns_free: bool = False
     multiplier: int = 1
-    phase: str | None = None
-    after_phase: str | None = None
+    phase: str | None = None  # the first one bought starts this phase
+    after_phase: str | None = None  # on sale only from this phase
+    rusts: str | None = None  # the first one bought rusts trains of this name
     closes_privates: bool = False
     variants: tuple[TrainVariant, ...] = ()
 
@@ -64,6 +66,9 @@ class Phase(_Data):
     name: str
     tiles: tuple[Colour, ...]
     train_limit: int
+    operating_rounds: int | None = None
+    one_bank_train: bool = False
+    companies_buy_privates: bool = False
 
 
 class Obsolescence(_Data):
@@ -80,6 +85,9 @@ class Ability(_Data):
     discount: int = 0
     train: str | None = None
     trains: tuple[str, ...] = ()
+    hexes: tuple[str, ...] = ()
+    tiles: tuple[str, ...] = ()
+    share: str | None = None
 
 
 class Private(_Data):
@@ -94,6 +102,7 @@ class Company(_Data):
     id: str
     name: str
     home: str
+    home_city_chosen: bool = False  # the president picks the city of a multi-city home
     tokens: tuple[int, ...]
 
 
@@ -114,6 +123,7 @@ class Title(_Data):
     holding_limit_percent: int
     market_pool_limit_percent: int
     par_prices: tuple[int, ...]
+    private_sale: Literal["draft", "waterfall"] = "draft"
     market: tuple[tuple[str, ...], ...]
     operating_rounds_per_set: int
     last_operating_round: int | None = None

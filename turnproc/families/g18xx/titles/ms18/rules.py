@@ -3,7 +3,7 @@
 
 from typing import TYPE_CHECKING
 
-from turnproc.families.g18xx.engine.game import BANK, PrivateState, TitleRules, Train
+from turnproc.families.g18xx.engine.game import BANK, Holder, PrivateState, TitleRules, Train
 from turnproc.families.g18xx.engine.title import Private, Title
 
 if TYPE_CHECKING:
@@ -73,6 +73,17 @@ class Rules(TitleRules):
         reserved = [t for t in game.trains if t.type.name == "2+"][-1]
         reserved.sellable = False
 
+    def private_sellers(self, game: "Game", company: str) -> set[Holder]:
+        """4: a company buys privates only from its president."""
+        president = game.companies[company].president
+        return {president} if president is not None else set()
+
+    def phase_changed(self, game: "Game") -> None:
+        """The first 6-train ends the New Orleans run bonus (4.2.2.1)."""
+        if game.phase == "6":
+            for state in game.companies.values():
+                state.route_bonus.pop(NEW_ORLEANS, None)
+
     def after_private_bought(self, game: "Game", company: str, private: PrivateState) -> None:
         """10.III.4: MC is exchanged at once for a special 2+ train that cannot be sold."""
         if private.data.id != "MC":
@@ -138,10 +149,14 @@ class Rules(TitleRules):
                 return (assist, 50)
         return (0, 0)
 
+    def allows_loans(self) -> bool:
+        """4.2.5.2: the president borrows what he cannot raise."""
+        return True
+
     def loan_fee(self, debt: int) -> int:
         """4.2.5.2: 50% interest (the later edition: $50 when borrowing)."""
         return 50 if self.later else debt // 2
 
-    def bank_trains_per_turn(self) -> int | None:
+    def bank_trains_per_turn(self, game: "Game") -> int | None:
         """4.2.5f: one train from the bank a turn (the later edition: no limit)."""
         return None if self.later else 1
