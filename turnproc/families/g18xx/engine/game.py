@@ -10,11 +10,19 @@ the companies through `_pay`, so the total never changes.
 """
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from turnproc.families.g18xx.engine import actions as act
 from turnproc.families.g18xx.engine.market import Market, parse_market
+from turnproc.families.g18xx.engine.routes import (
+    Link,
+    Route,
+    Stop,
+    best_runs,
+    build_links,
+    enumerate_routes,
+)
 from turnproc.families.g18xx.engine.title import Private, Title, TrainType
 from turnproc.families.g18xx.engine.track import (
     HexState,
@@ -238,11 +246,15 @@ class Game:
         self.flags: dict[str, bool] = {}
         self.rules_state: dict[str, int] = {}
         self.sold_this_round: dict[int, set[str]] = {}
+        self.map_version = 0
+        self._links_cache: tuple[int, dict[Stop, list[Link]]] | None = None
         self.types_bought: set[str] = set()
         self.ors_in_set = title.operating_rounds_per_set
         self.end_pending: str | None = None
         self.bankrupt: set[int] = set()
-        self.auction = Auction([p.id for p in title.privates], {p.id: p.value for p in title.privates})
+        self.auction = Auction(
+            [p.id for p in title.privates], {p.id: p.value for p in title.privates}
+        )
         if title.private_sale == "waterfall":
             self.round = "auction"
         # Replays of recorded games pay the revenue stored with each route, as
@@ -836,7 +848,6 @@ class Game:
         """4.2g: buy a private from its owner, the company's president."""
         company = self._current(action)
         private = self.privates.get(action.company)
-        state = self.companies[company]
         sellers = self.rules.private_sellers(self, company)
         if private is None or private.closed or private.owner not in sellers:
             raise ActionRefused(f"{action.company} is not for sale to {company}")
@@ -935,6 +946,7 @@ class Game:
             del self.tiles_on_map[hex_state.tile_id]
         self.tiles_on_map[action.tile] = action.hex
         self.hexes[action.hex] = new_state
+        self.map_version += 1
         self.turn.tile_lays += 1
         self.rules.after_tile_laid(self, company, action.hex)
 
@@ -976,7 +988,9 @@ class Game:
             ):
                 raise ActionRefused(f"{action.entity} gives no token now")
             if ability.hexes and hex_name not in ability.hexes:
-                raise ActionRefused(f"{action.entity} places a token only in {', '.join(ability.hexes)}")
+                raise ActionRefused(
+                    f"{action.entity} places a token only in {', '.join(ability.hexes)}"
+                )
             private.uses += 1
             cost = 0 if ability.kind == "free_token" else cost * (100 - ability.percent) // 100
         if self.cash[company] < cost:
@@ -987,6 +1001,38 @@ class Game:
         if hex_name == state.home and not state.home_placed:
             state.home_placed = True
         self.rules.after_token_placed(self, company, hex_name)
+
+    def _links(self) -> dict[Stop, list[Link]]:
+        """The map's links, rebuilt only when a tile is laid."""
+        if self._links_cache is None or self._links_cache[0] != self.map_version:
+            self._links_cache = (self.map_version, build_links(self.hexes, self.title.layout))
+        return self._links_cache[1]
+
+    def stop_value(self, company: str, stops: Iterable[Stop], train: Train) -> int | None:
+        """A train's earnings on these stops (4.2.3i, 4.2.3.1), None if too long."""
+        stops = list(stops)
+        towns = sum(1 for h, i in stops if self.hexes[h].nodes[i].kind == "town")
+        counted = len(stops) - towns if train.type.towns_free else len(stops)
+        if counted > train.cities:
+            return None
+        revenue = sum(self.node_revenue(h, i) for h, i in stops) * train.multiplier
+        bonus = self.companies[company].route_bonus
+        return revenue + sum(bonus.get(h, 0) for h in {h for h, _ in stops})
+
+    def best_routes(self, company: str) -> tuple[int, dict[str, Route]]:
+        """The routes earning most for the company's trains (4.2.3.1)."""
+        trains = {t.id: t for t in self.trains_of(company)}
+        if not trains:
+            return 0, {}
+        widest = max(t.cities for t in trains.values())
+        longest = max((t.cities for t in trains.values() if not t.type.towns_free), default=0)
+        most_stops = 99 if any(t.type.towns_free for t in trains.values()) else longest
+        routes = enumerate_routes(self.hexes, self._links(), company, widest, most_stops)
+        return best_runs(
+            routes,
+            sorted(trains),
+            lambda route, train: self.stop_value(company, route.stops, trains[train]),
+        )
 
     def route_revenue(self, company: str, route: act.Route) -> int:
         """4.2.3: the stops a route joins, their values, the train's limit."""
@@ -1007,18 +1053,11 @@ class Game:
             company in self.hexes[h].tokens[i] for h, i in stops if i < len(self.hexes[h].tokens)
         ):
             raise ActionRefused(f"route of {route.train} has no station of {company} (4.2.3f)")
-        counted = [
-            s
-            for s in stops
-            if not (train.type.towns_free and self.hexes[s[0]].nodes[s[1]].kind == "town")
-        ]
-        if len(counted) > train.cities:
+        revenue = self.stop_value(company, stops, train)
+        if revenue is None:
             raise ActionRefused(
                 f"a {train.name} train reaches at most {train.cities} stops (4.2.3i)"
             )
-        revenue = sum(self.node_revenue(h, i) for h, i in stops) * train.multiplier
-        bonus = self.companies[company].route_bonus
-        revenue += sum(bonus.get(h, 0) for h in {h for h, _ in stops})
         return revenue
 
     def _run_routes(self, action: act.RunRoutes) -> None:

@@ -110,7 +110,8 @@ class HexState:
         if node.kind != "city":
             return False
         held = self.tokens[index] if index < len(self.tokens) else []
-        return len(held) >= node.slots and company not in held
+        # a printed neutral station fills a circle but lets every train through
+        return len(held) >= node.slots and company not in held and "neutral" not in held
 
 
 def reachable_hexes(

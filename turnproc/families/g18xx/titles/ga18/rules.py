@@ -23,7 +23,11 @@ class Rules(TitleRules):
         if private.data.id != "OSR":
             return
         train = next(
-            (t for t in game.trains if t.type.name == FREE_TRAIN and not t.sellable and t.owner is None),
+            (
+                t
+                for t in game.trains
+                if t.type.name == FREE_TRAIN and not t.sellable and t.owner is None
+            ),
             None,
         )
         if train is None or train.rusted:
