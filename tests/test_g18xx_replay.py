@@ -75,3 +75,14 @@ def test_18ms_edition_is_an_option_defaulting_to_the_rules_text() -> None:
     assert seed.rules.loan_fee(75) == 37
     with pytest.raises(ValueError):
         new_game("18MS", [1, 2, 3], {"edition": "2.0"})
+
+
+def test_bench_measures_every_recorded_game() -> None:
+    from turnproc.bench import Unavailable, bench_replay_18xx
+
+    try:
+        per_game = bench_replay_18xx(1)
+    except Unavailable as exc:
+        pytest.skip(str(exc))
+    assert len(per_game) == len(RECORDED)
+    assert all(seconds > 0 for seconds in per_game.values())
