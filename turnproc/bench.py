@@ -19,6 +19,7 @@ import traceback
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, datetime
+from functools import partial
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -235,9 +236,9 @@ def bench_replay_18xx(runs: int) -> dict[str, float]:
 
     per_game: dict[str, float] = {}
     for path in recorded_18xx_games():
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
         cpu: list[float] = []
-        median_seconds(lambda data=data: replay(data), runs, cpu)
+        median_seconds(partial(replay, data), runs, cpu)
         per_game[f"{path.parent.name}/{path.name}"] = cpu[-1]
     return per_game
 
