@@ -86,3 +86,24 @@ def test_bench_measures_every_recorded_game() -> None:
         pytest.skip(str(exc))
     assert len(per_game) == len(RECORDED)
     assert all(seconds > 0 for seconds in per_game.values())
+
+
+def test_an_illegal_tile_lay_is_refused_with_the_legal_rotations() -> None:
+    data = load_recorded("18MS/67889.json")
+    game = new_game("18MS", [p["id"] for p in data["players"]], RECORDED_OPTIONS["18MS"])
+    actions = standing_actions(data["actions"])
+    second_lay = [i for i, a in enumerate(actions) if a["type"] == "lay_tile"][1]
+    for raw in actions[:second_lay]:
+        game.apply(parse_action(raw))
+    lay = actions[second_lay]  # WRA lays tile 8 in D10, next to its home
+    assert (lay["hex"], lay["tile"]) == ("D10", "8-0")
+    legal = game.legal_rotations("WRA", lay["hex"], "8")
+    assert lay["rotation"] in legal and len(legal) < 6
+    wrong = next(r for r in range(6) if r not in legal)
+    with pytest.raises(ActionRefused, match=r"legal rotations of 8 on D10: \[") as refused:
+        game.apply(parse_action(dict(lay, rotation=wrong)))
+    assert str(legal) in str(refused.value)
+    far = dict(lay, hex="G5", tile="8-0", rotation=0)  # nowhere near WRA's station
+    with pytest.raises(ActionRefused, match="does not connect"):
+        game.apply(parse_action(far))
+    game.apply(parse_action(lay))

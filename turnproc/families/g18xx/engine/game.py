@@ -877,7 +877,7 @@ class Game:
         """4.2.1: lay or upgrade a tile; the first tile on a hex pays its terrain cost."""
         company = self._current(action)
         assert self.turn is not None
-        free = False
+        private = None
         if action.entity_type == "company":
             private = self.privates[str(action.entity)]
             ability = private.data.ability
@@ -891,57 +891,23 @@ class Game:
                 raise ActionRefused(f"{action.entity} lays only in {', '.join(ability.hexes)}")
             if ability.tiles and action.tile.rpartition("-")[0] not in ability.tiles:
                 raise ActionRefused(f"{action.entity} lays only tiles {', '.join(ability.tiles)}")
-            private.uses += 1
-            free = self.rules.ability_lay_is_free(private)
         name = self._tile(action.tile)
-        tile = self.title.tiles[name]
-        hex_state = self.hexes.get(action.hex)
-        if hex_state is None or hex_state.colour in ("red", "gray"):
-            raise ActionRefused(f"no tile may be laid on {action.hex} (4.2.1c)")
-        if tile.colour not in self.title.phases[self.phase_index].tiles:
-            raise ActionRefused(f"{tile.colour} tiles are not available in phase {self.phase}")
-        order = ["white", "yellow", "green", "brown", "gray"]
-        if order.index(tile.colour) != order.index(hex_state.colour) + 1:
-            raise ActionRefused(
-                f"a {tile.colour} tile cannot replace a {hex_state.colour} one (4.2.1c)"
-            )
-        if action.entity_type == "company" and tile.colour != "yellow":
-            raise ActionRefused("the private lays yellow tiles only")
-        only = self.title.only_upgrades.get(action.hex, {}).get(hex_state.colour)
-        if only is not None and name not in only:
-            raise ActionRefused(f"{action.hex} takes only tile {', '.join(only)}")
-        if tile.label and not any(
-            name in names for names in self.title.only_upgrades.get(action.hex, {}).values()
-        ):
-            raise ActionRefused(f"tile {name} belongs to another city")
-        kinds_old = sorted(n.kind for n in hex_state.nodes)
-        kinds_new = sorted(n.kind for n in tile.nodes)
-        if kinds_old != kinds_new:
-            raise ActionRefused(
-                f"tile {name} does not match the cities and towns on {action.hex} (4.2.1d)"
-            )
-        track = rotate(tile.track, action.rotation)
-        new_state = HexState(
-            action.hex, name, action.tile, tile.colour, action.rotation, tile.nodes, track, [], 0
-        )
-        if not hex_state.edges() <= new_state.edges():
-            raise ActionRefused(
-                f"tile {name} rotation {action.rotation} drops track on {action.hex} (4.2.1h)"
-            )
-        for edge in new_state.edges() - hex_state.edges():
-            other = neighbour(action.hex, edge, self.title.layout)
-            there = self.hexes.get(other)
-            if there is None or (there.colour == "red" and (edge + 3) % 6 not in there.edges()):
-                raise ActionRefused(
-                    f"tile {name} rotation {action.rotation} runs off the map (4.2.1i)"
-                )
+        reason, new_state = self.tile_refusal(company, action.hex, name, action.rotation, private)
+        if reason is not None:
+            rotations = self.legal_rotations(company, action.hex, name, private)
+            if rotations and rotations != [action.rotation]:
+                reason += f"; legal rotations of {name} on {action.hex}: {rotations}"
+            raise ActionRefused(reason)
+        assert new_state is not None
+        hex_state = self.hexes[action.hex]
+        free = private is not None and self.rules.ability_lay_is_free(private)
         cost = 0 if free else hex_state.cost
         if self.cash[company] < cost:
             raise ActionRefused(f"{company} cannot pay ${cost}")
+        if private is not None:
+            private.uses += 1
         self._pay(company, BANK, cost)
-        new_state.tokens = [list(t) for t in hex_state.tokens] + [
-            [] for _ in range(len(tile.nodes) - len(hex_state.tokens))
-        ]
+        new_state.tile_id = action.tile
         if hex_state.tile is not None:
             del self.tiles_on_map[hex_state.tile_id]
         self.tiles_on_map[action.tile] = action.hex
@@ -949,6 +915,84 @@ class Game:
         self.map_version += 1
         self.turn.tile_lays += 1
         self.rules.after_tile_laid(self, company, action.hex)
+
+    def legal_rotations(
+        self, company: str, hex_name: str, name: str, private: PrivateState | None = None
+    ) -> list[int]:
+        return [
+            r for r in range(6) if self.tile_refusal(company, hex_name, name, r, private)[0] is None
+        ]
+
+    def tile_refusal(
+        self,
+        company: str,
+        hex_name: str,
+        name: str,
+        rotation: int,
+        private: PrivateState | None = None,
+    ) -> tuple[str | None, HexState | None]:
+        """Why this tile may not go on this hex with this rotation (4.2.1), or
+        None and the hex as it would be."""
+        tile = self.title.tiles[name]
+        hex_state = self.hexes.get(hex_name)
+        if hex_state is None or hex_state.colour in ("red", "gray"):
+            return f"no tile may be laid on {hex_name} (4.2.1c)", None
+        if tile.colour not in self.title.phases[self.phase_index].tiles:
+            return f"{tile.colour} tiles are not available in phase {self.phase}", None
+        order = ["white", "yellow", "green", "brown", "gray"]
+        if order.index(tile.colour) != order.index(hex_state.colour) + 1:
+            return f"a {tile.colour} tile cannot replace a {hex_state.colour} one (4.2.1c)", None
+        if private is not None and tile.colour != "yellow":
+            return "the private lays yellow tiles only", None
+        only = self.title.only_upgrades.get(hex_name, {}).get(hex_state.colour)
+        if only is not None and name not in only:
+            return f"{hex_name} takes only tile {', '.join(only)}", None
+        if tile.label and not any(
+            name in names for names in self.title.only_upgrades.get(hex_name, {}).values()
+        ):
+            return f"tile {name} belongs to another city", None
+        if sorted(n.kind for n in hex_state.nodes) != sorted(n.kind for n in tile.nodes):
+            return f"tile {name} does not match the cities and towns on {hex_name} (4.2.1d)", None
+        track = rotate(tile.track, rotation)
+        tokens = [list(t) for t in hex_state.tokens]
+        tokens += [[] for _ in range(len(tile.nodes) - len(tokens))]
+        new_state = HexState(
+            hex_name, name, f"{name}-?", tile.colour, rotation, tile.nodes, track, tokens, 0
+        )
+        if not hex_state.edges() <= new_state.edges():
+            return f"tile {name} rotation {rotation} drops track on {hex_name} (4.2.1h)", None
+        for edge in new_state.edges() - hex_state.edges():
+            other = neighbour(hex_name, edge, self.title.layout)
+            there = self.hexes.get(other)
+            if there is None or (
+                there.colour in ("red", "gray") and (edge + 3) % 6 not in there.edges()
+            ):
+                return (
+                    f"tile {name} rotation {rotation} runs off the map or into a blank side"
+                    " (4.2.1i)",
+                    None,
+                )
+        needs_link = not (
+            private is not None
+            and private.data.ability
+            and private.data.ability.kind == "free_tile_lay"
+        )
+        if needs_link and hex_name != self.companies[company].home:
+            trial = dict(self.hexes)
+            trial[hex_name] = new_state
+            stations = [
+                (h, i)
+                for h, state in trial.items()
+                for i, held in enumerate(state.tokens)
+                if company in held
+            ]
+            if hex_name not in reachable_hexes(trial, self.title.layout, company, stations):
+                return (
+                    f"tile {name} rotation {rotation} on {hex_name} does not connect to a"
+                    f" {company} station (4.2.1j)",
+                    None,
+                )
+        return None, new_state
 
     def reachable(self, company: str) -> set[str]:
         homes = [
