@@ -1,0 +1,130 @@
+"""The 18xx order language: orders become the same actions a recorded game
+holds, several a mail up to the first refusal, every refusal with its reason."""
+
+from typing import Any
+
+import pytest
+
+from tests.g18xx_fixtures import load_recorded
+from turnproc.families.g18xx.engine.actions import parse_action
+from turnproc.families.g18xx.engine.game import Game
+from turnproc.families.g18xx.orders import MAX_ORDERS, apply_orders
+from turnproc.families.g18xx.replay import RECORDED_OPTIONS, standing_actions
+from turnproc.families.g18xx.titles.load import new_game
+
+
+def _order_for(game: Game, raw: dict[str, Any]) -> str | None:
+    """The order a player would mail for a recorded action, when the order
+    language picks the same share or tile copy the log names."""
+    kind = raw["type"]
+    if kind == "pass" and raw["entity_type"] in ("player", "corporation"):
+        return "PASS"
+    if kind == "par":
+        return f"PAR {raw['corporation']} {raw['share_price'].split(',')[0]}"
+    if kind == "dividend":
+        return raw["kind"].upper()
+    if kind == "lay_tile" and raw["entity_type"] == "corporation":
+        name, _, copy = raw["tile"].rpartition("-")
+        first = next(i for i in range(99) if f"{name}-{i}" not in game.tiles_on_map)
+        if int(copy) == first:
+            return f"LAY {name} {raw['hex']} {raw['rotation']}"
+    if kind == "buy_shares" and len(raw["shares"]) == 1:
+        company = raw["shares"][0].rpartition("_")[0]
+        cert = game.certs[raw["shares"][0]]
+        source = "IPO" if cert.owner == "ipo" else "MARKET"
+        pool = [c.id for c in game.shares_of(cert.owner, company) if not c.president]
+        if pool and pool[0] == cert.id:
+            return f"BUY {company} {source}"
+    if kind == "buy_train" and raw["entity_type"] == "corporation":
+        train = next(t for t in game.trains if t.id == raw["train"])
+        if train.owner is not None:
+            return f"BUY TRAIN {train.name} FROM {train.owner} {raw['price']}"
+        first = next((t for t in game.available_trains() if t.type is train.type), None)
+        if first is train:
+            return f"BUY TRAIN {raw.get('variant') or train.type.name}"
+    return None
+
+
+@pytest.mark.parametrize("name", ["18MS/67889.json", "18GA/18GA_game_end_stock_market.json"])
+def test_a_recorded_game_played_through_orders_ends_the_same(name: str) -> None:
+    data = load_recorded(name)
+    game = new_game(
+        data["title"], [p["id"] for p in data["players"]], RECORDED_OPTIONS.get(data["title"], {})
+    )
+    game.recorded_revenue_stands = True
+    by_order = 0
+    actions = standing_actions(data["actions"])
+    for raw in actions:
+        order = _order_for(game, raw)
+        player = raw["entity"]
+        if raw["entity_type"] != "player":
+            owner = game.acting_company(parse_action(raw))
+            assert owner is not None
+            player = game.companies[owner].president
+            if owner != (game.turn.company if game.turn else None) and order is not None:
+                order = None  # the order language acts for the company already operating
+        if order is None:
+            game.apply_unchecked(parse_action(raw))
+            continue
+        receipt = apply_orders(game, player, order)
+        assert receipt.refused is None, (raw, receipt.refused)
+        for follow in raw.get("auto_actions", []):
+            game.apply_unchecked(parse_action(follow))
+        by_order += 1
+    game.finish()
+    assert by_order > len(actions) // 3
+    assert {str(p): s for p, s in game.scores().items()} == {
+        str(k): v for k, v in data["result"].items()
+    }
+
+
+def _game_at(name: str, stop: int) -> tuple[Game, list[dict[str, Any]]]:
+    data = load_recorded(name)
+    game = new_game(
+        data["title"], [p["id"] for p in data["players"]], RECORDED_OPTIONS.get(data["title"], {})
+    )
+    actions = standing_actions(data["actions"])
+    for raw in actions[:stop]:
+        game.apply_unchecked(parse_action(raw))
+    return game, actions[stop:]
+
+
+def test_orders_apply_up_to_the_first_refusal_and_say_why() -> None:
+    game, rest = _game_at("18MS/67889.json", 3)  # the privates are bought
+    player = rest[0]["entity"]
+    receipt = apply_orders(game, player, "# my moves\nPAR L&N 75\nPAR WRA 12\nPASS\n")
+    assert [line for line, _ in receipt.applied] == ["PAR L&N 75"]
+    assert receipt.refused is not None and receipt.refused.line == 3
+    assert "par values: $70, $75, $80, $90" in receipt.refused.reason
+    assert game.companies["L&N"].par == 75 and game.companies["L&N"].president == player
+
+
+def test_run_best_spells_out_the_routes() -> None:
+    game, rest = _game_at("18MS/67889.json", 0)
+    for raw in list(rest):
+        if raw["type"] == "run_routes":
+            break
+        game.apply_unchecked(parse_action(raw))
+        rest.pop(0)
+    company = rest[0]["entity"]
+    game._advance_to(company)
+    president = game.companies[company].president
+    assert president is not None
+    best, _ = game.best_routes(company)
+    receipt = apply_orders(game, president, "RUN BEST\nPAYOUT")
+    assert receipt.refused is None
+    assert receipt.applied[0][1].startswith(f"{company} runs for ${best}: ")
+    assert "E11" in receipt.applied[0][1]
+
+
+def test_hostile_mail_is_bounded() -> None:
+    game, rest = _game_at("18MS/67889.json", 3)
+    player = rest[0]["entity"]
+    flood = apply_orders(game, player, "PASS\n" * (MAX_ORDERS + 1))
+    assert flood.refused is not None and not flood.applied
+    long_line = apply_orders(game, player, "PAR " + "9" * 500)
+    assert long_line.refused is not None and "at most" in long_line.refused.reason
+    nonsense = apply_orders(game, player, "SELL ALL THE THINGS")
+    assert nonsense.refused is not None and "docs/18xx.md" in nonsense.refused.reason
+    big = apply_orders(game, player, "x" * 20_000)
+    assert big.refused is not None
