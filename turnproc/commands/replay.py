@@ -4,6 +4,7 @@ its final scores and end reason."""
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 from turnproc.core.errors import TurnprocError
 from turnproc.families.g18xx.replay import ReplayError, replay
@@ -18,8 +19,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     parser.set_defaults(handler=_replay)
 
 
-def _replay(args: argparse.Namespace) -> int:
-    path: Path = args.file
+def read_recorded(path: Path) -> dict[str, Any]:
+    """A recorded game's JSON, bounded in size."""
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
             raise TurnprocError(f"{path}: larger than {MAX_FILE_BYTES // (1024 * 1024)} MB")
@@ -28,8 +29,14 @@ def _replay(args: argparse.Namespace) -> int:
         raise TurnprocError(f"{path}: {exc.strerror or exc}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise TurnprocError(f"{path}: not JSON ({exc})") from None
-    if not isinstance(data, dict):
+    if not isinstance(data, dict) or not isinstance(data.get("players"), list):
         raise TurnprocError(f"{path}: not a recorded game")
+    return data
+
+
+def _replay(args: argparse.Namespace) -> int:
+    path: Path = args.file
+    data = read_recorded(path)
     try:
         outcome = replay(data)
     except ReplayError as exc:

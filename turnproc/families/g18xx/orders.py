@@ -42,6 +42,7 @@ class Receipt:
 
     applied: list[tuple[str, str]] = field(default_factory=list)
     refused: OrderError | None = None
+    actions: list[act.Action] = field(default_factory=list)
 
 
 def apply_orders(game: Game, player: int, text: str) -> Receipt:
@@ -63,6 +64,7 @@ def apply_orders(game: Game, player: int, text: str) -> Receipt:
                 raise ValueError(f"an order is at most {MAX_LINE} characters")
             action, note = parse_order(game, player, line)
             game.apply(action)
+            receipt.actions.append(action)
         except (ValueError, ActionRefused) as exc:
             receipt.refused = OrderError(number, line, str(exc))
             return receipt
