@@ -107,3 +107,20 @@ def test_an_illegal_tile_lay_is_refused_with_the_legal_rotations() -> None:
     with pytest.raises(ActionRefused, match="does not connect"):
         game.apply(parse_action(far))
     game.apply(parse_action(lay))
+
+
+def test_stock_round_moves_out_of_turn_are_refused() -> None:
+    data = load_recorded("18MS/67889.json")
+    game = new_game("18MS", [p["id"] for p in data["players"]], RECORDED_OPTIONS["18MS"])
+    actions = standing_actions(data["actions"])
+    first_par = next(i for i, a in enumerate(actions) if a["type"] == "par")
+    for raw in actions[:first_par]:
+        game.apply(parse_action(raw))
+    mover = game.to_move()
+    assert mover == actions[first_par]["entity"]
+    other = next(p for p in game.players if p != mover)
+    with pytest.raises(ActionRefused, match="turn"):
+        game.apply(parse_action(dict(actions[first_par], entity=other)))
+    corp_action = next(a for a in actions if a["entity_type"] == "corporation")
+    with pytest.raises(ActionRefused, match="stock round goes on"):
+        game.apply(parse_action(corp_action))

@@ -246,6 +246,12 @@ class Game:
         self.flags: dict[str, bool] = {}
         self.rules_state: dict[str, int] = {}
         self.sold_this_round: dict[int, set[str]] = {}
+        self.priority = self.players[0]  # the priority deal
+        self.stock_next = self.priority
+        self.stock_passes = 0
+        self.stock_last_actor: int | None = None
+        self.stock_bought_this_turn = False
+        self.stock_sold_this_turn = False
         self.map_version = 0
         self._links_cache: tuple[int, dict[Stop, list[Link]]] | None = None
         self.types_bought: set[str] = set()
@@ -458,6 +464,93 @@ class Game:
     def _pass(self, action: act.Action) -> None:
         if self.round == "auction":
             self._auction_pass(self._player(action))
+        elif self.round == "stock":
+            self._stock_turn_done(self._player(action), passed=True)
+
+    def _after(self, player: int) -> int:
+        return self.players[(self.players.index(player) + 1) % len(self.players)]
+
+    def to_move(self) -> int | None:
+        """The player whose move it is in a stock round, or the president of
+        the company operating (None while the privates are sold)."""
+        if self.ended:
+            return None
+        if self.round == "stock":
+            return self.stock_next
+        if self.round == "operating" and self.turn is not None:
+            return self.companies[self.turn.company].president
+        return None
+
+    def _stock_turn_done(self, player: int, passed: bool) -> None:
+        """A pass ends a stock turn; so does a buy, unless the player may still
+        sell (3.2: one buy, before or after all sales). The round's last
+        actor's left-hand neighbour gets the priority deal (3.6)."""
+        if passed:
+            self.stock_passes += 1
+        else:
+            self.stock_passes = 0
+            self.stock_last_actor = player
+            if not self.stock_sold_this_turn and self._may_sell_any(player):
+                self.stock_bought_this_turn = True
+                return
+        self.stock_next = self._after(player)
+        self.stock_bought_this_turn = False
+        self.stock_sold_this_turn = False
+        # a player who can neither buy nor sell passes without being asked
+        for _ in self.players:
+            if self._can_act_in_stock(self.stock_next) or self.stock_passes >= len(self.players):
+                break
+            self.stock_passes += 1
+            self.stock_next = self._after(self.stock_next)
+
+    def _can_act_in_stock(self, player: int) -> bool:
+        if self._may_sell_any(player):
+            return True
+        cash = self.cash[player]
+        trade = self.title.phases[self.phase_index].players_trade_privates
+        if (
+            cash > 0
+            and trade
+            and any(
+                isinstance(p.owner, int) and p.owner != player and not p.closed
+                for p in self.privates.values()
+            )
+        ):
+            # another player's private may be bought for any amount
+            return True
+        full = self.certificate_count(player) >= self.cert_limit
+        for company, state in self.companies.items():
+            if company in self.sold_this_round.get(player, set()):
+                continue
+            if state.par is None:
+                if not full and 2 * min(self.title.par_prices) <= cash:
+                    return True
+                continue
+            yellow = self.market.cell(company).yellow
+            if (full and not yellow) or (
+                self.percent_of(player, company) + 10 > self.title.holding_limit_percent
+                and not yellow
+            ):
+                continue
+            if any(not c.president for c in self.shares_of(IPO, company)) and state.par <= cash:
+                return True
+            if self.shares_of(POOL, company) and self.market.price(company) <= cash:
+                return True
+        return False
+
+    def _may_sell_any(self, player: int) -> bool:
+        if self.set_number == 0:
+            return False
+        for company, state in self.companies.items():
+            own = self.percent_of(player, company)
+            if not own or state.par is None:
+                continue
+            if self.percent_of(POOL, company) + 10 > self.title.market_pool_limit_percent:
+                continue
+            others = max(self.percent_of(p, company) for p in self.players if p != player)
+            if state.president != player or own - 10 >= 20 or others >= 20:
+                return True
+        return False
 
     def _enter_round(self, action: act.Action) -> None:
         company = self.acting_company(action)
@@ -471,7 +564,15 @@ class Game:
             return
         if self.round == "stock":
             if company is None:
+                if action.type in ("buy_shares", "par", "sell_shares", "pass"):
+                    player = self._player(action)
+                    if player != self.stock_next:
+                        raise ActionRefused(
+                            f"it is player {self.stock_next}'s turn, not {player}'s"
+                        )
                 return
+            if self.stock_passes < len(self.players):
+                raise ActionRefused(f"the stock round goes on: player {self.stock_next} is to move")
             self._end_stock_round()
             self._start_operating_round()
         if company is None:
@@ -494,9 +595,16 @@ class Game:
     def _start_stock_round(self) -> None:
         self.round = "stock"
         self.sold_this_round = {p: set() for p in self.players}
+        self.stock_next = self.priority
+        self.stock_passes = 0
+        self.stock_last_actor = None
+        self.stock_bought_this_turn = False
+        self.stock_sold_this_turn = False
 
     def _end_stock_round(self) -> None:
         """3.6: companies all in players' hands move up, highest price first."""
+        if self.stock_last_actor is not None:
+            self.priority = self._after(self.stock_last_actor)
         sold_out = [
             c
             for c, s in self.companies.items()
@@ -646,6 +754,7 @@ class Game:
         self._spend(player, action.price)
         self._pay(player, BANK, action.price)
         private.owner = player
+        self.priority = player  # the last to buy holds the priority deal (3.1)
         if all(any(p.owner == pl for p in self.privates.values()) for pl in self.players):
             for other in self.privates.values():
                 if other.owner is None:
@@ -714,6 +823,7 @@ class Game:
         self._spend(player, price)
         self._pay(player, BANK, price)
         self.privates[company].owner = player
+        self.priority = self._after(player)
         self.auction.unsold.remove(company)
         self.auction.bids.pop(company, None)
         ability = self.privates[company].data.ability
@@ -757,6 +867,7 @@ class Game:
         self._pay(player, BANK, 2 * price)
         self._transfer([top], IPO, player, top.percent)
         state.president = player
+        self._stock_turn_done(player, passed=False)
 
     def _check_buy_limits(self, player: int, company: str, percent: int) -> None:
         if company in self.sold_this_round.get(player, set()):
@@ -793,6 +904,7 @@ class Game:
         if not state.floated and self.percent_of(IPO, company) <= 100 - self.title.float_percent:
             state.floated = True
             self._pay(BANK, company, state.par * self.title.shares_per_company)
+        self._stock_turn_done(player, passed=False)
 
     def _cert(self, share_id: str) -> Cert:
         cert = self.certs.get(share_id)
@@ -830,6 +942,11 @@ class Game:
         self._transfer(certs, player, POOL, percent)
         if self.round == "stock":
             self.sold_this_round[player].add(company)
+            self.stock_passes = 0
+            self.stock_last_actor = player
+            self.stock_sold_this_turn = True
+            if self.stock_bought_this_turn and not self._may_sell_any(player):
+                self._stock_turn_done(player, passed=False)
         for _ in range(percent // 10):
             self.market.move_down(company)
 

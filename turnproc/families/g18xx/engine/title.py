@@ -69,6 +69,7 @@ class Phase(_Data):
     operating_rounds: int | None = None
     one_bank_train: bool = False
     companies_buy_privates: bool = False
+    players_trade_privates: bool = False
 
 
 class Obsolescence(_Data):
