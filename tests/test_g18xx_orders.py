@@ -128,3 +128,42 @@ def test_hostile_mail_is_bounded() -> None:
     assert nonsense.refused is not None and "docs/18xx.md" in nonsense.refused.reason
     big = apply_orders(game, player, "x" * 20_000)
     assert big.refused is not None
+
+
+def test_a_new_18ms_game_played_by_orders_follows_whose_move_it_is() -> None:
+    """Rules 1.0 (the default edition): the draft counter-clockwise, a stock
+    round in turn, then each company's president in market order, DONE ending
+    a turn."""
+    game = new_game("18MS", [11, 22, 33])
+    assert game.total_cash == 12_000
+
+    def move(player: int, text: str) -> None:
+        assert game.to_move() == player
+        receipt = apply_orders(game, player, text)
+        assert receipt.refused is None, receipt.refused
+
+    refused = apply_orders(game, 11, "BID AGS 30")
+    assert refused.refused is not None and "player 33's turn" in refused.refused.reason
+    move(33, "BID AGS 30")
+    move(22, "BID BS 40")
+    move(11, "BID M&M 50")
+    assert game.round == "stock" and game.to_move() == 11  # the last to buy has priority
+    move(11, "PAR WRA 80")
+    move(22, "PAR GMO 75")
+    move(33, "PASS")
+    for _ in range(4):
+        move(11, "BUY WRA")
+        move(22, "BUY GMO")
+        move(33, "PASS")
+    assert game.companies["WRA"].floated and game.companies["GMO"].floated
+    move(11, "PASS")
+    move(22, "PASS")  # 33, 11 and 22 passed in a row: the stock round is over
+    assert game.round == "operating" and game.operating_company() == "WRA"  # $80 before $75
+    move(11, "LAY 57 E11 1\nBUY TRAIN 2+\nDONE")
+    assert game.operating_company() == "GMO"
+    wrong = apply_orders(game, 11, "LAY 57 H6 0")
+    assert wrong.refused is not None and "GMO operates now" in wrong.refused.reason
+    move(22, "LAY 57 H6 1\nBUY TRAIN 2+\nDONE")
+    assert game.round == "operating" and game.round_in_set == 2
+    move(11, "RUN BEST\nPAYOUT\nDONE")
+    assert game.money_is_conserved()

@@ -40,6 +40,12 @@ def test_an_imported_game_continues_by_orders(db_url: str) -> None:
         game_id = row.id
         imported = _moves(session, game_id)
     with db.transaction(engine) as session:
+        early = store.move(session, "ms", 1974, "LAY 6 C9 5", NOW, "mail")
+        assert early.refused is not None and "WRA operates now" in early.refused.reason
+        done = store.move(session, "ms", 1027, "DONE", NOW, "mail")  # WRA's president
+        assert done.refused is None
+        imported += 1
+    with db.transaction(engine) as session:
         receipt = store.move(session, "ms", 1974, "LAY 6 C9 5\nLAY 57 C7 2\nPASS\n", NOW, "mail")
         assert [line for line, _ in receipt.applied] == ["LAY 6 C9 5"]
         assert (

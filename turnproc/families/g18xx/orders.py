@@ -6,7 +6,7 @@ actions against the live game and applied in order up to the first refusal.
     RUN BEST            RUN 2+ E11 E13 E15; 3+ C9 D10 E11
     PAYOUT | WITHHOLD   BUY TRAIN 3+ [FROM IC 120]               BUY PRIVATE BS 40
     USE BS LAY 8 C11 0  USE M&M TOKEN E5         USE M&O BUY TRAIN 4+
-    BANKRUPT
+    DONE                BANKRUPT
 
 Every refusal says why and, where the engine knows them, the legal
 alternatives.
@@ -73,17 +73,15 @@ def apply_orders(game: Game, player: int, text: str) -> Receipt:
 
 
 def _operating(game: Game, player: int) -> str:
-    """The company the player runs now: the one operating, else the next of
-    his in this round's order."""
-    if game.round != "operating" and game.round != "stock":
+    """The company the player runs now: the one operating, or the next to
+    operate once the one before has ended its turn with DONE."""
+    company = game.operating_company()
+    if company is None:
         raise ValueError("no company operates now")
-    if game.turn is not None and game.companies[game.turn.company].president == player:
-        return game.turn.company
-    if game.round == "operating":
-        for company in game.order:
-            if company not in game.done and game.companies[company].president == player:
-                return company
-    raise ValueError("none of your companies operates now")
+    president = game.companies[company].president
+    if president != player:
+        raise ValueError(f"{company} operates now; its president is player {president}")
+    return company
 
 
 def parse_order(game: Game, player: int, line: str) -> tuple[act.Action, str]:
@@ -167,7 +165,7 @@ def parse_order(game: Game, player: int, line: str) -> tuple[act.Action, str]:
         data.update(entity=private, entity_type="company")
         return act.parse_action(data), f"{private}: {note}"
 
-    if head not in ("LAY", "TOKEN", "RUN", "PAYOUT", "WITHHOLD", "BANKRUPT"):
+    if head not in ("LAY", "TOKEN", "RUN", "PAYOUT", "WITHHOLD", "BANKRUPT", "DONE"):
         raise ValueError("unknown order; see docs/18xx.md")
     company = _operating(game, player)
     corp: dict[str, Any] = {"entity": company, "entity_type": "corporation"}
@@ -220,6 +218,8 @@ def parse_order(game: Game, player: int, line: str) -> tuple[act.Action, str]:
     if head in ("PAYOUT", "WITHHOLD") and not args:
         kind = "payout" if head == "PAYOUT" else "withhold"
         return act.Dividend(type="dividend", kind=kind, **corp), f"{company}: {kind}"
+    if head == "DONE" and not args:
+        return act.EndTurn(type="end_turn", **corp), f"{company} ends its turn"
     if head == "BANKRUPT" and not args:
         return act.Bankrupt(type="bankrupt", **corp), f"{company}'s president goes bankrupt"
     raise ValueError(f"{head} takes other arguments; see docs/18xx.md")

@@ -105,6 +105,13 @@ class BuyTrain(_Action):
     variant: str | None = None
 
 
+class EndTurn(_Action):
+    """The president ends the company's operating turn (turnproc's own action;
+    recorded games end turns implicitly)."""
+
+    type: Literal["end_turn"]
+
+
 class Bankrupt(_Action):
     type: Literal["bankrupt"]
 
@@ -132,6 +139,7 @@ Action = Annotated[
     | RunRoutes
     | Dividend
     | BuyTrain
+    | EndTurn
     | Bankrupt
     | Undo
     | Redo,
@@ -161,6 +169,7 @@ _MODELS: tuple[type[_Action], ...] = (
     RunRoutes,
     Dividend,
     BuyTrain,
+    EndTurn,
     Bankrupt,
     Undo,
     Redo,

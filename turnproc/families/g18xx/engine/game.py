@@ -444,6 +444,7 @@ class Game:
             "sell_shares": self._sell_shares,  # type: ignore[dict-item]
             "pass": self._pass,
             "bankrupt": self._bankrupt,  # type: ignore[dict-item]
+            "end_turn": self._end_turn,
             "program_share_pass": self._nothing,
             "program_buy_shares": self._nothing,
             "program_disable": self._nothing,
@@ -477,16 +478,51 @@ class Game:
             return None
         if self.round == "stock":
             return self.stock_next
-        if self.round == "operating" and self.turn is not None:
-            return self.companies[self.turn.company].president
+        if self.round == "draft":
+            bought = sum(1 for p in self.privates.values() if p.owner is not None)
+            return self.players[len(self.players) - 1 - bought]
+        if self.round == "operating":
+            if self.turn is not None:
+                return self.companies[self.turn.company].president
+            waiting = [c for c in self.order if c not in self.done]
+            if waiting:
+                return self.companies[waiting[0]].president
         return None
+
+    def operating_company(self) -> str | None:
+        """The company operating now, or the next to operate in this round."""
+        if self.round != "operating":
+            return None
+        if self.turn is not None:
+            return self.turn.company
+        waiting = [c for c in self.order if c not in self.done]
+        return waiting[0] if waiting else None
+
+    def _end_turn(self, action: act.Action) -> None:
+        """The president ends the company's turn; the round or set moves on
+        when it was the last company."""
+        self._current(action)
+        self._finish_turn()
+        if [c for c in self.order if c not in self.done]:
+            return
+        if self.round_in_set < self.ors_in_set:
+            self._close_operating_round()
+            if not self.ended:
+                self._start_operating_round()
+            return
+        self._finish_operating_round()
+        if not self.ended:
+            self._start_stock_round()
 
     def _stock_turn_done(self, player: int, passed: bool) -> None:
         """A pass ends a stock turn; so does a buy, unless the player may still
         sell (3.2: one buy, before or after all sales). The round's last
         actor's left-hand neighbour gets the priority deal (3.6)."""
-        if passed:
+        if passed and not (self.stock_bought_this_turn or self.stock_sold_this_turn):
             self.stock_passes += 1
+        elif passed:
+            # ending a turn in which he bought or sold is no pass (3.6)
+            self.stock_passes = 0
         else:
             self.stock_passes = 0
             self.stock_last_actor = player
@@ -502,6 +538,10 @@ class Game:
                 break
             self.stock_passes += 1
             self.stock_next = self._after(self.stock_next)
+        if self.stock_passes >= len(self.players) and self.round == "stock":
+            # 3.6: everyone passed in a row; the operating rounds begin
+            self._end_stock_round()
+            self._start_operating_round()
 
     def _can_act_in_stock(self, player: int) -> bool:
         if self._may_sell_any(player):
@@ -571,10 +611,7 @@ class Game:
                             f"it is player {self.stock_next}'s turn, not {player}'s"
                         )
                 return
-            if self.stock_passes < len(self.players):
-                raise ActionRefused(f"the stock round goes on: player {self.stock_next} is to move")
-            self._end_stock_round()
-            self._start_operating_round()
+            raise ActionRefused(f"the stock round goes on: player {self.stock_next} is to move")
         if company is None:
             if action.type == "sell_shares" and self._raising_cash(int(action.entity)):
                 return
@@ -671,11 +708,12 @@ class Game:
                 self._finish_turn()
             waiting = [c for c in self.order if c not in self.done]
             if company in waiting:
-                for skipped in waiting[: waiting.index(company)]:
-                    self._begin_turn(skipped)
-                    self._finish_turn()
+                if waiting[0] != company:
+                    raise ActionRefused(f"{waiting[0]} operates before {company} (4b)")
                 self._begin_turn(company)
                 return
+            if waiting:
+                raise ActionRefused(f"{waiting[0]} has not operated yet in this round")
             if self.round_in_set >= self.ors_in_set:
                 raise ActionRefused(f"{company} has already operated in this set of rounds")
             self._close_operating_round()
@@ -686,10 +724,10 @@ class Game:
                 raise ActionRefused(f"{company} does not operate in this round")
 
     def _close_operating_round(self) -> None:
-        for company in [c for c in self.order if c not in self.done]:
-            if self.turn is None or self.turn.company != company:
-                self._begin_turn(company)
-            self._finish_turn()
+        current = self.turn.company if self.turn is not None else None
+        idle = [c for c in self.order if c not in self.done and c != current]
+        if idle:
+            raise ActionRefused(f"{idle[0]} has not operated yet in this round")
         self._finish_turn()
         for rule in self.title.obsolete_after_operating_round:
             if rule.round == self.operating_round:
@@ -715,8 +753,12 @@ class Game:
             self.rules.end_of_set(self)
 
     def finish(self) -> None:
-        """End a replay: close the round in progress (the game ends with it)."""
-        if self.round == "operating" and not self.ended:
+        """End a replay: close the operating round in progress once every
+        company has operated (a game ending with it is over)."""
+        if self.round != "operating" or self.ended:
+            return
+        current = self.turn.company if self.turn is not None else None
+        if all(c in self.done or c == current for c in self.order):
             self._close_operating_round()
 
     def _rust(self, name: str, salvage: int) -> None:
@@ -749,6 +791,11 @@ class Game:
             raise ActionRefused(f"{action.company} is not for sale")
         if any(p.owner == player for p in self.privates.values()):
             raise ActionRefused("each player buys exactly one private company")
+        bought = sum(1 for p in self.privates.values() if p.owner is not None)
+        due = self.players[len(self.players) - 1 - bought]
+        if player != due:
+            # 3.1: counter-clockwise from the player to the right of the priority holder
+            raise ActionRefused(f"it is player {due}'s turn to buy a private")
         if action.price != private.data.value:
             raise ActionRefused(f"{action.company} costs ${private.data.value}")
         self._spend(player, action.price)
