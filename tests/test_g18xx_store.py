@@ -13,8 +13,8 @@ from sqlalchemy.orm import Session
 
 from tests.g18xx_fixtures import load_recorded
 from turnproc.core.errors import TurnprocError
-from turnproc.families.g18xx import store
 from turnproc.store import db
+from turnproc.store import g18xx as store
 from turnproc.store.models import Move18xx
 
 from .store_support import fresh_database

@@ -9,8 +9,8 @@ from pathlib import Path
 from turnproc import batch
 from turnproc.commands.db import database
 from turnproc.core.errors import TurnprocError
-from turnproc.families.g18xx import store
 from turnproc.families.g18xx.orders import MAX_TEXT
+from turnproc.store import g18xx as store
 from turnproc.store.db import transaction
 
 
@@ -30,12 +30,12 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 def _read(name: str) -> str:
     try:
-        raw = (
-            sys.stdin.read(MAX_TEXT + 1) if name == "-" else Path(name).read_text(encoding="utf-8")
-        )
+        if name == "-":
+            return sys.stdin.read(MAX_TEXT + 1)
+        with Path(name).open(encoding="utf-8") as handle:
+            return handle.read(MAX_TEXT + 1)  # longer orders are refused whole
     except (OSError, UnicodeDecodeError) as exc:
         raise TurnprocError(f"{name}: {exc}") from None
-    return raw
 
 
 def _move(args: argparse.Namespace) -> int:

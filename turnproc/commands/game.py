@@ -158,7 +158,7 @@ def _new(args: argparse.Namespace) -> int:
 
 def _import(args: argparse.Namespace) -> int:
     from turnproc.commands.replay import read_recorded
-    from turnproc.families.g18xx import store
+    from turnproc.store import g18xx as store
 
     data = read_recorded(args.file)
     with transaction(database()) as session:

@@ -1,5 +1,6 @@
-"""18xx games in the database: a game is its title, options, seats and the
-moves applied so far; loading one replays its moves (a few milliseconds).
+"""18xx games in the database (the storage side of turnproc.families.g18xx): a
+game is its title, options, seats and the moves applied so far; loading one
+replays its moves (a few milliseconds).
 
 A move is stored in the same transaction that checked it against the game
 replayed from the stored moves, so a refused order stores nothing.
