@@ -124,3 +124,26 @@ def test_stock_round_moves_out_of_turn_are_refused() -> None:
     corp_action = next(a for a in actions if a["entity_type"] == "corporation")
     with pytest.raises(ActionRefused, match="stock round goes on"):
         game.apply(parse_action(corp_action))
+
+
+def test_bankruptcy_only_when_the_president_cannot_raise_the_price() -> None:
+    data = load_recorded("18GA/18GA_game_end_bankrupt.json")
+    game = new_game("18GA", [p["id"] for p in data["players"]])
+    actions = standing_actions(data["actions"])
+    first_run = next(i for i, a in enumerate(actions) if a["type"] == "run_routes")
+    for raw in actions[:first_run]:
+        game.apply(parse_action(raw))
+    company = actions[first_run]["entity"]  # it has a train: no bankruptcy
+    with pytest.raises(ActionRefused, match="can raise"):
+        game.apply(
+            parse_action({"type": "bankrupt", "entity": company, "entity_type": "corporation"})
+        )
+    for raw in actions[first_run:-1]:
+        game.apply_unchecked(parse_action(raw))
+    last = actions[-1]
+    president = game.companies[last["entity"]].president
+    assert president is not None
+    cheapest = min(t.price for t in game.available_trains())
+    assert game.emergency_power(president, last["entity"]) < cheapest
+    game.apply(parse_action(last))
+    assert game.ended and game.end_reason == "bankrupt"

@@ -1440,8 +1440,12 @@ class Game:
         player = self.companies[company].president
         assert player is not None
         cheapest = min((t.price for t in self.available_trains()), default=0)
-        if self.trains_of(company) or self.cash[company] + self.cash[player] >= cheapest:
-            raise ActionRefused(f"{company} can still buy a train")
+        power = self.emergency_power(player, company)
+        if self.trains_of(company) or power >= cheapest:
+            raise ActionRefused(
+                f"{company} and its president can raise ${power};"
+                f" the cheapest train costs ${cheapest}"
+            )
         for held in self.companies:
             if self.market.where.get(held) is None or not self.shares_of(player, held):
                 continue
@@ -1451,6 +1455,27 @@ class Game:
         self.bankrupt.add(player)
         self.ended = True
         self.end_reason = "bankrupt"
+
+    def emergency_power(self, player: int, operating: str) -> int:
+        """What the company and its president can raise for a forced train
+        (4.2.5.2d): their cash and the shares the president may sell without
+        giving up the operating company."""
+        power = self.cash[operating] + self.cash[player]
+        for company, state in self.companies.items():
+            own = self.percent_of(player, company)
+            if not own or company not in self.market.where:
+                continue
+            room = self.title.market_pool_limit_percent - self.percent_of(POOL, company)
+            others = max(
+                (self.percent_of(p, company) for p in self.players if p != player), default=0
+            )
+            most = min(own, room) // 10 * 10
+            if state.president == player:
+                keep = max(others, 20) if company == operating else 20
+                if company == operating or others < 20:
+                    most = min(most, max(own - keep, 0) // 10 * 10)
+            power += self.market.price(company) * most // 10
+        return power
 
     def _sell_most(self, player: int, company: str) -> None:
         """The largest sale the market allows (pool limit; the presidency only
