@@ -96,7 +96,6 @@ class Turn:
     ran: bool = False
     revenue: int | None = None
     bank_trains: int = 0
-    tile_lays: int = 0
 
 
 @dataclass
@@ -201,7 +200,7 @@ class Game:
         self.total_cash = self.cash[BANK]
         for player in players:
             self.cash[player] = 0
-            self._pay(BANK, player, seats.cash)
+            self.pay(BANK, player, seats.cash)
         self.market = Market(parse_market(title.market))
         self.companies: dict[str, CompanyState] = {}
         self.certs: dict[str, Cert] = {}
@@ -244,7 +243,6 @@ class Game:
         self.ended = False
         self.end_reason: str | None = None
         self.flags: dict[str, bool] = {}
-        self.rules_state: dict[str, int] = {}
         self.sold_this_round: dict[int, set[str]] = {}
         self.priority = self.players[0]  # the priority deal
         self.stock_next = self.priority
@@ -312,7 +310,8 @@ class Game:
 
     # --- money and shares ----------------------------------------------------
 
-    def _pay(self, payer: Holder, payee: Holder, amount: int) -> None:
+    def pay(self, payer: Holder, payee: Holder, amount: int) -> None:
+        """Move money; the only way money moves, so the total stays the same."""
         if amount < 0:
             raise ActionRefused(f"negative payment {amount}")
         self.cash[payer] -= amount
@@ -664,7 +663,7 @@ class Game:
         self.rules.start_operating_round(self)
         for private in self.privates.values():
             if private.owner is not None and not private.closed:
-                self._pay(BANK, private.owner, self.rules.private_revenue(private.data))
+                self.pay(BANK, private.owner, self.rules.private_revenue(private.data))
         floated = [c for c, s in self.companies.items() if s.floated]
         self.order = sorted(floated, key=self.market.order_key)
         self.done = set()
@@ -765,7 +764,7 @@ class Game:
         for train in self.trains:
             if train.name == name and not train.rusted:
                 if train.owner is not None and train.owner in self.companies:
-                    self._pay(BANK, train.owner, salvage)
+                    self.pay(BANK, train.owner, salvage)
                 train.rusted = True
                 train.owner = None
 
@@ -799,7 +798,7 @@ class Game:
         if action.price != private.data.value:
             raise ActionRefused(f"{action.company} costs ${private.data.value}")
         self._spend(player, action.price)
-        self._pay(player, BANK, action.price)
+        self.pay(player, BANK, action.price)
         private.owner = player
         self.priority = player  # the last to buy holds the priority deal (3.1)
         if all(any(p.owner == pl for p in self.privates.values()) for pl in self.players):
@@ -868,7 +867,7 @@ class Game:
 
     def _sell_private(self, company: str, player: int, price: int) -> None:
         self._spend(player, price)
-        self._pay(player, BANK, price)
+        self.pay(player, BANK, price)
         self.privates[company].owner = player
         self.priority = self._after(player)
         self.auction.unsold.remove(company)
@@ -911,7 +910,7 @@ class Game:
         state.par = price
         self.market.place(action.corporation, row, col)
         top = self.certs[f"{action.corporation}_0"]
-        self._pay(player, BANK, 2 * price)
+        self.pay(player, BANK, 2 * price)
         self._transfer([top], IPO, player, top.percent)
         state.president = player
         self._stock_turn_done(player, passed=False)
@@ -946,11 +945,11 @@ class Game:
         price = per_share * action.percent // 10
         self._check_buy_limits(player, company, action.percent)
         self._spend(player, price)
-        self._pay(player, BANK, price)
+        self.pay(player, BANK, price)
         self._transfer(certs, source, player, action.percent)
         if not state.floated and self.percent_of(IPO, company) <= 100 - self.title.float_percent:
             state.floated = True
-            self._pay(BANK, company, state.par * self.title.shares_per_company)
+            self.pay(BANK, company, state.par * self.title.shares_per_company)
         self._stock_turn_done(player, passed=False)
 
     def _cert(self, share_id: str) -> Cert:
@@ -985,7 +984,7 @@ class Game:
     def _sell_bundle(self, player: int, certs: list[Cert], percent: int) -> None:
         company = certs[0].company
         price = self.market.price(company) * percent // 10
-        self._pay(BANK, player, price)
+        self.pay(BANK, player, price)
         self._transfer(certs, player, POOL, percent)
         if self.round == "stock":
             self.sold_this_round[player].add(company)
@@ -1022,7 +1021,7 @@ class Game:
             raise ActionRefused(f"{company} has ${self.cash[company]}")
         seller = private.owner
         assert seller is not None
-        self._pay(company, seller, action.price)
+        self.pay(company, seller, action.price)
         private.owner = company
         self.rules.after_private_bought(self, company, private)
 
@@ -1070,14 +1069,13 @@ class Game:
             raise ActionRefused(f"{company} cannot pay ${cost}")
         if private is not None:
             private.uses += 1
-        self._pay(company, BANK, cost)
+        self.pay(company, BANK, cost)
         new_state.tile_id = action.tile
         if hex_state.tile is not None:
             del self.tiles_on_map[hex_state.tile_id]
         self.tiles_on_map[action.tile] = action.hex
         self.hexes[action.hex] = new_state
         self.map_version += 1
-        self.turn.tile_lays += 1
         self.rules.after_tile_laid(self, company, action.hex)
 
     def legal_rotations(
@@ -1203,7 +1201,7 @@ class Game:
             cost = 0 if ability.kind == "free_token" else cost * (100 - ability.percent) // 100
         if self.cash[company] < cost:
             raise ActionRefused(f"{company} cannot pay ${cost}")
-        self._pay(company, BANK, cost)
+        self.pay(company, BANK, cost)
         hex_state.tokens[index].append(company)
         state.tokens_used += 1
         if hex_name == state.home and not state.home_placed:
@@ -1299,7 +1297,7 @@ class Game:
         revenue = self.turn.revenue or 0
         self.turn.ran = True
         if action.kind == "withhold" or revenue == 0:
-            self._pay(BANK, company, revenue)
+            self.pay(BANK, company, revenue)
             self.market.move_left(company)
             return
         if action.kind != "payout":
@@ -1309,7 +1307,7 @@ class Game:
         for holder in holders:
             amount = self.percent_of(holder, company) // 10 * per_share
             if amount:
-                self._pay(BANK, company if holder == POOL else holder, amount)
+                self.pay(BANK, company if holder == POOL else holder, amount)
         self.market.move_right(company)
 
     def available_trains(self) -> list[Train]:
@@ -1376,14 +1374,14 @@ class Game:
         assert president is not None
         assist, fee = self.rules.president_assist(self, company, train, price)
         if assist:
-            self._pay(president, BANK, assist + fee)
-            self._pay(BANK, company, assist)
+            self.pay(president, BANK, assist + fee)
+            self.pay(BANK, company, assist)
         if price > self.cash[company]:
             if self.trains_of(company):
                 raise ActionRefused(f"{company} has ${self.cash[company]}")
             shortfall = price - self.cash[company]
             if self.cash[president] >= shortfall:
-                self._pay(president, company, shortfall)
+                self.pay(president, company, shortfall)
             elif not self.rules.allows_loans():
                 raise ActionRefused(
                     f"{company} and its president have ${self.cash[company] + self.cash[president]}"
@@ -1392,12 +1390,11 @@ class Game:
                 # 4.2.5.2: the president borrows what he cannot raise
                 own = max(self.cash[president], 0)
                 debt = shortfall - own
-                self._pay(BANK, company, debt)
-                self._pay(president, company, own)
+                self.pay(BANK, company, debt)
+                self.pay(president, company, own)
                 fee = self.rules.loan_fee(debt)
-                self.cash[president] -= debt + fee
-                self.cash[BANK] += debt + fee
-        self._pay(company, BANK, price)
+                self.pay(president, BANK, debt + fee)  # into debt
+        self.pay(company, BANK, price)
         train.owner = company
         train.name, train.price, train.cities, train.multiplier = name, price, cities, multiplier
         self.turn.bank_trains += 1
@@ -1427,7 +1424,7 @@ class Game:
             raise ActionRefused(f"train {train.id} may not be sold")
         if price < 1 or price > self.cash[company]:
             raise ActionRefused(f"{company} cannot pay ${price} for {train.id}")
-        self._pay(company, seller, price)
+        self.pay(company, seller, price)
         train.owner = company
 
     # --- the end ----------------------------------------------------------------
@@ -1451,7 +1448,7 @@ class Game:
                 continue
             self._sell_most(player, held)
         if self.cash[player] > 0:
-            self._pay(player, BANK, self.cash[player])
+            self.pay(player, BANK, self.cash[player])
         self.bankrupt.add(player)
         self.ended = True
         self.end_reason = "bankrupt"

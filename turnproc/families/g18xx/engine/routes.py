@@ -36,9 +36,6 @@ class Route:
     cities: int  # cities and off-board areas
     towns: int
 
-    def connections(self) -> list[list[str]]:
-        return [list(link.chain) for link in self.links]
-
 
 def build_links(hexes: dict[str, HexState], layout: str) -> dict[Stop, list[Link]]:
     """All links of the map, from each of their two ends."""

@@ -43,8 +43,7 @@ class Rules(TitleRules):
                 debt = -game.cash[player]
                 if debt > 0:
                     interest = (debt + 1) // 2 if self.later else debt // 2
-                    game.cash[player] -= interest
-                    game.cash[BANK] += interest
+                    game.pay(player, BANK, interest)
 
     def private_sale_refusal(
         self, game: "Game", company: str, private: PrivateState, price: int
@@ -104,8 +103,7 @@ class Rules(TitleRules):
             return
         if CHATTANOOGA in game.reachable(company):
             game.flags["chattanooga"] = True
-            game.cash[BANK] -= 50
-            game.cash[company] += 50
+            game.pay(BANK, company, 50)
 
     def after_token_placed(self, game: "Game", company: str, hex_name: str) -> None:
         """4.2.2.1: a station in New Orleans earns $100 and, until the first
@@ -114,8 +112,7 @@ class Rules(TitleRules):
             return
         if game.phase_index < [p.name for p in game.title.phases].index("6"):
             game.companies[company].route_bonus[NEW_ORLEANS] = 10
-        game.cash[BANK] -= 100
-        game.cash[company] += 100
+        game.pay(BANK, company, 100)
 
     def ability_lay_is_free(self, private: PrivateState) -> bool:
         """AGS lays at normal cost (the later edition: free); BS always free."""
