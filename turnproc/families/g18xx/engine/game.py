@@ -181,6 +181,9 @@ class TitleRules:
     def phase_changed(self, game: "Game") -> None:
         """Hook after the phase advances."""
 
+    def first_train_bought(self, game: "Game", kind: TrainType) -> None:
+        """Hook after the first train of a type leaves the bank."""
+
     def end_of_set(self, game: "Game") -> None:
         """Hook after a set of operating rounds, before the next stock round."""
 
@@ -1414,6 +1417,7 @@ class Game:
         if kind.closes_privates:
             for private in self.privates.values():
                 private.closed = True
+        self.rules.first_train_bought(self, kind)
 
     def _buy_used_train(self, company: str, train: Train, price: int) -> None:
         seller = train.owner

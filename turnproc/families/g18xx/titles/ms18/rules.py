@@ -4,7 +4,7 @@
 from typing import TYPE_CHECKING
 
 from turnproc.families.g18xx.engine.game import BANK, Holder, PrivateState, TitleRules, Train
-from turnproc.families.g18xx.engine.title import Private, Title
+from turnproc.families.g18xx.engine.title import Private, Title, TrainType
 
 if TYPE_CHECKING:
     from turnproc.families.g18xx.engine.game import Game
@@ -34,9 +34,10 @@ class Rules(TitleRules):
         return private.revenue
 
     def start_operating_round(self, game: "Game") -> None:
-        """Round of Play chart: phase 3 from OR3 (the later edition: from OR2);
-        a player still in debt after a stock round borrows again with 50% interest."""
-        if game.operating_round == (2 if self.later else 3):
+        """Round of Play chart: in the later edition phase 3 (green tiles)
+        begins with OR2; a player still in debt after a stock round borrows
+        again with 50% interest."""
+        if self.later and game.operating_round == 2:
             game.advance_phase("3")
         if game.round_in_set == 1:
             for player in game.players:
@@ -96,6 +97,11 @@ class Rules(TitleRules):
         train.owner = company
         train.sellable = False
         private.closed = True
+
+    def first_train_bought(self, game: "Game", kind: TrainType) -> None:
+        """10.I (rules 1.0): green tiles become available with the first 3-train."""
+        if not self.later and kind.name == "3+":
+            game.advance_phase("3")
 
     def after_tile_laid(self, game: "Game", company: str, hex_name: str) -> None:
         """4.2.1.1: the first company to build to Chattanooga gets $50."""
