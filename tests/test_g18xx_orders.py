@@ -159,6 +159,10 @@ def test_a_new_18ms_game_played_by_orders_follows_whose_move_it_is() -> None:
     move(11, "PASS")
     move(22, "PASS")  # 33, 11 and 22 passed in a row: the stock round is over
     assert game.round == "operating" and game.operating_company() == "WRA"  # $80 before $75
+    early = apply_orders(game, 11, "BUY PRIVATE M&M 50")
+    assert early.refused is not None and "from OR3" in early.refused.reason
+    green = apply_orders(game, 11, "LAY 619 E11 0")
+    assert green.refused is not None and "green tiles are not available" in green.refused.reason
     move(11, "LAY 57 E11 1\nBUY TRAIN 2+\nDONE")
     assert game.operating_company() == "GMO"
     wrong = apply_orders(game, 11, "LAY 57 H6 0")
