@@ -171,3 +171,20 @@ def test_a_new_18ms_game_played_by_orders_follows_whose_move_it_is() -> None:
     assert game.round == "operating" and game.round_in_set == 2
     move(11, "RUN BEST\nPAYOUT\nDONE")
     assert game.money_is_conserved()
+
+
+def test_one_tile_and_one_station_a_turn() -> None:
+    game, rest = _game_at("18MS/67889.json", 0)
+    # L&N's first turn (OR1): two yellow tiles, then no third
+    for raw in list(rest):
+        if raw["entity"] == "L&N":
+            break
+        game.apply_unchecked(parse_action(raw))
+        rest.pop(0)
+    before = game.companies["WRA"].president
+    assert before is not None and apply_orders(game, before, "DONE").refused is None
+    president = game.companies["L&N"].president
+    assert president is not None
+    receipt = apply_orders(game, president, "LAY 6 C9 5\nLAY 6 C7 2\nLAY 9 B8 0")
+    assert len(receipt.applied) == 2
+    assert receipt.refused is not None and "one tile a turn" in receipt.refused.reason

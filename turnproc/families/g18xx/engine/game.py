@@ -77,6 +77,7 @@ class CompanyState:
     tokens_used: int = 0
     home_placed: bool = False
     route_bonus: dict[str, int] = field(default_factory=dict)  # hex -> extra revenue per run
+    operated: bool = False
     home_city_chosen: bool = False
 
 
@@ -93,9 +94,12 @@ class Turn:
     """Where the operating company is in its turn."""
 
     company: str
+    first: bool = False  # the company's first operating turn
     ran: bool = False
     revenue: int | None = None
     bank_trains: int = 0
+    lays: list[bool] = field(default_factory=list)  # each normal tile lay: an upgrade?
+    tokens: int = 0
 
 
 @dataclass
@@ -173,6 +177,10 @@ class TitleRules:
     def bank_trains_per_turn(self, game: "Game") -> int | None:
         """How many trains a company may buy from the bank in one turn (None: any)."""
         return 1 if game.title.phases[game.phase_index].one_bank_train else None
+
+    def tile_lay_refusal(self, game: "Game", turn: Turn, upgrade: bool) -> str | None:
+        """4.2.1: one tile lay or upgrade a turn."""
+        return "one tile a turn (4.2b)" if turn.lays else None
 
     def private_sellers(self, game: "Game", company: str) -> set[Holder]:
         """Who may sell a private to the company: any player by default."""
@@ -673,8 +681,8 @@ class Game:
         self.turn = None
 
     def _begin_turn(self, company: str) -> None:
-        self.turn = Turn(company)
         state = self.companies[company]
+        self.turn = Turn(company, first=not state.operated)
         if not state.home_placed and not state.home_city_chosen:
             self._place_home(company)
 
@@ -697,6 +705,7 @@ class Game:
         if self.turn is None:
             return
         self._pass_dividend_step()
+        self.companies[self.turn.company].operated = True
         self.done.add(self.turn.company)
         self.turn = None
 
@@ -1058,6 +1067,12 @@ class Game:
             if ability.tiles and action.tile.rpartition("-")[0] not in ability.tiles:
                 raise ActionRefused(f"{action.entity} lays only tiles {', '.join(ability.tiles)}")
         name = self._tile(action.tile)
+        existing = self.hexes.get(action.hex)
+        upgrade = existing is not None and existing.tile is not None
+        if private is None:
+            limit = self.rules.tile_lay_refusal(self, self.turn, upgrade)
+            if limit is not None:
+                raise ActionRefused(limit)
         reason, new_state = self.tile_refusal(company, action.hex, name, action.rotation, private)
         if reason is not None:
             rotations = self.legal_rotations(company, action.hex, name, private)
@@ -1072,6 +1087,8 @@ class Game:
             raise ActionRefused(f"{company} cannot pay ${cost}")
         if private is not None:
             private.uses += 1
+        else:
+            self.turn.lays.append(upgrade)
         self.pay(company, BANK, cost)
         new_state.tile_id = action.tile
         if hex_state.tile is not None:
@@ -1187,6 +1204,10 @@ class Game:
         if state.tokens_used >= len(state.token_costs):
             raise ActionRefused(f"{company} has no station token left")
         cost = state.token_costs[state.tokens_used]
+        home = hex_name == state.home and not state.home_placed
+        assert self.turn is not None
+        if not home and self.turn.tokens:
+            raise ActionRefused("one station token a turn (4.2c)")
         if action.entity_type == "company":
             private = self.privates[str(action.entity)]
             ability = private.data.ability
@@ -1207,8 +1228,10 @@ class Game:
         self.pay(company, BANK, cost)
         hex_state.tokens[index].append(company)
         state.tokens_used += 1
-        if hex_name == state.home and not state.home_placed:
+        if home:
             state.home_placed = True
+        else:
+            self.turn.tokens += 1
         self.rules.after_token_placed(self, company, hex_name)
 
     def _links(self) -> dict[Stop, list[Link]]:

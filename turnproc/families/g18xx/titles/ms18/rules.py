@@ -3,7 +3,14 @@
 
 from typing import TYPE_CHECKING
 
-from turnproc.families.g18xx.engine.game import BANK, Holder, PrivateState, TitleRules, Train
+from turnproc.families.g18xx.engine.game import (
+    BANK,
+    Holder,
+    PrivateState,
+    TitleRules,
+    Train,
+    Turn,
+)
 from turnproc.families.g18xx.engine.title import Private, Title, TrainType
 
 if TYPE_CHECKING:
@@ -97,6 +104,15 @@ class Rules(TitleRules):
         train.owner = company
         train.sellable = False
         private.closed = True
+
+    def tile_lay_refusal(self, game: "Game", turn: Turn, upgrade: bool) -> str | None:
+        """4.2b: one tile a turn; on its first turn a company may lay a second
+        yellow tile (not after an upgrade)."""
+        if not turn.lays:
+            return None
+        if turn.first and len(turn.lays) == 1 and not turn.lays[0] and not upgrade:
+            return None
+        return "one tile a turn, and a second yellow one on the first turn (4.2b)"
 
     def first_train_bought(self, game: "Game", kind: TrainType) -> None:
         """10.I (rules 1.0): green tiles become available with the first 3-train."""
