@@ -9,6 +9,7 @@ from pathlib import Path
 from turnproc import batch
 from turnproc.commands.db import database
 from turnproc.core.errors import UsageError
+from turnproc.games import sequential_family
 from turnproc.store import repository
 from turnproc.store.db import transaction
 
@@ -40,6 +41,12 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     )
     p.add_argument(
         "--reminder-hours", default="48,12", help="reminders this many hours before a deadline"
+    )
+    p.add_argument(
+        "--edition", help="18MS: the rules edition, 1.0 (default) or 18xx.games (docs/18xx.md)"
+    )
+    p.add_argument(
+        "--move-hours", type=int, default=48, help="18xx: hours a player has for each move"
     )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=_new)
@@ -130,6 +137,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 
 def _new(args: argparse.Namespace) -> int:
+    if sequential_family(args.scenario) is not None:
+        return _new_sequential(args)
     players = batch.read_players_csv(args.players) if args.players else []
     if args.grace_minutes < 0:
         raise UsageError("--grace-minutes cannot be negative")
@@ -153,6 +162,31 @@ def _new(args: argparse.Namespace) -> int:
         print(json.dumps({"id": created.game_id, "name": created.name, "seed": created.seed}))
     else:
         print(created.game_id)
+    return 0
+
+
+def _new_sequential(args: argparse.Namespace) -> int:
+    from turnproc import sequential
+
+    if not args.players:
+        raise UsageError("an 18xx game needs --players (position,character,real_name,email,secret)")
+    seats = [
+        sequential.Seat(e.position, e.email, e.real_name, e.secret)
+        for e in batch.read_players_csv(args.players, positions=6)
+    ]
+    with transaction(database()) as session:
+        game, _ = sequential.create_game(
+            session,
+            scenario=args.scenario,
+            seats=seats,
+            name=args.name,
+            seed=args.seed,
+            options={"edition": args.edition} if args.edition else {},
+            move_hours=args.move_hours,
+            now=batch.utcnow(),
+        )
+        created = {"id": game.id, "name": game.name, "seed": game.seed}
+    print(json.dumps(created) if args.json else created["id"])
     return 0
 
 
@@ -313,8 +347,15 @@ def _standby(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from turnproc import sequential
+
     with transaction(database()) as session:
-        text = batch.export(session, args.game, args.turn)
+        game = repository.get_game(session, args.game)
+        if sequential.family_of_game(game) is not None:
+            data = sequential.export(session, game)
+            text = json.dumps(data, indent=2, sort_keys=True) + "\n"
+        else:
+            text = batch.export(session, args.game, args.turn)
     print(text, end="")
     return 0
 

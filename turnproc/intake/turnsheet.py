@@ -307,6 +307,22 @@ def _parse_header(line_no: int, text: str, errors: list[TurnsheetError]) -> Shee
     )
 
 
+def order_lines(text: str) -> list[str]:
+    """The lines written between the turnsheet header and END (or a signature,
+    or a second header), read as `parse_turnsheet` reads them: for a family
+    with its own order language (the 18xx games)."""
+    lines, header_no = _sheet_lines(text[:MAX_SHEET_CHARS])
+    kept: list[str] = []
+    for line_no, content in lines:
+        if line_no <= header_no:
+            continue
+        stripped = content.strip()
+        if _END_RE.match(stripped) or stripped == "--" or _is_header(stripped):
+            break
+        kept.append(stripped)
+    return kept
+
+
 def parse_turnsheet(text: str, vocabulary: Vocabulary) -> ParsedSheet:
     """10 Read a turnsheet. Raises only `SheetTooLarge`; every other problem is listed."""
     if len(text) > MAX_SHEET_CHARS:

@@ -40,13 +40,14 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
+from turnproc import sequential
 from turnproc.core.errors import TurnprocError
 from turnproc.cr.events import Announcement
 from turnproc.intake.auth import FAILURE_WINDOW, failure_decision, verify_secret
 from turnproc.intake.errors import SheetTooLarge, TurnsheetError
 from turnproc.intake.extract import MAX_MESSAGE_BYTES, text_from_message
 from turnproc.intake.submit import submit_sheet
-from turnproc.intake.turnsheet import parse_turnsheet
+from turnproc.intake.turnsheet import order_lines, parse_turnsheet
 from turnproc.intake.vocabulary import Vocabulary
 from turnproc.mail.classify import silence_reason
 from turnproc.store import repository as repo
@@ -377,7 +378,7 @@ class _Reader:
         except TurnsheetError as exc:
             text, unreadable = "", exc
         if _has_turnsheet(text):
-            return self._turnsheet()
+            return self._sequential_move(text) or self._turnsheet()
         command = _command(text, _header(self.head, "Subject") or "")
         if command is None and unreadable is not None:
             return self._unreadable(unreadable.message, unreadable.hint)
@@ -527,6 +528,50 @@ class _Reader:
             detail=outcome.receipt.subject,
             answered=answered,
             alert=alert,
+        )
+
+    # --- a move in a sequential game (the 18xx games) ------------------------------
+
+    def _sequential_move(self, text: str) -> IngestOutcome | None:
+        """A sheet naming a sequential game: authenticated like a command, its
+        orders applied at once (turnproc/sequential.py). None: not such a sheet."""
+        probe = parse_turnsheet(text, Vocabulary(kinds={}, numbers={}))
+        header = probe.header
+        if header is None:
+            return None
+        game = next(
+            (
+                g
+                for g in repo.list_games(self.session)
+                if g.name.casefold() == header.game.casefold()
+            ),
+            None,
+        )
+        if game is None or sequential.family_of_game(game) is None:
+            return None
+        fields = {"game": game.name, "player": str(header.position), "secret": header.secret}
+        try:
+            _, player = self._authenticate(_Command("move", fields, set(), []))
+        except _Refused as refusal:
+            return self._refuse(refusal.reason, refusal.hint, answer_anyone=False)
+        outcome = sequential.submit(
+            self.session,
+            game,
+            player,
+            header.turn,
+            "\n".join(order_lines(text)),
+            self.received_at,
+            self.submission_id,
+        )
+        if outcome.verdict == "refused":
+            return self._refuse(outcome.reason, outcome.hint, answer_anyone=False)
+        self._reply(outcome.subject, outcome.text, game=game, position=player.position)
+        return self._settle(
+            outcome.verdict,
+            outcome.subject + "\n" + outcome.text,
+            answered=True,
+            game=game,
+            position=player.position,
         )
 
     # --- commands -----------------------------------------------------------------

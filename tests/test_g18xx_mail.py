@@ -1,0 +1,245 @@
+"""18xx games played by mail through the mail intake (turnproc/sequential.py):
+a move is applied when its mail arrives, in the transaction that stores the
+mail's verdict and queues the receipt and the next player's "your move"
+mail; undo by the player and by the moderator; standing orders; the clock;
+concurrent mails for one game on PostgreSQL; on SQLite and PostgreSQL."""
+
+import json
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from email.message import EmailMessage
+from email.utils import make_msgid
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, select
+
+from turnproc import sequential
+from turnproc.families.g18xx.engine.actions import parse_action
+from turnproc.mail.inbound import IngestOutcome, ingest
+from turnproc.store import g18xx as store
+from turnproc.store.db import open_database, transaction
+from turnproc.store.models import Game, ModeratorLog, Move18xx, OutboxMessage
+
+from .store_support import fresh_database
+
+NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+NAME = "ms1"
+SEATS = {
+    1: ("ann@example.org", "alpha-1"),
+    2: ("bob@example.org", "bravo-2"),
+    3: ("cy@example.org", "charlie-3"),
+}
+MODERATOR = "mod@example.org"
+
+
+@dataclass
+class World:
+    engine: Engine
+    clock: datetime
+
+    def mail(
+        self, position: int, orders: str, move: int | None = None, secret: str = ""
+    ) -> IngestOutcome:
+        address, real = SEATS[position]
+        if move is None:
+            with transaction(self.engine) as session:
+                move = _game(session).current_turn
+        message = EmailMessage()
+        message["From"] = address
+        message["To"] = MODERATOR
+        message["Subject"] = "my move"
+        message["Message-ID"] = make_msgid(domain="example.org")
+        message.set_content(
+            f"TURNSHEET game: {NAME} turn: {move} player: {position} "
+            f"secret: {secret or real}\n{orders}\nEND\n"
+        )
+        self.clock += timedelta(minutes=1)
+        return ingest(self.engine, message.as_bytes(), "test", self.clock, moderator=MODERATOR)
+
+    def outbox(self, to: str | None = None, kind: str | None = None) -> list[OutboxMessage]:
+        with transaction(self.engine) as session:
+            rows = session.scalars(select(OutboxMessage).order_by(OutboxMessage.id)).all()
+            for row in rows:
+                session.expunge(row)
+        return [r for r in rows if (to is None or r.to_address == to) and (kind in (None, r.kind))]
+
+    def to_move(self) -> int | None:
+        with transaction(self.engine) as session:
+            return store.load(session, NAME).game.to_move()
+
+
+def _game(session: object) -> Game:
+    from sqlalchemy.orm import Session
+
+    assert isinstance(session, Session)
+    game = session.scalar(select(Game).where(Game.name == NAME))
+    assert game is not None
+    return game
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def world(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[World]:
+    for url in fresh_database(request.param, tmp_path):
+        engine = open_database(url)
+        with transaction(engine) as session:
+            sequential.create_game(
+                session,
+                scenario="18ms",
+                seats=[sequential.Seat(p, a, f"P{p}", s) for p, (a, s) in SEATS.items()],
+                name=NAME,
+                seed=1,
+                options={},
+                move_hours=48,
+                now=NOW,
+            )
+        yield World(engine, NOW)
+
+
+def test_a_move_is_applied_at_once_and_the_next_player_is_told(world: World) -> None:
+    welcome = world.outbox(kind="welcome")
+    assert sorted(m.to_address for m in welcome) == sorted(a for a, _ in SEATS.values())
+    first = world.outbox(kind="your-move")
+    assert [m.to_address for m in first] == [SEATS[3][0]]  # 18MS: the draft starts with the last
+    assert "TURNSHEET game: ms1 turn: 1 player: 3 secret: ________" in first[0].body
+
+    out = world.mail(3, "BID AGS 30")
+    assert out.verdict == "accepted" and out.answered
+    receipt = world.outbox(to=SEATS[3][0], kind="receipt")[-1]
+    assert "applied: BID AGS 30" in receipt.body and "Player 2 is to move." in receipt.body
+    assert receipt.in_reply_to == out.message_id
+    assert [m.to_address for m in world.outbox(kind="your-move")][-1] == SEATS[2][0]
+
+    # Not his move, an old sheet, a wrong secret: refused, nothing applied.
+    wrong = world.mail(1, "BID BS 40")
+    assert wrong.verdict == "refused" and "player 2's move" in wrong.detail
+    stale = world.mail(2, "BID BS 40", move=1)
+    assert stale.verdict == "refused" and "move 1, but the game is at move 2" in stale.detail
+    forged = world.mail(2, "BID BS 40", secret="guess")
+    assert forged.verdict == "refused" and "wrong secret" in forged.detail
+    assert world.to_move() == 2
+
+    # Orders apply up to the first refusal, which says why.
+    partial = world.mail(2, "BID BS 40\nBID XYZ 10")
+    assert partial.verdict == "errors"
+    body = world.outbox(to=SEATS[2][0], kind="receipt")[-1].body
+    assert "applied: BID BS 40" in body and "REFUSED line 2: BID XYZ 10" in body
+    assert "no private XYZ; privates: " in body
+    assert world.to_move() == 1
+
+
+def test_undo_by_the_player_and_by_the_moderator(world: World) -> None:
+    world.mail(3, "BID AGS 30")
+    world.mail(2, "BID BS 40")
+    taken = world.mail(2, "UNDO")
+    assert taken.verdict == "accepted", taken.detail
+    assert world.to_move() == 2
+    told = world.outbox(kind="notice")
+    assert {m.to_address for m in told} >= {a for a, _ in SEATS.values()}
+    world.mail(2, "BID M&M 50")
+    world.mail(1, "BID BS 40")
+    late = world.mail(2, "UNDO")
+    assert late.verdict == "refused" and "another player has acted" in late.detail
+
+    with transaction(world.engine) as session:
+        undone = sequential.moderator_undo(session, NAME, 1, "a slip of the pen", NOW)
+        log = session.scalars(select(ModeratorLog).where(ModeratorLog.action == "18xx_undo")).one()
+        assert log.reason == "a slip of the pen"
+    assert len(undone) == 2
+    assert world.to_move() == 2
+    notices = [m for m in world.outbox(kind="notice") if "slip of the pen" in m.body]
+    assert sorted(m.to_address for m in notices) == sorted(a for a, _ in SEATS.values())
+    with transaction(world.engine) as session:
+        assert _game(session).current_turn == 2
+        undone_rows = session.scalars(select(Move18xx).where(Move18xx.undone_at.is_not(None)))
+        assert len(list(undone_rows)) == 3  # kept, not replayed
+
+
+def _to_stock_round(world: World) -> None:
+    for position, order in ((3, "BID AGS 30"), (2, "BID BS 40"), (1, "BID M&M 50")):
+        assert world.mail(position, order).verdict == "accepted"
+
+
+def test_standing_orders_and_round_notices(world: World) -> None:
+    _to_stock_round(world)
+    notices = [m for m in world.outbox(kind="notice") if "is over" in m.subject]
+    assert len(notices) == 3 and "Private company draft is over" in notices[0].subject
+    assert world.mail(3, "STANDING PASS ALWAYS").verdict == "accepted"
+    assert world.to_move() == 1
+    world.mail(1, "PAR WRA 80")
+    world.mail(2, "PAR GMO 75")  # 3 passes by his standing order
+    assert world.to_move() == 1
+    with transaction(world.engine) as session:
+        origins = [m.origin for m in store.live_moves(session, store.load(session, NAME).row)]
+    assert origins[-1] == "standing"
+    assert world.mail(2, "STANDING BUY GMO").verdict == "accepted"
+    for _ in range(4):
+        world.mail(1, "BUY WRA")  # 2 buys GMO by his standing order, 3 passes
+    with transaction(world.engine) as session:
+        game = store.load(session, NAME).game
+        assert game.companies["GMO"].floated and game.companies["WRA"].floated
+        assert json.loads(store.load(session, NAME).row.standing) == {"3": {"kind": "pass-always"}}
+    ended = [m for m in world.outbox(to=SEATS[2][0], kind="notice") if "standing" in m.subject]
+    assert ended and "GMO has floated" in ended[-1].body
+
+
+def test_the_clock_reminds_then_passes_or_tells_the_moderator(world: World) -> None:
+    with transaction(world.engine) as session:
+        assert sequential.tick(session, NOW + timedelta(hours=30), MODERATOR) == []
+        assert sequential.tick(session, NOW + timedelta(hours=37), MODERATOR) == [
+            f"{NAME}: player 3 reminded"
+        ]
+        # A draft must buy: no pass, no computer player yet: the moderator is told.
+        done = sequential.tick(session, NOW + timedelta(hours=49), MODERATOR)
+        assert "the moderator is told" in done[0]
+        assert sequential.tick(session, NOW + timedelta(hours=50), MODERATOR) == []
+    assert world.outbox(to=SEATS[3][0], kind="reminder")
+    assert world.outbox(to=MODERATOR, kind="alert")
+    _to_stock_round(world)
+    with transaction(world.engine) as session:
+        due = store.load(session, NAME).row.move_due
+        assert due is not None
+        done = sequential.tick(session, due + timedelta(minutes=1), MODERATOR)
+    assert done == [f"{NAME}: player 1 missed his move; passed for him: PASS (pass)"]
+    assert world.to_move() == 2
+
+
+def test_stored_moves_replay_byte_identically_and_export(world: World) -> None:
+    _to_stock_round(world)
+    world.mail(1, "PAR WRA 80\n")
+    with transaction(world.engine) as session:
+        loaded = store.load(session, NAME)
+        rows = store.live_moves(session, loaded.row)
+        for row in rows:
+            again = parse_action(json.loads(row.action)).model_dump(
+                exclude_none=True, exclude={"auto_actions"}
+            )
+            assert json.dumps(again) == row.action
+        data = sequential.export(session, _game(session))
+    assert data["to_move"] == 2 and data["title"] == "18MS"
+    assert [m["seq"] for m in data["moves"]] == [r.seq for r in rows]
+    assert data["position"]["companies"]["WRA"]["president"] == 1
+
+
+def test_concurrent_mails_for_one_game_are_applied_one_after_the_other(world: World) -> None:
+    """Two mails from the player to move, for the same move, at once: the
+    row lock applies one; the other then finds the game moved on."""
+    if world.engine.dialect.name != "postgresql":
+        pytest.skip("SQLite serialises writers itself; the row lock is PostgreSQL's")
+    outcomes: list[IngestOutcome] = []
+    barrier = threading.Barrier(2)
+
+    def send(order: str) -> None:
+        barrier.wait()
+        outcomes.append(world.mail(3, order, move=1))
+
+    threads = [threading.Thread(target=send, args=(o,)) for o in ("BID AGS 30", "BID BS 40")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(o.verdict for o in outcomes) == ["accepted", "refused"], outcomes
+    with transaction(world.engine) as session:
+        assert len(store.live_moves(session, store.load(session, NAME).row)) == 1
