@@ -308,14 +308,17 @@ def submit(
     )  # fmt: skip
     if any(a.type in STOCK_ACTIONS for a in receipt.actions):
         _lapse_conditional_passes(session, game_row, loaded.row, position, now)
-    notices = _after_change(session, game_row, loaded, now, tag=str(submission_id), before=before)
+    notices = []
+    if receipt.actions:  # a mail refused whole changes nothing, the clock included
+        notices = _after_change(
+            session, game_row, loaded, now, tag=str(submission_id), before=before, answered=position
+        )
     verdict = "accepted" if receipt.refused is None else "errors" if receipt.actions else "refused"
     text = _receipt_text(game_row, loaded, position, receipt, notes + notices)
     if receipt.refused is None:
-        subject = f"[{name}] OK: {len(receipt.applied)} order(s) applied"
-    else:
-        subject = f"[{name}] REFUSED: {receipt.refused.reason.splitlines()[0][:120]}"
-    return Outcome(verdict, subject, text)
+        return Outcome(verdict, f"[{name}] OK: {len(receipt.applied)} order(s) applied", text)
+    reason = receipt.refused.reason.splitlines()[0][:200]
+    return Outcome(verdict, f"[{name}] REFUSED: {reason}"[:300], text, reason)
 
 
 def _refused(game_row: Game, reason: str, hint: str = "") -> Outcome:
@@ -368,9 +371,11 @@ def _after_change(
     *,
     tag: str,
     before: str | None,
+    answered: int | None = None,
 ) -> list[str]:
     """Standing orders, the round notice, the move number, the clock and the
-    "your move" mail after the game changed. Returns notes for the receipt."""
+    "your move" mail after the game changed (not to player `answered`, whose
+    receipt carries his sheet). Returns notes for the receipt."""
     notes = _standing(session, game_row, loaded, now)
     game = loaded.game
     game_row.current_turn = loaded.moves + 1
@@ -400,7 +405,7 @@ def _after_change(
     game_row.deadline = loaded.row.move_due
     to_move = game.to_move()
     mover = next((s for s in players if s.position == to_move), None)
-    if mover is not None and mover.email:
+    if mover is not None and mover.email and mover.position != answered:
         repo.queue_mail(
             session,
             key=f"18xx-move/{game_row.id}/{loaded.moves}/{tag}",

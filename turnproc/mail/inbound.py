@@ -459,9 +459,14 @@ class _Reader:
             in_reply_to=self.in_reply_to,
         )
 
-    def _refuse(self, reason: str, hint: str, *, answer_anyone: bool) -> IngestOutcome:
-        """Refused: answered (rate-limited) if the sender may be answered."""
-        text = f"REFUSED: {reason}\n" + (f"\n{hint[:1].upper()}{hint[1:]}.\n" if hint else "")
+    def _refuse(
+        self, reason: str, hint: str, *, answer_anyone: bool, receipt: str | None = None
+    ) -> IngestOutcome:
+        """Refused: answered (rate-limited) if the sender may be answered;
+        `receipt`: the answer's text, when the refusal has its own."""
+        text = receipt or (
+            f"REFUSED: {reason}\n" + (f"\n{hint[:1].upper()}{hint[1:]}.\n" if hint else "")
+        )
         text += f"\nYour message: {self.message_id}\n"
         if answer_anyone:
             text += f"\n{COMMANDS_HELP}"
@@ -564,7 +569,9 @@ class _Reader:
             self.submission_id,
         )
         if outcome.verdict == "refused":
-            return self._refuse(outcome.reason, outcome.hint, answer_anyone=False)
+            return self._refuse(
+                outcome.reason, outcome.hint, answer_anyone=False, receipt=outcome.text
+            )
         self._reply(outcome.subject, outcome.text, game=game, position=player.position)
         return self._settle(
             outcome.verdict,
