@@ -243,3 +243,38 @@ def test_concurrent_mails_for_one_game_are_applied_one_after_the_other(world: Wo
     assert sorted(o.verdict for o in outcomes) == ["accepted", "refused"], outcomes
     with transaction(world.engine) as session:
         assert len(store.live_moves(session, store.load(session, NAME).row)) == 1
+
+
+def test_the_moderator_commands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from turnproc.cli import main
+
+    monkeypatch.setenv("TURNPROC_DATABASE_URL", f"sqlite:///{tmp_path / 'g.db'}")
+    players = tmp_path / "players.csv"
+    players.write_text(
+        "position,character,real_name,email,secret\n"
+        + "".join(f"{p},,P{p},{a},{s}\n" for p, (a, s) in SEATS.items())
+    )
+    new = ["game", "new", "--scenario", "18ms", "--players", str(players), "--name", NAME]
+    assert main([*new, "--edition", "1.1"]) == 2
+    assert "18MS has no option edition=1.1" in capsys.readouterr().err
+    assert main(new) == 0
+    assert main(["game", "status", NAME]) == 0
+    out = capsys.readouterr().out
+    assert "18MS, move 1, active, player 3 to move" in out and "Private company draft" in out
+    assert main(["18xx", "clock", NAME, "--move-hours", "0"]) == 2
+    assert main(["18xx", "clock", NAME, "--move-hours", "24"]) == 0
+    assert main(["18xx", "tick", "--json"]) == 0
+    assert "[]" in capsys.readouterr().out
+    assert main(["18xx", "undo", NAME, "--to", "0", "--reason", "x"]) == 2  # nothing to undo
+    # The moderator moves for a player: through the same pipeline as a mail.
+    orders = tmp_path / "orders.txt"
+    orders.write_text("BID BS 40\n")
+    assert main(["18xx", "move", NAME, "--player", "3", str(orders)]) == 0
+    capsys.readouterr()
+    assert main(["game", "export", NAME, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["move"] == 2 and data["to_move"] == 2 and data["moves"][0]["origin"] == "moderator"
+    # CR's turn runner leaves a sequential game alone.
+    assert main(["turn", "run", "--due"]) == 0

@@ -18,6 +18,8 @@ other, each against the position the other left. After every change:
   when it runs out, passes for him where the rules allow a pass, otherwise
   lets the computer player move, otherwise tells the moderator.
 
+The clock lives in the family's row (`move_due`), not in the game's
+`deadline`, which is the Continental Rails turn runner's.
 The game row's `current_turn` is the number of the next move: the sheet of
 a "your move" mail carries it, and a sheet for another number is refused, so
 an old sheet mailed again never moves a game that went on.
@@ -301,24 +303,65 @@ def submit(
     if to_move != position:
         reason = f"it is player {to_move}'s move, not yours" if to_move else "no one is to move"
         return _refused(game_row, reason, "you will get a mail when it is your move")
-    before = round_label(loaded.game)
-    receipt = store.move(
-        session, name, position, "\n".join(moves), now, "mail",
-        loaded=loaded, submission_id=submission_id,
-    )  # fmt: skip
-    if any(a.type in STOCK_ACTIONS for a in receipt.actions):
-        _lapse_conditional_passes(session, game_row, loaded.row, position, now)
-    notices = []
-    if receipt.actions:  # a mail refused whole changes nothing, the clock included
-        notices = _after_change(
-            session, game_row, loaded, now, tag=str(submission_id), before=before, answered=position
-        )
+    receipt, notices = _apply(
+        session, game_row, loaded, position, "\n".join(moves), now, "mail", submission_id
+    )
     verdict = "accepted" if receipt.refused is None else "errors" if receipt.actions else "refused"
     text = _receipt_text(game_row, loaded, position, receipt, notes + notices)
     if receipt.refused is None:
         return Outcome(verdict, f"[{name}] OK: {len(receipt.applied)} order(s) applied", text)
     reason = receipt.refused.reason.splitlines()[0][:200]
     return Outcome(verdict, f"[{name}] REFUSED: {reason}"[:300], text, reason)
+
+
+def _apply(
+    session: Session,
+    game_row: Game,
+    loaded: store.Loaded,
+    position: int,
+    text: str,
+    now: datetime,
+    origin: str,
+    submission_id: int | None = None,
+) -> tuple[Receipt, list[str]]:
+    before = round_label(loaded.game)
+    receipt = store.move(
+        session, game_row.name, position, text, now, origin,
+        loaded=loaded, submission_id=submission_id,
+    )  # fmt: skip
+    if any(a.type in STOCK_ACTIONS for a in receipt.actions):
+        _lapse_conditional_passes(session, game_row, loaded.row, position, now)
+    notices: list[str] = []
+    if receipt.actions:  # orders refused whole change nothing, the clock included
+        tag = str(submission_id) if submission_id else f"{origin}-{now.isoformat()}"
+        notices = _after_change(
+            session, game_row, loaded, now, tag=tag, before=before, answered=position
+        )
+    return receipt, notices
+
+
+def moderator_move(session: Session, name: str, position: int, text: str, now: datetime) -> Receipt:
+    """`18xx move` in a game played by mail: the moderator gives a player's
+    orders (a missed move); the player gets the receipt, the next player his
+    "your move" mail."""
+    game_row = _game_row(session, name)
+    loaded = store.load(session, name, lock=True)
+    receipt, notes = _apply(session, game_row, loaded, position, text, now, "moderator")
+    seat = next((s for s in _players(session, game_row) if s.position == position), None)
+    if receipt.actions and seat is not None and seat.email:
+        body = _receipt_text(game_row, loaded, position, receipt, notes)
+        repo.queue_mail(
+            session,
+            key=f"18xx-moderator-move/{game_row.id}/{loaded.moves}/{now.isoformat()}",
+            kind="notice",
+            to_address=seat.email,
+            subject=f"[{name}] The moderator made your move",
+            body="The moderator gave these orders for you:\n\n" + body,
+            now=now,
+            game_id=game_row.id,
+            position=position,
+        )
+    return receipt
 
 
 def _refused(game_row: Game, reason: str, hint: str = "") -> Outcome:
@@ -402,7 +445,6 @@ def _after_change(
         return notes
     loaded.row.move_due = now + timedelta(hours=loaded.row.move_hours)
     loaded.row.reminded = 0
-    game_row.deadline = loaded.row.move_due
     to_move = game.to_move()
     mover = next((s for s in players if s.position == to_move), None)
     if mover is not None and mover.email and mover.position != answered:
@@ -756,14 +798,17 @@ def set_clock(session: Session, name: str, move_hours: int, now: datetime) -> da
     """A new clock for the game; the move in progress gets the full time again."""
     if not 1 <= move_hours <= MAX_MOVE_HOURS:
         raise UsageError(f"--move-hours must be 1-{MAX_MOVE_HOURS}")
-    game_row = _game_row(session, name)
+    _game_row(session, name)  # a game played by mail
     loaded = store.load(session, name, lock=True)
     loaded.row.move_hours = move_hours
     if loaded.row.status == "active":
         loaded.row.move_due = now + timedelta(hours=move_hours)
         loaded.row.reminded = 0
-        game_row.deadline = loaded.row.move_due
     return loaded.row.move_due
+
+
+def position_text(session: Session, game_row: Game) -> str:
+    return describe(store.load(session, _game_row(session, game_row.name).name).game)
 
 
 def export(session: Session, game_row: Game) -> dict[str, Any]:

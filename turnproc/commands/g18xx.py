@@ -55,10 +55,17 @@ def _read(name: str) -> str:
 
 def _move(args: argparse.Namespace) -> int:
     text = _read(args.file)
+    from turnproc import sequential
+
     with transaction(database()) as session:
-        receipt = store.move(
-            session, args.game, args.player, text, batch.utcnow(), origin="moderator"
-        )
+        if store.load(session, args.game).row.game_id is not None:  # played by mail
+            receipt = sequential.moderator_move(
+                session, args.game, args.player, text, batch.utcnow()
+            )
+        else:
+            receipt = store.move(
+                session, args.game, args.player, text, batch.utcnow(), origin="moderator"
+            )
     for line, note in receipt.applied:
         print(f"ok: {line}" + (f"  ({note})" if note else ""))
     if receipt.refused is not None:

@@ -226,7 +226,22 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
+    from turnproc import sequential
+
     with transaction(database()) as session:
+        game = repository.get_game(session, args.game)
+        if sequential.family_of_game(game) is not None:
+            data = sequential.export(session, game)
+            data.pop("moves")
+            if args.json:
+                print(json.dumps(data, indent=2, sort_keys=True))
+            else:
+                print(
+                    f"{data['name']} (id {game.id}): {data['title']}, move {data['move']}, "
+                    f"{data['status']}, player {data['to_move']} to move by {data['move_due']}"
+                )
+                print(sequential.position_text(session, game))
+            return 0
         data = batch.status(session, args.game, batch.utcnow())
     if args.json:
         print(json.dumps(data, indent=2, sort_keys=True))
