@@ -21,7 +21,7 @@ from turnproc.families.g18xx.engine.actions import parse_action
 from turnproc.mail.inbound import IngestOutcome, ingest
 from turnproc.store import g18xx as store
 from turnproc.store.db import open_database, transaction
-from turnproc.store.models import Game, ModeratorLog, Move18xx, OutboxMessage
+from turnproc.store.models import Game, ModeratorLog, Move18xx, OutboxMessage, Submission
 
 from .store_support import fresh_database
 
@@ -278,3 +278,98 @@ def test_the_moderator_commands(
     assert data["move"] == 2 and data["to_move"] == 2 and data["moves"][0]["origin"] == "moderator"
     # CR's turn runner leaves a sequential game alone.
     assert main(["turn", "run", "--due"]) == 0
+
+
+def _stored(engine: Engine, message_id: str) -> bool:
+    with engine.connect() as connection:
+        found = connection.execute(
+            select(Submission.id).where(Submission.message_id == message_id)
+        ).first()
+    return found is not None
+
+
+def test_a_killed_intake_applies_a_move_whole_or_not_at_all(tmp_path: Path) -> None:
+    """`mail ingest -` killed with SIGKILL at random moments: the move, the
+    mail's verdict and its receipt are committed together or not at all; a
+    message stored but not processed is processed by the next run."""
+    import os
+    import random
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from turnproc.mail.inbound import retry
+
+    url = f"sqlite:///{tmp_path / 'kill.db'}"
+    engine = open_database(url)
+    with transaction(engine) as session:
+        sequential.create_game(
+            session,
+            scenario="18ms",
+            seats=[sequential.Seat(p, a, f"P{p}", s) for p, (a, s) in SEATS.items()],
+            name=NAME,
+            seed=1,
+            options={},
+            move_hours=48,
+            now=NOW,
+        )
+    env = dict(os.environ, TURNPROC_DATABASE_URL=url)
+    command = [sys.executable, "-m", "turnproc", "mail", "ingest", "-"]
+    moves = [(3, "BID BS 40"), (2, "BID M&O 70"), (1, "BID AGS 30\nPAR L&N 75"), (2, "PASS")]
+    draw = random.Random(20261201)
+    killed = processed_after_a_kill = 0
+    for number, (position, orders) in enumerate(moves, 1):
+        message = EmailMessage()
+        message["From"] = SEATS[position][0]
+        message["To"] = MODERATOR
+        message["Subject"] = "move"
+        message["Message-ID"] = make_msgid(domain="example.org")
+        message.set_content(
+            f"TURNSHEET game: {NAME} turn: {number if number < 4 else 5} player: {position} "
+            f"secret: {SEATS[position][1]}\n{orders}\nEND\n"
+        )
+        raw = message.as_bytes()
+        for attempt in range(4):  # up to three killed runs, then one to the end
+            started = time.perf_counter()
+            process = subprocess.Popen(command, stdin=subprocess.PIPE, env=env)
+            assert process.stdin is not None
+            process.stdin.write(raw)
+            process.stdin.close()
+            if attempt == 0:  # anywhere, mostly before the message is stored
+                time.sleep(draw.uniform(0.2, 3.0))
+            else:  # once the message is stored: while its move is being applied
+                while process.poll() is None and not _stored(engine, message["Message-ID"]):
+                    time.sleep(0.005)
+                time.sleep(draw.uniform(0, 0.02))
+            if attempt < 3 and process.poll() is None:
+                process.send_signal(signal.SIGKILL)
+                killed += 1
+            process.wait(timeout=120)
+            with transaction(engine) as session:
+                row = session.scalar(
+                    select(Submission).where(Submission.message_id == message["Message-ID"])
+                )
+                applied = len(store.live_moves(session, store.load(session, NAME).row))
+                answered = session.scalars(
+                    select(OutboxMessage).where(OutboxMessage.in_reply_to == message["Message-ID"])
+                ).all()
+                verdict, row_id = (row.verdict, row.id) if row is not None else (None, None)
+            expected_before = number - 1 if number < 4 else 4
+            if verdict == "accepted":
+                assert applied == expected_before + len(orders.splitlines()) and len(answered) == 1
+                break
+            assert verdict in (None, "received"), verdict
+            assert applied == expected_before and not answered
+            if verdict == "received":
+                processed_after_a_kill += 1
+                outcome = retry(engine, [row_id])[0]
+                assert outcome.verdict == "accepted", outcome
+                break
+            assert time.perf_counter() - started < 120
+        else:
+            pytest.fail(f"move {number} never went through")
+    with transaction(engine) as session:
+        game = store.load(session, NAME).game
+        assert game.round == "stock" and game.companies["L&N"].president == 1
+    assert killed >= 1 and processed_after_a_kill >= 1
