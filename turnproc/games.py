@@ -15,6 +15,7 @@ there is no turn to resolve at a deadline; each submission carries actions
 of the player who is to move, applied at once (turnproc/sequential.py).
 """
 
+import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -93,22 +94,29 @@ class SequentialFamily:
     # The family's computer player: (game, player) -> order text, or None while
     # the family has none. Imported on first use.
     computer_move: Callable[[], Callable[[Any, int], str] | None]
+    # The report of a position for one player: (game, player) -> (PDF bytes,
+    # JSON text), attached to "your move" mails and round notices; None while
+    # the family has none. Imported on first use (ReportLab).
+    move_report: Callable[[], Callable[[Any, int], tuple[bytes, str]] | None]
 
 
-def _g18xx_computer() -> Callable[[Any, int], str] | None:
+def _hook(module: str, name: str) -> Any:
+    """`module.name`, or None while that module or name does not exist."""
     try:
-        from turnproc.families.g18xx import ai  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    move: Callable[[Any, int], str] | None = getattr(ai, "computer_move", None)
-    return move
+        found = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and module.startswith(exc.name):
+            return None  # the module itself is missing, not one it imports
+        raise
+    return getattr(found, name, None)
 
 
 G18XX = SequentialFamily(
     name="18xx",
     titles={"18ms": "18MS", "18ga": "18GA"},
     options={"18MS": {"edition": ("1.0", "18xx.games")}},
-    computer_move=_g18xx_computer,
+    computer_move=lambda: _hook("turnproc.families.g18xx.ai", "computer_move"),
+    move_report=lambda: _hook("turnproc.families.g18xx.report", "move_report"),
 )
 
 SEQUENTIAL: dict[str, SequentialFamily] = {G18XX.name: G18XX}

@@ -448,6 +448,7 @@ def _after_change(
     to_move = game.to_move()
     mover = next((s for s in players if s.position == to_move), None)
     if mover is not None and mover.email and mover.position != answered:
+        pdf, data = _report(game_row, game, mover.position)
         repo.queue_mail(
             session,
             key=f"18xx-move/{game_row.id}/{loaded.moves}/{tag}",
@@ -465,8 +466,21 @@ def _after_change(
             game_id=game_row.id,
             turn=game_row.current_turn,
             position=mover.position,
+            pdf=pdf,
+            pdf_name=f"{game_row.name}-move-{game_row.current_turn}.pdf" if pdf else None,
+            json_attachment=data,
         )
     return notes
+
+
+def _report(game_row: Game, game: Engine18xx, position: int) -> tuple[bytes | None, str | None]:
+    """The family's report of the position for a player, once it has one."""
+    family = family_of_game(game_row)
+    render = family.move_report() if family is not None else None
+    if render is None:
+        return None, None
+    pdf, data = render(game, position)
+    return pdf, data
 
 
 def _players(session: Session, game_row: Game) -> list[Player]:
