@@ -880,3 +880,47 @@ def final_states_of_ended_games(session: Session) -> list[str]:
         .order_by(TurnState.processed_at, TurnState.game_id)
     )
     return [state for (state,) in rows]
+
+
+# --- the web pages (turnproc/web) ------------------------------------------------
+
+
+def standings_history(session: Session, game_id: int) -> Sequence[Standing]:
+    """Every stored standing of a game, by turn and position (the web's charts)."""
+    return session.scalars(
+        select(Standing)
+        .where(Standing.game_id == game_id)
+        .order_by(Standing.turn, Standing.position)
+    ).all()
+
+
+def turn_digests(session: Session, game_id: int) -> dict[int, str]:
+    """Each stored turn's state digest: what a cached page of that turn is keyed by."""
+    rows = session.execute(
+        select(TurnState.turn, TurnState.sha256).where(TurnState.game_id == game_id)
+    )
+    return {turn: digest for turn, digest in rows}
+
+
+def events_before(session: Session, game_id: int, turn: int) -> dict[int, list[Event]]:
+    """The events of every turn before `turn`, by turn, in stored order."""
+    rows = session.execute(
+        select(EventRow.turn, EventRow.data)
+        .where(EventRow.game_id == game_id, EventRow.turn < turn)
+        .order_by(EventRow.turn, EventRow.seq)
+    )
+    found: dict[int, list[Event]] = {}
+    for number, data in rows:
+        found.setdefault(number, []).append(mapping.event_from_data(data))
+    return found
+
+
+def report_turns(session: Session, game_id: int, position: int) -> list[int]:
+    """The turns of which a position has a stored report, oldest first."""
+    return list(
+        session.scalars(
+            select(Report.turn)
+            .where(Report.game_id == game_id, Report.position == position)
+            .order_by(Report.turn)
+        )
+    )
