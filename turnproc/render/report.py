@@ -843,3 +843,8 @@ def build_public_report(
         pcs=_pcs(scenario, end),
         final=_final(wording, end),
     )
+
+
+def public_news(wording: Wording, state: GameState, events: list[Event]) -> list[NewsGroup]:
+    """9.1 A turn's news as every reader's report prints it (`state`: the turn's end)."""
+    return _news(wording, events, _Sight(None, state, state, []))[0]
