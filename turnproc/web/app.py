@@ -11,8 +11,8 @@ and announcements are the players' own text); a Content-Security-Policy
 allows only this site's own script and style; the form carries a CSRF token
 tied to a SameSite cookie and to the form; request bodies are bounded;
 checks and submits are rate-limited per player and per client address;
-private pages are never cached and send no Referer (the token is in their
-address).
+private pages are never cached, and no page sends a Referer to another site (the
+token is in the address of a player's pages).
 """
 
 import secrets
@@ -53,7 +53,7 @@ HEADERS = {
     "content-security-policy": CSP,
     "x-content-type-options": "nosniff",
     "x-frame-options": "DENY",
-    "referrer-policy": "no-referrer",
+    "referrer-policy": "same-origin",  # the link token never goes to another site
     "cross-origin-opener-policy": "same-origin",
     "permissions-policy": "camera=(), microphone=(), geolocation=()",
 }
