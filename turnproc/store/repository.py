@@ -7,7 +7,7 @@ grouped under their own headings below.
 """
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -902,11 +902,20 @@ def turn_digests(session: Session, game_id: int) -> dict[int, str]:
     return {turn: digest for turn, digest in rows}
 
 
-def events_before(session: Session, game_id: int, turn: int) -> dict[int, list[Event]]:
-    """The events of every turn before `turn`, by turn, in stored order."""
+def public_events_between(
+    session: Session, game_id: int, first: int, last: int, leave_out: Collection[str] = ()
+) -> dict[int, list[Event]]:
+    """The events of turns `first` to `last` that are not private, less the
+    kinds `leave_out`, by turn, in stored order (the web's news pages)."""
     rows = session.execute(
         select(EventRow.turn, EventRow.data)
-        .where(EventRow.game_id == game_id, EventRow.turn < turn)
+        .where(
+            EventRow.game_id == game_id,
+            EventRow.turn >= first,
+            EventRow.turn <= last,
+            EventRow.visibility != "private",
+            EventRow.kind.not_in(list(leave_out)),
+        )
         .order_by(EventRow.turn, EventRow.seq)
     )
     found: dict[int, list[Event]] = {}
