@@ -16,7 +16,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, partial
 from typing import Any, TypeVar
 
 from markupsafe import Markup
@@ -28,7 +28,13 @@ from turnproc.cr.resolve import TurnResult
 from turnproc.cr.state import VP_CATEGORIES
 from turnproc.render.batch import meta_of
 from turnproc.render.maps import MapFacts, MapPages, draw_page
-from turnproc.render.report import NewsGroup, PublicReport, build_public_report, public_news
+from turnproc.render.report import (
+    _SECTION_KINDS,
+    NewsGroup,
+    PublicReport,
+    build_public_report,
+    public_news,
+)
 from turnproc.render.svgcanvas import SvgCanvas
 from turnproc.render.wording import Wording, load_wording
 from turnproc.scenario.loader import load_scenario
@@ -49,6 +55,10 @@ class _Cache:
         self.items: OrderedDict[Hashable, Any] = OrderedDict()
         self.lock = threading.Lock()
 
+    def __contains__(self, key: Hashable) -> bool:
+        with self.lock:
+            return key in self.items
+
     def get(self, key: Hashable, make: Callable[[], T]) -> T:
         with self.lock:
             if key in self.items:
@@ -65,6 +75,7 @@ class _Cache:
 
 PUBLIC_REPORTS = _Cache(64)
 MAPS = _Cache(32)
+NEWS = _Cache(4096)  # one turn's news each
 
 
 @cache
@@ -227,25 +238,39 @@ def announcement_author(event: AnnouncementEvent, players: dict[int, Player]) ->
 def news_of_every_turn(
     session: Session, game: Game, wording: Wording, players: dict[int, Player]
 ) -> list[TurnNews]:
-    """9.1 The news of every turn with results, latest first."""
+    """9.1 The news of every turn with results, latest first. A turn's news never
+    changes once its state is stored, so each turn's is worded once (the key
+    holds the digest of the state it ended in) and only a new turn's is read."""
     scenario = scenario_for(game.scenario)
-    per_turn = scenario.params.get("scenario", {}).get("years_per_turn", 2)
-    first = scenario.params.get("scenario", {}).get("first_year", 1841)
-    found = []
-    for turn, events in sorted(repo.events_before(session, game.id, game.current_turn).items()):
-        if turn < 1:
-            continue
-        notes = [e for e in events if isinstance(e, AnnouncementEvent)]
-        start = int(first) + int(per_turn) * (turn - 1)
-        found.append(
-            TurnNews(
-                turn=turn,
-                years=list(range(start, start + int(per_turn))),
-                groups=public_news(wording, wording.state, events),
-                announcements=[(announcement_author(e, players), e.text) for e in notes],
-            )
+    per_turn = int(scenario.params.get("scenario", {}).get("years_per_turn", 2))
+    first = int(scenario.params.get("scenario", {}).get("first_year", 1841))
+    digests = repo.turn_digests(session, game.id)
+    wanted = range(1, game.current_turn)
+    keys = {turn: ("news", game.id, turn, digests.get(turn + 1)) for turn in wanted}
+    missing = [turn for turn in wanted if keys[turn] not in NEWS]
+    public: dict[int, list[AnnouncementEvent | Any]] = {}
+    if missing:
+        # Private events and those a report shows in its own sections never reach the news.
+        public = repo.public_events_between(
+            session,
+            game.id,
+            min(missing),
+            max(missing),
+            leave_out=_SECTION_KINDS - {"announcement"},
         )
-    return found[::-1]
+
+    def word(turn: int) -> TurnNews:
+        events = public.get(turn, [])
+        notes = [e for e in events if isinstance(e, AnnouncementEvent)]
+        start = first + per_turn * (turn - 1)
+        return TurnNews(
+            turn=turn,
+            years=list(range(start, start + per_turn)),
+            groups=public_news(wording, wording.state, events),
+            announcements=[(announcement_author(e, players), e.text) for e in notes],
+        )
+
+    return [NEWS.get(keys[turn], partial(word, turn)) for turn in reversed(wanted)]
 
 
 def _by_turn(rows: list[Standing]) -> tuple[list[int], dict[int, dict[int, Standing]]]:
