@@ -490,3 +490,16 @@ def test_browser_another_players_link_cannot_read_this_players_page(
     assert "player 2 of webtest" in driver.page_source
     assert "Report for Jay Gould" in driver.find_element("css selector", "pre.report").text
     _shot(driver, world, "player")
+
+
+def test_the_web_bench_loads_a_stored_game_page() -> None:
+    from turnproc.web.bench import bench_web
+
+    figures = bench_web("continental-rails", 1, runs=1, turns=3)
+    assert set(figures) == {
+        "web_game_page_s",
+        "web_game_page_cpu_s",
+        "web_game_page_cold_s",
+        "web_game_page_cold_cpu_s",
+    }
+    assert all(value > 0 for value in figures.values())
