@@ -371,7 +371,8 @@ def _player(web: Web, request: Request) -> Found:
     )
     read = keys.read_token(web.key, token, web.clock())
     if read is None:
-        web.bad_links.allow(client)
+        if not web.bad_links.allow(client):
+            raise HTTPException(429, "Too many links that are not valid: wait ten minutes.")
         raise gone
     with web.session() as session:
         try:
