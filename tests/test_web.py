@@ -503,3 +503,26 @@ def test_the_web_bench_loads_a_stored_game_page() -> None:
         "web_game_page_cold_cpu_s",
     }
     assert all(value > 0 for value in figures.values())
+
+
+def test_a_family_brings_its_own_sections(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    from jinja2 import ChoiceLoader, DictLoader
+
+    from turnproc.web import sections
+
+    whose_move = sections.Section(
+        "Whose move", "whose_move.html", lambda _session, game, player: {"who": "<b>Jay</b>"}
+    )
+    monkeypatch.setitem(sections.FAMILY_SECTIONS, "continental-rails", [whose_move])
+    web = Web(world.engine, world.settings, keys.signing_key(world.settings))
+    web.templates.loader = ChoiceLoader(
+        [
+            DictLoader({"sections/whose_move.html": "<p id=move>{{ ctx.who }} moves</p>"}),
+            web.templates.loader,
+        ]
+    )
+    with TestClient(create_app(world.engine, world.settings, web)) as client:
+        for path in (f"/games/{world.game_id}", _path(world.link(2))):
+            page = client.get(path).text
+            assert '<section id="whose_move">' in page and "<h2>Whose move</h2>" in page
+            assert "<p id=move>&lt;b&gt;Jay&lt;/b&gt; moves</p>" in page

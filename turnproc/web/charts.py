@@ -54,11 +54,13 @@ def line_chart(
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     values = [v for s in series for v in s.values if v is not None]
     if ranks:
-        low, high, step = 1.0, float(max(ranks, 2)), max(1.0, math.ceil(ranks / 5))
+        low, high = 1.0, float(max(ranks, 2))
+        ticks = [1.0, *(float(r) for r in range(5, ranks + 1, 5))]
     else:
         low, high = min([0, *values]), max([1, *values])
         step = _nice_step(high - low)
         low, high = math.floor(low / step) * step, math.ceil(high / step) * step
+        ticks = [low + step * i for i in range(round((high - low) / step) + 1)]
 
     first, last = (turns[0], turns[-1]) if turns else (0, 1)
     span_x = (last - first) or 1
@@ -76,15 +78,13 @@ def line_chart(
         f"<title>{escape(title)}</title>",
         f'<text x="{LEFT:g}" y="16" class="chart-title">{escape(title)}</text>',
     ]
-    tick = low
-    while tick <= high + step / 2:
+    for tick in ticks:
         y = y_of(tick)
         parts.append(
             f'<line x1="{LEFT:g}" x2="{WIDTH - RIGHT:g}" y1="{y:.1f}" y2="{y:.1f}" class="grid"/>'
             f'<text x="{LEFT - 4:g}" y="{y + 3:.1f}" class="tick" text-anchor="end">'
             f"{escape(_label(tick))}</text>"
         )
-        tick += step
     parts.append(
         f'<text x="{WIDTH - RIGHT:g}" y="{HEIGHT - 8:g}" class="tick" text-anchor="end">turn</text>'
     )
