@@ -60,5 +60,6 @@ def _web(args: argparse.Namespace) -> int:
         timeout_keep_alive=5,
         limit_concurrency=200,
         log_level="info",
+        access_log=False,  # a player's page address is his key: it stays out of the logs
     )
     return 0

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from pydantic import ValidationError
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 from starlette.applications import Starlette
@@ -293,7 +294,10 @@ def create_app(engine: Engine, settings: Settings, web: Web | None = None) -> St
                 row = repo.get_report(session, found.game_id, turn, found.position)
                 if row is None:
                     raise HTTPException(404, "no such report")
-                report = PlayerReport.model_validate_json(row.json)
+                try:
+                    report = PlayerReport.model_validate_json(row.json)
+                except ValidationError:  # a report stored by an older program
+                    raise HTTPException(404, "this report has no map to show") from None
                 game = _game(session, found.game_id)
                 key = ("player", found.position, *pages.turn_key(session, game, turn))
                 title = _map_title(turn, zoom) + ", your lines on a yellow band"
