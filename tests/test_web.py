@@ -5,6 +5,7 @@ by `turn run` with the real engine and renderer, and a PRESS announcement
 with markup mailed in between. The last tests drive Debian's chromium
 through its chromedriver."""
 
+import html
 import os
 import re
 import socket
@@ -526,3 +527,18 @@ def test_a_family_brings_its_own_sections(world: World, monkeypatch: pytest.Monk
             page = client.get(path).text
             assert '<section id="whose_move">' in page and "<h2>Whose move</h2>" in page
             assert "<p id=move>&lt;b&gt;Jay&lt;/b&gt; moves</p>" in page
+
+
+def test_the_check_button_works_without_script(world: World, client: TestClient) -> None:
+    bob = _path(world.link(2))
+    fields = _form(client.get(bob).text)
+    pc, price = world.available_pc()
+    sheet = f"TURNSHEET game: {GAME} turn: 3 player: 2\nBID {pc} {price - 10}\n"
+    before = world.count(Submission)
+    page = client.post(bob, data={**fields, "sheet": sheet, "action": "check"})
+    assert page.status_code == 200
+    assert "BELOW_MINIMUM" in page.text
+    assert html.escape(f"BID {pc} {price - 10}") in page.text  # the sheet stays as typed
+    assert world.count(Submission) == before
+    assert client.get(f"/games/{world.game_id}/turns/3").status_code == 404
+    assert client.get("/games/999").status_code == 404
