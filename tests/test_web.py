@@ -542,3 +542,28 @@ def test_the_check_button_works_without_script(world: World, client: TestClient)
     assert world.count(Submission) == before
     assert client.get(f"/games/{world.game_id}/turns/3").status_code == 404
     assert client.get("/games/999").status_code == 404
+
+
+def test_an_18xx_game_page_says_whose_move_it_is(tmp_path: Path) -> None:
+    from tests.g18xx_fixtures import load_recorded
+    from turnproc.store import g18xx as store
+
+    data = load_recorded("18MS/14375.json")
+    url = f"sqlite:///{tmp_path / 'g18xx.db'}"
+    engine = open_database(url)
+    with Session(engine) as session, session.begin():
+        row = store.import_recorded(session, data, "ms <b>1</b>", keys.utcnow(), upto=40)
+        game_id = row.id
+        game = store.load(session, row.name).game
+        who = game.to_move()
+    assert who is not None
+    name = next(str(p.get("name") or p["id"]) for p in data["players"] if p["id"] == who)
+    settings = Settings(database_url=url, web_secret_key="t" * 40)
+    with TestClient(create_app(engine, settings)) as client:
+        index = client.get("/").text
+        assert f'<a href="/18xx/{game_id}">ms &lt;b&gt;1&lt;/b&gt;</a>' in index
+        assert html.escape(name) in index
+        page = client.get(f"/18xx/{game_id}").text
+        assert "<h2>Whose move it is</h2>" in page
+        assert f'<p class="to-move"><b>{html.escape(name)}</b>' in page
+        assert client.get(f"/18xx/{game_id + 1}").status_code == 404

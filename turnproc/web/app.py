@@ -2,7 +2,8 @@
 
 Public, read-only: `/` (the games), `/games/ID` (a game: standings, railroads,
 PCs, map, the news of every turn), `/games/ID/turns/N` (a turn's public report)
-and the maps as SVG. A player's own page is `/play/TOKEN` (keys.py): his
+the maps as SVG, and `/18xx/ID` (an 18xx game: whose move it is, companies,
+players). A player's own page is `/play/TOKEN` (keys.py): his
 private report, his PDFs, and the order form, checked as he types
 (`/play/TOKEN/check`) and submitted through the mail intake (orders.py).
 
@@ -39,7 +40,7 @@ from turnproc.intake.auth import FAILURE_WINDOW, failure_decision
 from turnproc.render.report import PlayerReport
 from turnproc.store import repository as repo
 from turnproc.store.models import Game, Player
-from turnproc.web import keys, orders, pages
+from turnproc.web import g18xx, keys, orders, pages
 from turnproc.web.limits import Limit, RateLimiter
 from turnproc.web.sections import sections_for
 
@@ -184,13 +185,23 @@ def create_app(engine: Engine, settings: Settings, web: Web | None = None) -> St
     async def index(request: Request) -> Response:
         def build() -> dict[str, Any]:
             with web.session() as session:
-                return {"games": pages.games_index(session)}
+                return {"games": pages.games_index(session), "games18xx": g18xx.index(session)}
 
         return web.page("index.html", **await run_in_threadpool(build))
 
     async def game_page(request: Request) -> Response:
         game_id = int(request.path_params["game_id"])
         return web.page("game.html", **await run_in_threadpool(game_context, web, game_id))
+
+    async def page_18xx(request: Request) -> Response:
+        def build() -> dict[str, Any]:
+            with web.session() as session:
+                context = g18xx.page(session, int(request.path_params["game_id"]))
+            if context is None:
+                raise HTTPException(404, "no such game")
+            return context
+
+        return web.page("g18xx.html", **await run_in_threadpool(build))
 
     async def turn_page(request: Request) -> Response:
         game_id, turn = int(request.path_params["game_id"]), int(request.path_params["turn"])
@@ -316,6 +327,7 @@ def create_app(engine: Engine, settings: Settings, web: Web | None = None) -> St
         Route("/games/{game_id:int}", game_page),
         Route("/games/{game_id:int}/turns/{turn:int}", turn_page),
         Route("/games/{game_id:int}/map/{name}.svg", public_map),
+        Route("/18xx/{game_id:int}", page_18xx),
         Route("/play/{token}", play),
         Route("/play/{token}", submit, methods=["POST"]),
         Route("/play/{token}/check", check, methods=["POST"]),

@@ -5,6 +5,8 @@ news) and then the family's own sections, each a template under
 `web/templates/sections/` and a function giving its context. A sequential
 family (the 18xx games) adds "whose move it is" here, with one entry in
 `FAMILY_SECTIONS`; Continental Rails, played in simultaneous turns, adds none.
+The 18xx games, stored apart (turnproc/store/g18xx.py), have their own page
+(web/g18xx.py) that opens with whose move it is.
 """
 
 from collections.abc import Callable
