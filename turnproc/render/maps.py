@@ -235,12 +235,18 @@ class _MapFlowable(Flowable):
 
 
 def draw_page(
-    canvas: Canvas, pages: "MapPages", report: MapFacts, zoom: bool, shared: bool = False
+    canvas: Canvas,
+    pages: "MapPages",
+    report: MapFacts,
+    zoom: bool,
+    shared: bool = False,
+    geography: bool = True,
 ) -> None:
     """One map page's layout, drawn on `canvas`: geography, the reader's band,
     railroads, legend. The PDF report draws it on ReportLab's canvas with
     `shared` (geography and railroad layer replayed from the once-drawn forms);
-    the web draws the same layout on an SVG canvas (render/svgcanvas.py)."""
+    the web draws the same layout on an SVG canvas (render/svgcanvas.py), with
+    `geography=False` when it has put the page's geography there already."""
     frame, style = pages.frame(zoom)
     canvas.saveState()
     clip = canvas.beginPath()
@@ -248,7 +254,7 @@ def draw_page(
     canvas.clipPath(clip, stroke=0, fill=0)
     if shared:
         pages.geography(zoom).replay(canvas)
-    else:
+    elif geography:
         mapdraw.draw_geography(canvas, frame, style)
     _band(canvas, pages.scenario, frame, report, zoom)
     canvas.restoreState()

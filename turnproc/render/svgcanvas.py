@@ -97,8 +97,10 @@ class SvgText:
 class SvgCanvas:
     """The canvas calls `mapdraw` and `maps` make, written as SVG elements."""
 
-    def __init__(self, width: float, height: float) -> None:
+    def __init__(self, width: float, height: float, ids: str = "clip") -> None:
+        """`ids`: the prefix of the clip paths' ids, so drawings put together differ."""
         self.width, self.height = width, height
+        self.ids = ids
         self.out: list[str] = []
         self.fill = "#000000"
         self.stroke = "#000000"
@@ -207,7 +209,7 @@ class SvgCanvas:
 
     def clipPath(self, path: SvgPath, stroke: int = 0, fill: int = 0, **_: object) -> None:
         self._clips += 1
-        name = f"clip{self._clips}"
+        name = f"{self.ids}{self._clips}"
         self.out.append(f'<clipPath id="{name}"><path d="{path.data()}"/></clipPath>')
         self.out.append(f'<g clip-path="url(#{name})">')
         self._open += 1
@@ -267,15 +269,20 @@ class SvgCanvas:
 
     # --- the document -------------------------------------------------------------
 
-    def svg(self, title: str = "") -> str:
-        """The whole drawing as an SVG document."""
+    def body(self) -> str:
+        """The elements drawn so far (every group closed), to put into another drawing."""
         while self._open:
             self.out.append("</g>")
             self._open -= 1
+        return "".join(self.out)
+
+    def svg(self, title: str = "") -> str:
+        """The whole drawing as an SVG document."""
+        body = self.body()
         head = (
             '<svg xmlns="http://www.w3.org/2000/svg" '
             f'viewBox="0 0 {_num(self.width)} {_num(self.height)}" '
             f'width="{_num(self.width)}" height="{_num(self.height)}">'
         )
         label = f"<title>{escape(title)}</title>" if title else ""
-        return head + label + "".join(self.out) + "</svg>"
+        return head + label + body + "</svg>"
