@@ -455,7 +455,7 @@ def game_context(web: Web, game_id: int) -> dict[str, Any]:
         players = {p.position: p for p in repo.players(session, game.id)}
         turn = pages.last_turn(game)
         view = pages.turn_view(session, game, turn)
-        wording = pages.game_wording(session, game)
+        wording = view.wording  # the words of the game's current state
         return {
             "game": game,
             "deadline": pages.when(game),

@@ -26,6 +26,7 @@ from turnproc.batch import stored_report_input
 from turnproc.cr.events import Announcement as AnnouncementEvent
 from turnproc.cr.resolve import TurnResult
 from turnproc.cr.state import VP_CATEGORIES
+from turnproc.render import mapdraw
 from turnproc.render.batch import meta_of
 from turnproc.render.maps import MapFacts, MapPages, draw_page
 from turnproc.render.report import (
@@ -39,7 +40,6 @@ from turnproc.render.svgcanvas import SvgCanvas
 from turnproc.render.wording import Wording, load_wording
 from turnproc.scenario.loader import load_scenario
 from turnproc.scenario.model import Scenario
-from turnproc.store import mapping
 from turnproc.store import repository as repo
 from turnproc.store.models import Game, Player, Standing
 from turnproc.web.charts import Series, line_chart, player_colour
@@ -115,6 +115,7 @@ class TurnView:
     """A turn's public report and its PCs (what the game and turn pages show)."""
 
     report: PublicReport
+    wording: Wording  # the words of the turn's end state
     pcs: list[PCRow]  # owned or released: the PCs a player may hold or buy
     others: dict[str, int]  # how many PCs are in each other status (unreleased, ...)
 
@@ -130,8 +131,9 @@ def turn_view(session: Session, game: Game, turn: int) -> TurnView:
             rejections=list(data.rejections),
             ledger=list(data.ledger),
         )
+        wording = load_wording(data.scenario, data.after)
         report = build_public_report(
-            data.scenario, data.before, result, meta_of(data), opening=turn == 0
+            data.scenario, data.before, result, meta_of(data), wording, opening=turn == 0
         )
         names = {t.position: f"{t.character} (#{t.position})" for t in data.after.tycoons}
         rows = []
@@ -165,7 +167,7 @@ def turn_view(session: Session, game: Game, turn: int) -> TurnView:
                 else (0, row.code)
             )
         )
-        return TurnView(report, rows, dict(sorted(others.items())))
+        return TurnView(report, wording, rows, dict(sorted(others.items())))
 
     return PUBLIC_REPORTS.get(turn_key(session, game, turn), build)
 
@@ -176,10 +178,24 @@ def map_svg(scenario: str, key: Hashable, facts: MapFacts, zoom: bool, title: st
     def draw() -> str:
         pages = map_pages(scenario)
         canvas = SvgCanvas(pages.width, pages.height)
-        draw_page(canvas, pages, facts, zoom)
+        canvas.out.append(_geography(scenario, zoom))
+        draw_page(canvas, pages, facts, zoom, geography=False)
         return canvas.svg(title)
 
     return MAPS.get((key, zoom), draw)
+
+
+@cache
+def _geography(scenario: str, zoom: bool) -> str:
+    """A map page's coasts, lakes and borders as SVG: the same for every turn."""
+    pages = map_pages(scenario)
+    frame, style = pages.frame(zoom)
+    canvas = SvgCanvas(pages.width, pages.height, ids="geography")
+    clip = canvas.beginPath()
+    clip.rect(frame.x, frame.y, frame.width, frame.height)
+    canvas.clipPath(clip)
+    mapdraw.draw_geography(canvas, frame, style)
+    return canvas.body()
 
 
 @dataclass
@@ -350,8 +366,3 @@ def own_net_worth_chart(session: Session, game: Game, player: Player) -> Markup:
             Series("cash", "#2ca02c", [r.cash for r in rows]),
         ],
     )
-
-
-def game_wording(session: Session, game: Game) -> Wording:
-    state = mapping.state_from_json(repo.turn_state(session, game.id, game.current_turn).state)
-    return load_wording(scenario_for(game.scenario), state)
