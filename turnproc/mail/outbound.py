@@ -32,6 +32,7 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from turnproc.core.errors import TurnprocError
+from turnproc.files import write_whole
 from turnproc.mail.compose import Attachment, Outgoing, compose, message_id
 from turnproc.mail.transport import NotDelivered, ServerUnavailable, Undecided
 from turnproc.store import repository as repo
@@ -338,6 +339,6 @@ def write_eml(
         out = outgoing(row, attached_pdf(session, row))
         name = message_id(out.key, sender).strip("<>").split("@")[0][:16]
         path = folder / f"{row.id:05d}-{row.kind}-{name}.eml"
-        path.write_bytes(compose(out, sender).as_bytes())
+        write_whole(path, compose(out, sender).as_bytes())
         written.append(path)
     return written
