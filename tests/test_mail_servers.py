@@ -8,13 +8,15 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, select
+from alembic import command
+from sqlalchemy import Engine, inspect, select, text
 
 from turnproc.cli import main
 from turnproc.mail.compose import message_id
@@ -218,9 +220,9 @@ def test_a_killed_mail_send_leaves_only_the_message_in_flight_ambiguous(
         "TURNPROC_MAIL_FROM": SENDER,
         "TURNPROC_MODERATOR_EMAIL": MODERATOR,
     }
-    command = [sys.executable, "-m", "turnproc", "mail", "send"]
+    mail_send = [sys.executable, "-m", "turnproc", "mail", "send"]
     try:
-        sender = subprocess.Popen(command, env=env, cwd=tmp_path, stdout=subprocess.DEVNULL)
+        sender = subprocess.Popen(mail_send, env=env, cwd=tmp_path, stdout=subprocess.DEVNULL)
         assert server.holding.wait(120), "the third message never reached the server"
         sender.send_signal(signal.SIGKILL)
         sender.wait(timeout=30)
@@ -228,7 +230,7 @@ def test_a_killed_mail_send_leaves_only_the_message_in_flight_ambiguous(
         assert statuses == ["sent", "sent", "sending"] + ["queued"] * 5
 
         run = subprocess.run(
-            command, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300
+            mail_send, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300
         )
     finally:
         server.stop()
@@ -245,3 +247,58 @@ def test_a_killed_mail_send_leaves_only_the_message_in_flight_ambiguous(
     assert Counter(server.received) == Counter(_mid(key) for key in keys + alerts)
     assert rows[keys[2]].status == "ambiguous"
     assert {rows[key].status for key in keys if key != keys[2]} == {"sent"}
+
+
+def _migrate(engine: Engine, action: str, revision: str) -> None:
+    with engine.connect() as connection:
+        config = db._alembic_config()
+        config.attributes["connection"] = connection
+        getattr(command, action)(config, revision)
+        connection.commit()
+
+
+def test_the_in_flight_migration_keeps_the_outbox_and_can_be_undone(db_url: str) -> None:
+    engine = db.create_db_engine(db_url)
+    _migrate(engine, "upgrade", "0002")
+    with engine.begin() as connection:
+        connection.execute(
+            text(
+                "INSERT INTO outbox (idempotency_key, kind, to_address, subject, body, status,"
+                " attempts, created_at) VALUES ('k', 'report', 'p@example.org', 's', 'b',"
+                " 'sending', 1, '2026-01-01 00:00:00+00:00')"
+            )
+        )
+    assert db.upgrade(engine) == ("0002", db.head_revision())
+    with engine.begin() as connection:
+        row = connection.execute(text("SELECT status, sending_by, attempts FROM outbox")).one()
+        assert tuple(row) == ("sending", None, 1)
+        connection.execute(text("UPDATE outbox SET status = 'ambiguous'"))
+    _migrate(engine, "downgrade", "0002")
+    with engine.connect() as connection:
+        columns = {c["name"] for c in inspect(connection).get_columns("outbox")}
+        assert "sending_by" not in columns
+        # The older release reports a message left "sending" as stuck.
+        assert connection.execute(text("SELECT status FROM outbox")).scalar() == "sending"
+    engine.dispose()
+
+
+def test_two_senders_at_once_send_each_message_once(engine: Engine) -> None:
+    """Each message is claimed just before its DATA, by whichever sender gets
+    there first; the other one sends nothing and moves on."""
+    keys = _queue(engine, 30)
+    server = TroubledSmtp(per_connection=7)
+    reports: list[SendReport] = []
+    try:
+        threads = [
+            threading.Thread(target=lambda: reports.append(_send(engine, server))) for _ in range(2)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=300)
+    finally:
+        server.stop()
+    assert len(reports) == 2
+    assert sorted(reports[0].sent + reports[1].sent) == sorted(keys)
+    assert Counter(server.accepted) == Counter(_mid(key) for key in keys)
+    assert {row.status for row in _rows(engine).values()} == {"sent"}
