@@ -31,6 +31,9 @@ from types import TracebackType
 from turnproc.mail.urls import ServerURL
 
 TIMEOUT_S = 30
+# The server may check a whole message (spam, viruses) before it answers the
+# final ".": RFC 5321 4.5.3.2.6 asks clients to wait 10 minutes for that reply.
+FINAL_REPLY_TIMEOUT_S = 600
 CLOSING = 421  # "service not available, closing transmission channel"
 
 
@@ -156,7 +159,11 @@ class SmtpTransport:
             raise NotDelivered(describe(exc), connection_lost=True, fresh=fresh) from None
         # The final "." is with the server: from here on only its answer decides.
         try:
+            if smtp.sock is not None:
+                smtp.sock.settimeout(FINAL_REPLY_TIMEOUT_S)
             code, reply = smtp.getreply()
+            if smtp.sock is not None:
+                smtp.sock.settimeout(TIMEOUT_S)
         except (smtplib.SMTPException, OSError) as exc:
             self._drop()
             raise Undecided(
