@@ -1,4 +1,5 @@
-"""`turnproc mail ingest [-|--maildir DIR|--imap]` and `turnproc mail send [--dry-run DIR]`."""
+"""`turnproc mail ingest [-|--maildir DIR|--imap]`, `mail retry ID`, `mail send [--dry-run DIR]`
+and `mail requeue --dead | --ambiguous | --id N`."""
 
 import argparse
 import imaplib
