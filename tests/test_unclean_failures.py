@@ -22,6 +22,7 @@ import pytest
 from pypdf import PdfReader
 from sqlalchemy import create_engine, func, select, text
 
+from turnproc.files import write_whole
 from turnproc.store import db
 from turnproc.store.db import transaction
 from turnproc.store.models import Game, Submission, TurnState
@@ -300,3 +301,13 @@ def test_postgres_dropped_mid_ingest_is_one_line_and_loses_no_mail(
     assert len(verdicts) == 80
     assert "received" not in verdicts and "error" not in verdicts
     watcher.dispose()
+
+
+def test_a_file_written_whole_gets_the_usual_permissions(tmp_path: Path) -> None:
+    umask = os.umask(0o022)
+    try:
+        write_whole(tmp_path / "player-1.pdf", b"%PDF-1.4 whole")
+    finally:
+        os.umask(umask)
+    assert (tmp_path / "player-1.pdf").stat().st_mode & 0o777 == 0o644
+    assert [p.name for p in tmp_path.iterdir()] == ["player-1.pdf"]

@@ -7,14 +7,16 @@ file system, and the folder is synced so the new name survives a crash.
 """
 
 import os
-import tempfile
+import secrets
 from pathlib import Path
 
 
 def write_whole(path: Path, data: bytes) -> None:
     """Write `data` to `path` completely or not at all (the temporary file of
     a failed write is removed, and the error raised)."""
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
+    # Created like any new file (mode 0666 less the umask), unlike mkstemp's 0600.
+    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
