@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from alembic import command
+from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, inspect, select, text
 
 from turnproc.cli import main
@@ -259,8 +260,11 @@ def _migrate(engine: Engine, action: str, revision: str) -> None:
 
 
 def test_the_in_flight_migration_keeps_the_outbox_and_can_be_undone(db_url: str) -> None:
+    scripts = ScriptDirectory.from_config(db._alembic_config())
+    before = scripts.get_revision("0003_mail_servers").down_revision
+    assert isinstance(before, str)
     engine = db.create_db_engine(db_url)
-    _migrate(engine, "upgrade", "0002")
+    _migrate(engine, "upgrade", before)
     with engine.begin() as connection:
         connection.execute(
             text(
@@ -269,12 +273,12 @@ def test_the_in_flight_migration_keeps_the_outbox_and_can_be_undone(db_url: str)
                 " 'sending', 1, '2026-01-01 00:00:00+00:00')"
             )
         )
-    assert db.upgrade(engine) == ("0002", db.head_revision())
+    assert db.upgrade(engine) == (before, db.head_revision())
     with engine.begin() as connection:
         row = connection.execute(text("SELECT status, sending_by, attempts FROM outbox")).one()
         assert tuple(row) == ("sending", None, 1)
         connection.execute(text("UPDATE outbox SET status = 'ambiguous'"))
-    _migrate(engine, "downgrade", "0002")
+    _migrate(engine, "downgrade", before)
     with engine.connect() as connection:
         columns = {c["name"] for c in inspect(connection).get_columns("outbox")}
         assert "sending_by" not in columns

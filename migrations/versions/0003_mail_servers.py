@@ -3,7 +3,7 @@ killed `mail send` knows at once that the message it left behind may or may
 not have arrived (and that the rest can go).
 
 Revision ID: 0003_mail_servers
-Revises: 0002
+Revises: 0003_g18xx
 Create Date: 2026-12-01 15:10:00
 """
 
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0003_mail_servers"
-down_revision: str | None = "0002"
+down_revision: str | None = "0003_g18xx"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
