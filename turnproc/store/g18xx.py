@@ -189,3 +189,8 @@ def position(game: Game) -> dict[str, Any]:
         },
         "scores": {str(p): v for p, v in game.scores().items()},
     }
+
+
+def games(session: Session) -> list[Game18xx]:
+    """Every 18xx game, oldest first (the web's index)."""
+    return list(session.scalars(select(Game18xx).order_by(Game18xx.id)))
