@@ -185,6 +185,19 @@ def test_standing_orders_and_round_notices(world: World) -> None:
     assert ended and "GMO has floated" in ended[-1].body
 
 
+def test_a_standing_order_fits_any_move_and_is_carried_out_at_once(world: World) -> None:
+    _to_stock_round(world)
+    early = world.mail(2, "STANDING PASS", move=1)  # not his move, an old sheet
+    assert early.verdict == "accepted", early.detail
+    assert world.to_move() == 1
+    now = world.mail(1, "STANDING PASS ALWAYS")  # his move: he passes, then 2 by his order
+    assert now.verdict == "accepted", now.detail
+    assert world.to_move() == 3
+    body = world.outbox(to=SEATS[1][0], kind="receipt")[-1].body
+    assert "player 1's standing order: PASS" in body and "player 2's standing order: PASS" in body
+    assert world.outbox(kind="your-move")[-1].to_address == SEATS[3][0]
+
+
 def test_the_clock_reminds_then_passes_or_tells_the_moderator(world: World) -> None:
     with transaction(world.engine) as session:
         assert sequential.tick(session, NOW + timedelta(hours=30), MODERATOR) == []

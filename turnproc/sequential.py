@@ -274,13 +274,6 @@ def submit(
     name, position = game_row.name, player.position
     if loaded.row.status != "active" or game_row.status != "active":
         return _refused(game_row, f"game {name} is {game_row.status}; it takes no moves")
-    if move_number != game_row.current_turn:
-        return _refused(
-            game_row,
-            f"this sheet is for move {move_number}, but the game is at move "
-            f"{game_row.current_turn}",
-            "use the sheet of your latest mail from the moderator",
-        )
     if len(orders) > MAX_TEXT:
         return _refused(game_row, f"orders are limited to {MAX_TEXT} characters")
     lines = [line.strip() for line in orders.splitlines()]
@@ -289,6 +282,13 @@ def submit(
         return _refused(game_row, f"at most {MAX_ORDERS} orders a mail")
     standing_lines = [line for line in lines if line.upper().startswith("STANDING")]
     moves = [line for line in lines if not line.upper().startswith("STANDING")]
+    if moves and move_number != game_row.current_turn:  # standing orders fit any move
+        return _refused(
+            game_row,
+            f"this sheet is for move {move_number}, but the game is at move "
+            f"{game_row.current_turn}",
+            "use the sheet of your latest mail from the moderator",
+        )
     if moves and moves[0].upper() == "UNDO":
         if len(moves) > 1 or standing_lines:
             return _refused(game_row, "UNDO stands alone on a sheet")
@@ -297,6 +297,12 @@ def submit(
     if not moves:
         if not notes:
             return _refused(game_row, "the sheet holds no orders", f"see {DOCS}")
+        before = round_label(loaded.game)
+        carried_out = _standing(session, game_row, loaded, now)  # his own, if his move
+        if carried_out:
+            notes += carried_out + _after_change(
+                session, game_row, loaded, now, tag=f"standing-{submission_id}", before=before
+            )
         text = "\n".join(notes) + "\n\n" + _standing_summary(loaded.row, position)
         return Outcome("accepted", f"[{name}] OK: standing orders", text)
     to_move = loaded.game.to_move()
@@ -762,7 +768,8 @@ def _missed(session: Session, name: str, now: datetime, moderator: str | None) -
     how = "passed for"
     receipt = apply_orders(game, to_move, "PASS") if game.round in ("stock", "draft") else None
     if receipt is None or receipt.refused is not None:
-        computer = (family_of_game(game_row) or _no_family()).computer_move()
+        family = family_of_game(game_row)
+        computer = family.computer_move() if family is not None else None
         text = computer(game, to_move) if computer is not None else None
         receipt = apply_orders(game, to_move, text) if text else None
         how = "the computer moved for"
@@ -802,10 +809,6 @@ def _missed(session: Session, name: str, now: datetime, moderator: str | None) -
         )
     _after_change(session, game_row, loaded, now, tag=f"clock-{now.isoformat()}", before=before)
     return f"{name}: player {to_move} missed his move; {how} him: {applied}"
-
-
-def _no_family() -> SequentialFamily:
-    raise TurnprocError("not a sequential game")
 
 
 def set_clock(session: Session, name: str, move_hours: int, now: datetime) -> datetime | None:
