@@ -134,7 +134,7 @@ def test_an_18ms_game_played_by_mail_to_its_end(
         lambda mail, sheet: as_attachment(sheet),
     ]
     mails = _grouped(plan)
-    index, move = 0, 1
+    move = 1
     first_lay = next(i for i, (_, orders) in enumerate(mails) if orders.startswith("LAY"))
     assert first_lay > 4
     for index in range(first_lay + 1):
@@ -197,6 +197,14 @@ def test_an_18ms_game_played_by_mail_to_its_end(
     assert len(rounds) >= 10 and rounds[-1]["Subject"].endswith("game over")
     listed = json.loads(_cli(capsys, "game", "list", "--json"))
     assert listed[0]["status"] == "ended"
+    # Each RUN BEST receipt spells out the routes the engine chose.
+    runs = [
+        body_text(m)
+        for client in clients.values()
+        for m in client.inbox()
+        if "applied: RUN BEST" in body_text(m)
+    ]
+    assert runs and all(re.search(r"RUN BEST   -> \S+ runs for \$\d+: \S+ ", r) for r in runs)
 
 
 def _grouped(plan: list[tuple[int, str]]) -> list[tuple[int, str]]:
