@@ -49,7 +49,8 @@ def _end_game(engine: Engine, game_id: int, records: list[RecordHolder]) -> None
         repository.replace_turn_state(
             session, game_id, game.current_turn, mapping.state_json(state)
         )
-        game.status = "ended"
+        game.status = "ended"  # as the batch ends a game: its records join the rows
+        batch.add_game_records(session, batch.scenario_for(game.scenario), state)
 
 
 def _new(engine: Engine, name: str) -> int:

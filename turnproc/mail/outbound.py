@@ -10,7 +10,7 @@ a resent copy threads with (and in most mail programs replaces) the first.
 """
 
 import smtplib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
@@ -20,10 +20,11 @@ from typing import Protocol
 from sqlalchemy import Engine, update
 from sqlalchemy.orm import Session
 
+from turnproc.core.errors import TurnprocError
 from turnproc.mail.compose import Attachment, Outgoing, compose, message_id
 from turnproc.store import repository as repo
 from turnproc.store.db import transaction
-from turnproc.store.models import OutboxMessage
+from turnproc.store.models import OutboxMessage, Report
 
 # Back-off between attempts; after the last, the message is given up ("dead").
 RETRY_DELAYS = (
@@ -52,32 +53,74 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-def attached_pdf(session: Session, row: OutboxMessage) -> bytes | None:
-    """The PDF a message carries: its own, or for a turn report the report
-    stored for that game, turn and position (kept once, not copied into the
-    outbox)."""
-    if row.pdf is not None or row.pdf_name is None:
-        return row.pdf
+# Renders the PDFs of stored reports that keep only their digest, by report id
+# (turnproc.batch.report_pdfs: the mail layer does not render reports itself).
+PdfRenderer = Callable[[Session, Sequence[Report]], dict[int, bytes]]
+
+
+def carried_report(session: Session, row: OutboxMessage) -> Report | None:
+    """The stored report a message carries: by its `report_id`, or for report
+    mail queued before messages referred to reports, the report of its game,
+    turn and position."""
+    if row.report_id is not None:
+        return repo.get_report_by_id(session, row.report_id)
+    if row.pdf is not None or row.pdf_name is None or row.kind != "report":
+        return None
     if row.game_id is None or row.turn is None or row.position is None:
         return None
-    report = repo.get_report(session, row.game_id, row.turn, row.position)
-    return report.pdf if report is not None else None
+    return repo.get_report(session, row.game_id, row.turn, row.position)
 
 
-def outgoing(row: OutboxMessage, pdf: bytes | None) -> Outgoing:
+def outgoing_messages(
+    session: Session, rows: Sequence[OutboxMessage], render: PdfRenderer | None
+) -> list[Outgoing]:
+    """The messages as they are mailed: a message carrying a stored report gets
+    its text (as the body, when it has none of its own), its JSON and its PDF
+    (stored, or rendered again: one rendering for all the claimed messages of
+    one turn)."""
+    reports = {row.id: carried_report(session, row) for row in rows}
+    unrendered = [
+        report
+        for row in rows
+        if row.pdf is None
+        and row.pdf_name is not None
+        and (report := reports[row.id]) is not None
+        and report.pdf is None
+    ]
+    rendered: dict[int, bytes] = {}
+    if unrendered:
+        if render is None:
+            raise TurnprocError("the outbox holds reports whose PDF must be rendered again")
+        rendered = render(session, list({r.id: r for r in unrendered}.values()))
+    out = []
+    for row in rows:
+        report = reports[row.id]
+        pdf = row.pdf
+        if pdf is None and row.pdf_name is not None and report is not None:
+            pdf = report.pdf if report.pdf is not None else rendered.get(report.id)
+        body, data = row.body, row.json_attachment
+        if report is not None and row.report_id is not None:
+            body = body or report.text
+            data = report.json if data is None else data
+        out.append(outgoing(row, pdf, body, data))
+    return out
+
+
+def outgoing(
+    row: OutboxMessage, pdf: bytes | None, body: str | None = None, data: str | None = None
+) -> Outgoing:
     attachments: list[Attachment] = []
     if pdf is not None:
         attachments.append(Attachment(row.pdf_name or "report.pdf", pdf, "application", "pdf"))
-    if row.json_attachment is not None:
+    data = row.json_attachment if data is None else data
+    if data is not None:
         name = (row.pdf_name or "report.pdf").removesuffix(".pdf") + ".json"
-        attachments.append(
-            Attachment(name, row.json_attachment.encode("utf-8"), "application", "json")
-        )
+        attachments.append(Attachment(name, data.encode("utf-8"), "application", "json"))
     return Outgoing(
         key=row.idempotency_key,
         to=row.to_address,
         subject=row.subject,
-        body=row.body,
+        body=row.body if body is None else body,
         created=row.created_at,
         in_reply_to=row.in_reply_to,
         attachments=tuple(attachments),
@@ -91,14 +134,17 @@ def send_outbox(
     sender: str,
     now: Callable[[], datetime] = utcnow,
     batch: int = 20,
+    render: PdfRenderer | None = None,
 ) -> SendReport:
-    """Send every due message; returns what happened to each."""
+    """Send every due message; returns what happened to each. `render` gives
+    the PDFs of stored reports kept by digest only."""
     report = SendReport()
     while True:
         with transaction(engine) as session:
+            rows = repo.claim_mail(session, now(), limit=batch)
             claimed = [
-                (row.id, outgoing(row, attached_pdf(session, row)), row.attempts)
-                for row in repo.claim_mail(session, now(), limit=batch)
+                (row.id, out, row.attempts)
+                for row, out in zip(rows, outgoing_messages(session, rows, render), strict=True)
             ]
         if not claimed:
             break
@@ -136,13 +182,16 @@ def requeue_stuck(engine: Engine, now: Callable[[], datetime] = utcnow) -> int:
 
 
 def write_eml(
-    session: Session, rows: Iterable[OutboxMessage], folder: Path, sender: str
+    session: Session,
+    rows: Sequence[OutboxMessage],
+    folder: Path,
+    sender: str,
+    render: PdfRenderer | None = None,
 ) -> list[Path]:
     """--dry-run: each queued message as an .eml file; nothing is marked sent."""
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    for row in rows:
-        out = outgoing(row, attached_pdf(session, row))
+    for row, out in zip(rows, outgoing_messages(session, rows, render), strict=True):
         name = message_id(out.key, sender).strip("<>").split("@")[0][:16]
         path = folder / f"{row.id:05d}-{row.kind}-{name}.eml"
         path.write_bytes(compose(out, sender).as_bytes())

@@ -6,12 +6,27 @@ the intake and mail code call (submissions, orders in force, the outbox) are
 grouped under their own headings below.
 """
 
+import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, insert, or_, select, update
+from sqlalchemy import (
+    and_,
+    case,
+    delete,
+    exists,
+    func,
+    insert,
+    literal,
+    not_,
+    or_,
+    select,
+    update,
+)
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import CursorResult
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -28,12 +43,15 @@ from turnproc.store.models import (
     OrdersInForce,
     OutboxMessage,
     Player,
+    RecordRow,
     RejectionRow,
     Report,
     StandbyPlayer,
     Standing,
     Submission,
     TurnState,
+    UTCDateTime,
+    pack,
 )
 
 
@@ -78,6 +96,38 @@ def active_games_with_deadline(session: Session) -> Sequence[Game]:
         .where(Game.status == "active", Game.deadline.is_not(None))
         .order_by(Game.deadline, Game.id)
     ).all()
+
+
+def due_game_rows(session: Session, now: datetime) -> list[tuple[int, int, str]]:
+    """(id, turn, name) of every active game whose turn is due, earliest
+    deadline first, in one query: past its deadline plus grace (a range scan
+    of the (status, due_at) index), or, in a game that allows early runs,
+    every human player still in has orders of his own in force."""
+    human = and_(Player.game_id == Game.id, Player.human.is_(True), Player.standby.is_(False))
+    has_orders = (
+        select(OrdersInForce.id)
+        .where(
+            OrdersInForce.game_id == Game.id,
+            OrdersInForce.turn == Game.current_turn,
+            OrdersInForce.position == Player.position,
+            OrdersInForce.source != "computer",
+        )
+        .correlate(Game, Player)
+        .exists()
+    )
+    all_in = and_(
+        Game.early_run.is_(True),
+        select(Player.id).where(human).correlate(Game).exists(),
+        not_(select(Player.id).where(human, not_(has_orders)).correlate(Game).exists()),
+    )
+    past = select(Game.id, Game.current_turn, Game.name, Game.deadline).where(
+        Game.status == "active", Game.due_at <= now
+    )
+    early = select(Game.id, Game.current_turn, Game.name, Game.deadline).where(
+        Game.status == "active", Game.due_at > now, all_in
+    )
+    rows = sorted(session.execute(past.union_all(early)).all(), key=lambda row: (row[3], row[0]))
+    return [(game_id, turn, name) for game_id, turn, name, _ in rows]
 
 
 def claim_game(
@@ -559,9 +609,51 @@ def add_report(
     pdf: bytes | None,
     json_text: str,
 ) -> None:
+    """One report with its PDF stored as given (reports of the batch go in
+    through `add_reports`, which stores the PDF's digest only)."""
     session.add(
-        Report(game_id=game_id, turn=turn, position=position, text=text, pdf=pdf, json=json_text)
+        Report(
+            game_id=game_id,
+            turn=turn,
+            position=position,
+            text_z=pack(text),
+            json_z=pack(json_text),
+            pdf=pdf,
+            pdf_sha256=None if pdf is None else hashlib.sha256(pdf).hexdigest(),
+        )
     )
+
+
+def add_reports(
+    session: Session,
+    game_id: int,
+    turn: int,
+    reports: dict[int, tuple[str, bytes | None, str]],
+    deadline: str,
+) -> dict[int, int]:
+    """A turn's reports (position -> text, PDF, JSON) in one statement: text
+    and JSON deflated, the PDF by its digest only (it is rendered again from
+    the stored facts and `deadline` when mailed). Returns the report ids by
+    position."""
+    rows = [
+        {
+            "game_id": game_id,
+            "turn": turn,
+            "position": position,
+            "text_z": pack(text),
+            "json_z": pack(json_text),
+            "pdf": None,
+            "pdf_sha256": None if pdf is None else hashlib.sha256(pdf).hexdigest(),
+            "deadline": deadline,
+        }
+        for position, (text, pdf, json_text) in sorted(reports.items())
+    ]
+    if not rows:
+        return {}
+    result = session.execute(
+        insert(Report).returning(Report.position, Report.id, sort_by_parameter_order=True), rows
+    )
+    return {position: report_id for position, report_id in result.all()}
 
 
 def get_report(session: Session, game_id: int, turn: int, position: int) -> Report | None:
@@ -570,6 +662,10 @@ def get_report(session: Session, game_id: int, turn: int, position: int) -> Repo
             Report.game_id == game_id, Report.turn == turn, Report.position == position
         )
     )
+
+
+def get_report_by_id(session: Session, report_id: int) -> Report | None:
+    return session.get(Report, report_id)
 
 
 def report_count(session: Session, game_id: int, turn: int) -> int:
@@ -638,14 +734,18 @@ def queue_mail(
     pdf_name: str | None = None,
     json_attachment: str | None = None,
     in_reply_to: str | None = None,
+    report_id: int | None = None,
 ) -> OutboxMessage:
     """Queue a message once per idempotency `key`: a key seen before returns the
-    existing message (requeued if it had been cancelled, never sent twice)."""
+    existing message (requeued if it had been cancelled, never sent twice).
+    `report_id`: the message carries that stored report (see OutboxMessage)."""
     existing = session.scalar(select(OutboxMessage).where(OutboxMessage.idempotency_key == key))
     if existing is not None:
         if existing.status == "cancelled":
             existing.status = "queued"
             existing.next_attempt_at = now
+            if report_id is not None:
+                existing.report_id = report_id
         return existing
     message = OutboxMessage(
         idempotency_key=key,
@@ -660,6 +760,7 @@ def queue_mail(
         pdf_name=pdf_name,
         json_attachment=json_attachment,
         in_reply_to=in_reply_to,
+        report_id=report_id,
         status="queued",
         attempts=0,
         created_at=now,
@@ -676,6 +777,46 @@ def queue_mail(
             select(OutboxMessage).where(OutboxMessage.idempotency_key == key)
         ).one()
     return message
+
+
+def queue_mails(session: Session, messages: list[dict[str, Any]], now: datetime) -> None:
+    """Many messages (OutboxMessage fields, `idempotency_key` included) in one
+    statement, each at most once per key like `queue_mail`: a key queued
+    before is left as it is, or requeued (with the new `report_id`) if it had
+    been cancelled."""
+    if not messages:
+        return
+    rows = [
+        {
+            "pdf": None,
+            "pdf_name": None,
+            "json_attachment": None,
+            "in_reply_to": None,
+            "report_id": None,
+            **message,
+            "status": "queued",
+            "attempts": 0,
+            "created_at": now,
+            "next_attempt_at": now,
+        }
+        for message in messages
+    ]
+    # PostgreSQL and SQLite share the ON CONFLICT clause.
+    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+    table = OutboxMessage.__table__
+    stmt = dialect.insert(table)
+    cancelled = table.c.status == "cancelled"
+    stmt = stmt.on_conflict_do_update(
+        index_elements=[table.c.idempotency_key],
+        set_={
+            "status": case((cancelled, "queued"), else_=table.c.status),
+            "next_attempt_at": case(
+                (cancelled, literal(now, UTCDateTime())), else_=table.c.next_attempt_at
+            ),
+            "report_id": case((cancelled, stmt.excluded.report_id), else_=table.c.report_id),
+        },
+    )
+    session.execute(stmt, rows)
 
 
 def claim_mail(session: Session, now: datetime, limit: int = 50) -> Sequence[OutboxMessage]:
@@ -864,19 +1005,94 @@ def recent_refusals(
 # --- 11.3 records over all games ----------------------------------------------
 
 
-def final_states_of_ended_games(session: Session) -> list[str]:
-    """The last stored state (engine JSON) of every ended game, in the order
-    the games ended."""
+def ended_games(session: Session) -> Sequence[Game]:
+    """Every ended game, in the order the games ended (their last turn's time)."""
     last = (
-        select(TurnState.game_id, func.max(TurnState.turn).label("turn"))
+        select(TurnState.game_id, func.max(TurnState.processed_at).label("at"))
         .group_by(TurnState.game_id)
         .subquery()
     )
-    rows = session.execute(
-        select(TurnState.state)
-        .join(Game, Game.id == TurnState.game_id)
-        .join(last, (last.c.game_id == TurnState.game_id) & (last.c.turn == TurnState.turn))
+    return session.scalars(
+        select(Game)
+        .join(last, last.c.game_id == Game.id)
         .where(Game.status == "ended")
-        .order_by(TurnState.processed_at, TurnState.game_id)
+        .order_by(last.c.at, Game.id)
+    ).all()
+
+
+def game_records(session: Session) -> list[dict[str, Any]]:
+    """The records over all ended games (category, score, character, game), in
+    the order they were set."""
+    return [
+        {"category": r.category, "score": r.score, "character": r.character, "game": r.game}
+        for r in session.scalars(select(RecordRow).order_by(RecordRow.id))
+    ]
+
+
+def replace_game_records(session: Session, records: Iterable[dict[str, Any]]) -> None:
+    session.execute(delete(RecordRow))
+    _insert(session, RecordRow, list(records))
+
+
+# --- pruning ended games ---------------------------------------------------------
+
+
+def prunable_games(session: Session, game_id: int | None = None) -> Sequence[Game]:
+    """Ended games with no mail still waiting to go out (their reports may be
+    needed until it has gone)."""
+    unsent = exists().where(
+        OutboxMessage.game_id == Game.id,
+        OutboxMessage.status.in_(("queued", "failed", "sending")),
     )
-    return [state for (state,) in rows]
+    query = select(Game).where(Game.status == "ended", not_(unsent))
+    if game_id is not None:
+        query = query.where(Game.id == game_id)
+    return session.scalars(query.order_by(Game.id)).all()
+
+
+def prune_game(session: Session, game_id: int) -> dict[str, int]:
+    """Delete what an ended game's replay can make again: its reports, mail
+    already sent or given up, the turn-made events, rejections and ledger, the
+    standings and states between the first and the last turn. Kept: the game,
+    its players, every submission and order in force, the moderator's
+    adjustments and log, and the states of the first turn, the last turn and
+    every turn a moderator changed. Returns rows deleted by table."""
+    turns = stored_turns(session, game_id)
+    adjusted = set(
+        session.scalars(
+            select(EventRow.turn).where(EventRow.game_id == game_id, EventRow.origin == "moderator")
+        )
+    )
+    keep = {turns[0], turns[-1], *adjusted} if turns else set()
+    last = turns[-1] if turns else 0
+    deleted: dict[str, int] = {}
+
+    def run(name: str, statement: Any) -> None:
+        result: CursorResult[Any] = session.execute(statement)  # type: ignore[assignment]
+        count = result.rowcount or 0
+        if count:
+            deleted[name] = deleted.get(name, 0) + count
+
+    run(
+        "outbox",
+        delete(OutboxMessage).where(
+            OutboxMessage.game_id == game_id,
+            OutboxMessage.status.in_(("sent", "dead", "cancelled")),
+        ),
+    )
+    run("reports", delete(Report).where(Report.game_id == game_id))
+    for model in (EventRow, LedgerRow):
+        run(
+            model.__tablename__,
+            delete(model).where(model.game_id == game_id, model.origin == "turn"),
+        )
+    run("rejections", delete(RejectionRow).where(RejectionRow.game_id == game_id))
+    run(
+        "standings",
+        delete(Standing).where(Standing.game_id == game_id, Standing.turn != last),
+    )
+    run(
+        "turn_states",
+        delete(TurnState).where(TurnState.game_id == game_id, TurnState.turn.not_in(keep)),
+    )
+    return deleted
