@@ -106,11 +106,14 @@ def _turn_result(scenario: Scenario, state: GameState) -> TurnResult:
     return resolve_turn(scenario, state, all_orders(scenario, state))
 
 
-def bench_render(scenario: Scenario, state: GameState, runs: int) -> float:
-    """The 15 reports of one turn (PDF with map), without the database."""
+def bench_render(scenario: Scenario, state: GameState, runs: int) -> dict[str, float]:
+    """The 15 reports of one turn (PDF with map, text, JSON), without the
+    database: wall and CPU seconds (this process and its workers), and the
+    bare-canvas floor: the same drawing calls replayed on a plain ReportLab
+    canvas and written (render.floor), CPU seconds in this process."""
     try:
         renderer = importlib.import_module("turnproc.render.batch")
-        render = renderer.render_turn_reports
+        measure = renderer.render_turn_seconds
         batch = importlib.import_module("turnproc.batch")
     except (ImportError, AttributeError) as exc:
         raise Unavailable(f"report renderer not wired yet: {exc}") from None
@@ -137,8 +140,20 @@ def bench_render(scenario: Scenario, state: GameState, runs: int) -> float:
         },
         anonymous=False,
     )
-    render(report)
-    return median_seconds(lambda: render(report), runs)
+    wall, cpu = measure(report, runs)
+    floor = importlib.import_module("turnproc.render.floor")
+    recorded = floor.record_turn(report)
+    for pdf, ops in recorded:
+        if floor.replay(ops) != pdf:
+            raise RuntimeError("the floor's replayed PDF is not the report's")
+    floor_cpu: list[float] = []
+    median_seconds(lambda: [floor.replay(ops) for _, ops in recorded], runs, floor_cpu)
+    return {
+        "render_reports_s": wall,
+        "render_reports_cpu_s": cpu,
+        "render_floor_s": floor_cpu[-1],
+        "render_floor_ratio": round(cpu / floor_cpu[-1], 2),
+    }
 
 
 def _batch_runs(url: str, scenario_name: str, state_json: str, runs: int) -> dict[str, Any]:
@@ -250,7 +265,7 @@ def run_bench(
 
     log("render_reports")
     try:
-        figures["render_reports_s"] = bench_render(scenario, state, max(1, runs // 2))
+        figures.update(bench_render(scenario, state, max(1, runs // 2)))
     except Unavailable as exc:
         notes["render_reports_s"] = str(exc)
     except Exception as exc:

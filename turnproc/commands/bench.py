@@ -49,6 +49,9 @@ def _bench(args: argparse.Namespace) -> int:
         "simulate_game_cpu_s",
         "computer_orders_s",
         "computer_orders_cpu_s",
+        "render_reports_cpu_s",
+        "render_floor_s",
+        "render_floor_ratio",
     )
     for key in (*KEYS, *extra):
         value = figures.get(key)

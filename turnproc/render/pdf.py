@@ -683,8 +683,11 @@ def _front(report: PlayerReport) -> list[Flowable]:
     ]
 
 
-def render_pdf(report: PlayerReport, maps: MapPages | None = None) -> bytes:
-    """The whole report as PDF bytes; `maps` adds the reader's map pages."""
+def render_pdf(
+    report: PlayerReport, maps: MapPages | None = None, canvasmaker: Any = Canvas
+) -> bytes:
+    """The whole report as PDF bytes; `maps` adds the reader's map pages.
+    `canvasmaker`: the canvas class (the bench's floor records the drawing)."""
     buffer = io.BytesIO()
     header = _Header(report)
     doc = BaseDocTemplate(
@@ -720,5 +723,5 @@ def render_pdf(report: PlayerReport, maps: MapPages | None = None) -> bytes:
         story += [NextPageTemplate("report")]
     story += _closing(report)
     doc.addPageTemplates(templates)
-    doc.build(story)
+    doc.build(story, canvasmaker=canvasmaker)
     return buffer.getvalue()
