@@ -287,8 +287,7 @@ def _table(
                 else:
                     bold[r][c] = command[3] == NARROW_BOLD
     cell_styles = [
-        [_cell_style(r, c, bold[r][c], right[r][c]) for c in range(columns)]
-        for r in range(len(data))
+        [_CELL_STYLES[bold[r][c], right[r][c]] for c in range(columns)] for r in range(len(data))
     ]
     table = Table(data, colWidths=list(widths), repeatRows=1, hAlign="LEFT", cellStyles=cell_styles)
     table.setStyle(TableStyle(commands))
@@ -306,17 +305,18 @@ _CELL = {
 }
 
 
-def _cell_style(row: int, column: int, bold: bool, right: bool) -> CellStyle:
-    """One table cell's style: 7-point narrow type, bold or not, left or
-    right aligned, tight padding, text at the top."""
-    style = CellStyle.__new__(CellStyle)
+def _cell_style(bold: bool, right: bool) -> CellStyle:
+    """A table cell's style: 7-point narrow type, bold or not, left or right
+    aligned, tight padding, text at the top."""
+    style = CellStyle(f"{'bold' if bold else 'regular'}-{'right' if right else 'left'}")
     style.__dict__.update(
-        _CELL,
-        name=repr((row, column)),
-        fontname=NARROW_BOLD if bold else NARROW,
-        alignment="RIGHT" if right else "LEFT",
+        _CELL, fontname=NARROW_BOLD if bold else NARROW, alignment="RIGHT" if right else "LEFT"
     )
     return style
+
+
+# Shared by every cell of that style: the tables set no style cell by cell.
+_CELL_STYLES = {(b, r): _cell_style(b, r) for b in (False, True) for r in (False, True)}
 
 
 # Room a section needs at the foot of a page: its heading, a note, a table's
