@@ -156,6 +156,14 @@ def bench_render(scenario: Scenario, state: GameState, runs: int) -> dict[str, f
     }
 
 
+def _cpu_with_children() -> float:
+    """CPU seconds of this process and of its finished children (the report
+    renderer's workers); the database server's are not counted."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def _batch_runs(url: str, scenario_name: str, state_json: str, runs: int) -> dict[str, Any]:
     """In a fresh process: a game at turn 15 in the database at `url`, then
     `runs` whole batch turns (each rolled back afterwards). Returns the median
@@ -197,10 +205,11 @@ def _batch_runs(url: str, scenario_name: str, state_json: str, runs: int) -> dic
             for orders in all_orders(scenario, state).values():
                 sent = orders.model_copy(update={"source": "player"})
                 repository.set_orders_in_force(session, game.id, state.turn, sent, now)
-        times = []
+        times, cpu_times = [], []
         for _ in range(runs):
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), _cpu_with_children()
             outcome = batch.batch_turn(engine, created.game_id, now=now)
+            cpu_times.append(_cpu_with_children() - start_cpu)
             times.append(time.perf_counter() - start)
             if not outcome.processed:
                 return {"error": f"the batch did not run the turn: {outcome.message}"}
@@ -214,6 +223,7 @@ def _batch_runs(url: str, scenario_name: str, state_json: str, runs: int) -> dic
         worker = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         return {
             "seconds": round(statistics.median(times), 4),
+            "cpu_seconds": round(statistics.median(cpu_times), 4),
             "peak_rss_mb": round(peak, 1),
             "peak_rss_render_worker_mb": round(worker, 1),
         }
@@ -280,6 +290,7 @@ def run_bench(
         notes["peak_rss_mb"] = "no batch run was measured"
     else:
         figures["batch_turn_sqlite_s"] = outcome["seconds"]
+        figures["batch_turn_sqlite_cpu_s"] = outcome["cpu_seconds"]
         figures["peak_rss_mb"] = outcome["peak_rss_mb"]
         figures["peak_rss_render_worker_mb"] = outcome["peak_rss_render_worker_mb"]
 
@@ -293,6 +304,7 @@ def run_bench(
             notes["batch_turn_postgres_s"] = outcome["error"]
         else:
             figures["batch_turn_postgres_s"] = outcome["seconds"]
+            figures["batch_turn_postgres_cpu_s"] = outcome["cpu_seconds"]
 
     log("simulate_game (25 turns)")
     played: list[int] = []

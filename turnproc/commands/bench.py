@@ -50,6 +50,8 @@ def _bench(args: argparse.Namespace) -> int:
         "computer_orders_s",
         "computer_orders_cpu_s",
         "render_reports_cpu_s",
+        "batch_turn_sqlite_cpu_s",
+        "batch_turn_postgres_cpu_s",
         "render_floor_s",
         "render_floor_ratio",
     )
