@@ -736,6 +736,7 @@ def run_turn(
             add_game_records(session, scenario, result.state)
         else:
             _apply_missed_turn_policy(session, game, turn, players, computer, now)
+        repository.refresh_all_in(session, game.id, now)
         repository.log_action(
             session,
             game_id=game.id,
@@ -1189,46 +1190,48 @@ def _report_refusal(
 
 def queue_reminders(session: Session, now: datetime) -> int:
     """Reminder mail to human players without orders in force as a deadline nears
-    (at the game's reminder hours, e.g. 48 and 12 hours before); each once."""
-    queued = 0
-    for game in repository.active_games_with_deadline(session):
-        assert game.deadline is not None
-        left = game.deadline - now
-        if left <= timedelta(0):
-            continue
-        hours = sorted(int(h) for h in game.reminder_hours.split(",") if h.strip().isdigit())
+    (at the game's reminder hours, e.g. 48 and 12 hours before); each once.
+    A few queries whatever the number of games: the games' deadlines, then the
+    players still without orders and the reminders already queued for the
+    games past a mark, then one INSERT."""
+    marks: dict[int, tuple[int, int, str, datetime, int]] = {}
+    for game_id, name, turn, deadline, hours_text in repository.deadlines_ahead(session, now):
+        left = deadline - now
+        hours = sorted(int(h) for h in hours_text.split(",") if h.strip().isdigit())
         passed = [h for h in hours if left <= timedelta(hours=h)]
-        if not passed:
+        if passed:
+            marks[game_id] = (game_id, turn, name, deadline, passed[0])
+    waiting = repository.humans_without_orders(session, list(marks))
+    keys = {
+        player.id: f"reminder/{player.game_id}/{marks[player.game_id][1]}/{player.position}/"
+        f"{marks[player.game_id][4]}"
+        for player in waiting
+    }
+    sent = repository.existing_mail_keys(session, list(keys.values()))
+    messages = []
+    for player in waiting:
+        if keys[player.id] in sent:
             continue
-        mark = passed[0]
-        submitted = repository.positions_with_orders(session, game.id, game.current_turn)
-        for player in repository.players(session, game.id):
-            if not player.human or player.standby or not player.email:
-                continue
-            if player.position in submitted:
-                continue
-            key = f"reminder/{game.id}/{game.current_turn}/{player.position}/{mark}"
-            if repository.mail_exists(session, key):
-                continue
-            repository.queue_mail(
-                session,
-                key=key,
-                kind="reminder",
-                to_address=player.email,
-                subject=f"[{game.name}] Turn {game.current_turn}: orders due in {mark} hours",
-                body=(
+        game_id, turn, name, deadline, mark = marks[player.game_id]
+        messages.append(
+            {
+                "idempotency_key": keys[player.id],
+                "kind": "reminder",
+                "to_address": player.email,
+                "subject": f"[{name}] Turn {turn}: orders due in {mark} hours",
+                "body": (
                     f"We have no orders from position {player.position} "
-                    f"({player.character}) for turn {game.current_turn} of {game.name}.\n"
-                    f"The deadline is {_when(game.deadline)}. Without orders the computer "
+                    f"({player.character}) for turn {turn} of {name}.\n"
+                    f"The deadline is {_when(deadline)}. Without orders the computer "
                     "plays your position this turn.\n"
                 ),
-                now=now,
-                game_id=game.id,
-                turn=game.current_turn,
-                position=player.position,
-            )
-            queued += 1
-    return queued
+                "game_id": game_id,
+                "turn": turn,
+                "position": player.position,
+            }
+        )
+    repository.queue_mails(session, messages, now)
+    return len(messages)
 
 
 # --- export, rollback, rerun -------------------------------------------------
@@ -1272,6 +1275,7 @@ def rollback(
     if ended:  # its records no longer count until it ends again
         session.flush()
         rebuild_game_records(session)
+    repository.refresh_all_in(session, game.id, now)  # the players' orders are kept
     repository.log_action(
         session,
         game_id=game.id,
@@ -1717,6 +1721,7 @@ def drop(
     player.secret_hash = None
     player.standby = False
     player.missed_turns = 0
+    repository.refresh_all_in(session, game.id, now)  # the others may all be in
     session.flush()
 
 

@@ -7,7 +7,7 @@ rendered, stored, mail queued); the database's growth over those turns is
 N games at mid-game (their state, players, standings and the orders two thirds
 of the players have sent) and N ended games, each with its own name, id and
 deadline. Copies, not N real games: the figures measured on them (the due scan,
-a new game) read these rows, and rows that look like real ones are all they
+reminders, a new game) read these rows, and rows that look like real ones are all they
 need. Only an empty database is used, and what the bench creates stays there
 (bench on a database made for it, and drop it afterwards).
 """
@@ -267,6 +267,22 @@ def run_scale(
     if len(due) != len(ids):
         raise RuntimeError(f"the due scan found {len(due)} games due, not {len(ids)}")
     figures["due_scan_100_due_s"], figures["due_scan_100_due_cpu_s"] = wall, cpu_s
+
+    log("reminders: the first run after games pass a mark, then a run with nothing new")
+    start, cpu = time.perf_counter(), time.process_time()
+    with transaction(engine) as session:
+        figures["reminders_queued"] = batch.queue_reminders(session, now)
+    figures["reminders_first_s"] = round(time.perf_counter() - start, 4)
+    figures["reminders_first_cpu_s"] = round(time.process_time() - cpu, 4)
+
+    def remind() -> int:
+        with transaction(engine) as session:
+            return batch.queue_reminders(session, now)
+
+    wall, cpu_s, again = _timed(remind, runs)
+    if again:
+        raise RuntimeError(f"reminders queued twice: {again}")
+    figures["reminders_again_s"], figures["reminders_again_cpu_s"] = wall, cpu_s
 
     log(f"a new game with {count} ended games")
     made = iter(range(runs))

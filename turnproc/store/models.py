@@ -70,7 +70,10 @@ class Game(Base):
     """One game: its scenario and seed, where it stands, its schedule and policy."""
 
     __tablename__ = "games"
-    __table_args__ = (Index("ix_games_status_due_at", "status", "due_at"),)
+    __table_args__ = (
+        Index("ix_games_status_due_at", "status", "due_at"),
+        Index("ix_games_status_all_in_at", "status", "all_in_at"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(80), unique=True)
@@ -95,6 +98,11 @@ class Game(Base):
     # The deadline plus the grace: kept by the ORM (below) so that the due
     # scan finds every game past it with one range scan of an index.
     due_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # When every human player still in had orders in force for the current
+    # turn (None: not all in). Set where orders, players or the turn change
+    # (repository.refresh_all_in), so the due scan looks for early runs among
+    # these games only, and checks each against the orders themselves.
+    all_in_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 @event.listens_for(Game, "before_insert")

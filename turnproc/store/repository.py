@@ -90,41 +90,57 @@ def list_games(session: Session) -> Sequence[Game]:
     return session.scalars(select(Game).order_by(Game.id)).all()
 
 
-def active_games_with_deadline(session: Session) -> Sequence[Game]:
-    return session.scalars(
-        select(Game)
-        .where(Game.status == "active", Game.deadline.is_not(None))
-        .order_by(Game.deadline, Game.id)
-    ).all()
-
-
-def due_game_rows(session: Session, now: datetime) -> list[tuple[int, int, str]]:
-    """(id, turn, name) of every active game whose turn is due, earliest
-    deadline first, in one query: past its deadline plus grace (a range scan
-    of the (status, due_at) index), or, in a game that allows early runs,
-    every human player still in has orders of his own in force."""
-    human = and_(Player.game_id == Game.id, Player.human.is_(True), Player.standby.is_(False))
+def _all_in(game_id: Any, turn: Any) -> Any:
+    """SQL: every human player still in of `game_id` has orders of his own in
+    force for `turn`, and there is at least one."""
+    human = and_(Player.game_id == game_id, Player.human.is_(True), Player.standby.is_(False))
     has_orders = (
         select(OrdersInForce.id)
         .where(
-            OrdersInForce.game_id == Game.id,
-            OrdersInForce.turn == Game.current_turn,
+            OrdersInForce.game_id == game_id,
+            OrdersInForce.turn == turn,
             OrdersInForce.position == Player.position,
             OrdersInForce.source != "computer",
         )
         .correlate(Game, Player)
         .exists()
     )
-    all_in = and_(
-        Game.early_run.is_(True),
+    return and_(
         select(Player.id).where(human).correlate(Game).exists(),
         not_(select(Player.id).where(human, not_(has_orders)).correlate(Game).exists()),
     )
-    past = select(Game.id, Game.current_turn, Game.name, Game.deadline).where(
-        Game.status == "active", Game.due_at <= now
+
+
+def refresh_all_in(session: Session, game_id: int, now: datetime) -> None:
+    """Note whether every human player still in has orders in force for the
+    game's current turn (`Game.all_in_at`); called wherever that can change."""
+    session.flush()
+    session.execute(
+        update(Game)
+        .where(Game.id == game_id)
+        .values(
+            all_in_at=case(
+                (_all_in(Game.id, Game.current_turn), func.coalesce(Game.all_in_at, now)),
+                else_=None,
+            )
+        )
+        .execution_options(synchronize_session="fetch")
     )
-    early = select(Game.id, Game.current_turn, Game.name, Game.deadline).where(
-        Game.status == "active", Game.due_at > now, all_in
+
+
+def due_game_rows(session: Session, now: datetime) -> list[tuple[int, int, str]]:
+    """(id, turn, name) of every active game whose turn is due, earliest
+    deadline first, in one query of two index range scans: past its deadline
+    plus grace, or, in a game that allows early runs, all its human players'
+    orders in (`Game.all_in_at`, checked again against the orders)."""
+    columns = (Game.id, Game.current_turn, Game.name, Game.deadline)
+    past = select(*columns).where(Game.status == "active", Game.due_at <= now)
+    early = select(*columns).where(
+        Game.status == "active",
+        Game.all_in_at.is_not(None),
+        Game.due_at > now,
+        Game.early_run.is_(True),
+        _all_in(Game.id, Game.current_turn),
     )
     rows = sorted(session.execute(past.union_all(early)).all(), key=lambda row: (row[3], row[0]))
     return [(game_id, turn, name) for game_id, turn, name, _ in rows]
@@ -147,6 +163,21 @@ def claim_game(
         game.claimed_by = worker
         game.claimed_at = now
     return game
+
+
+def deadlines_ahead(session: Session, now: datetime) -> list[tuple[int, str, int, datetime, str]]:
+    """(id, name, turn, deadline, reminder hours) of every active game whose
+    deadline is still ahead and that sends reminders."""
+    rows = session.execute(
+        select(Game.id, Game.name, Game.current_turn, Game.deadline, Game.reminder_hours).where(
+            Game.status == "active", Game.due_at > now, Game.reminder_hours != ""
+        )
+    ).all()
+    return [
+        (game_id, name, turn, deadline, hours)
+        for game_id, name, turn, deadline, hours in rows
+        if deadline is not None and deadline > now
+    ]
 
 
 def games_past_turn(session: Session, turns: dict[int, int]) -> int:
@@ -177,6 +208,42 @@ def get_player(session: Session, game_id: int, position: int) -> Player:
     if player is None:
         raise NotFound(f"game {game_id} has no position {position}")
     return player
+
+
+IN_CHUNK = 1000  # ids in one IN list
+
+
+def humans_without_orders(session: Session, game_ids: Sequence[int]) -> list[Player]:
+    """The human players still in, with an address, of the games `game_ids`
+    who have no orders of their own in force for their game's current turn,
+    by game and position."""
+    found: list[Player] = []
+    for start in range(0, len(game_ids), IN_CHUNK):
+        has_orders = (
+            select(OrdersInForce.id)
+            .where(
+                OrdersInForce.game_id == Player.game_id,
+                OrdersInForce.turn == Game.current_turn,
+                OrdersInForce.position == Player.position,
+                OrdersInForce.source != "computer",
+            )
+            .correlate(Game, Player)
+            .exists()
+        )
+        found += session.scalars(
+            select(Player)
+            .join(Game, Game.id == Player.game_id)
+            .where(
+                Player.game_id.in_(game_ids[start : start + IN_CHUNK]),
+                Player.human.is_(True),
+                Player.standby.is_(False),
+                Player.email.is_not(None),
+                Player.email != "",
+                not_(has_orders),
+            )
+            .order_by(Player.game_id, Player.position)
+        ).all()
+    return found
 
 
 def players_by_email(session: Session, email: str) -> Sequence[Player]:
@@ -389,7 +456,7 @@ def set_orders_in_force(
             recorded_at=now,
         )
     )
-    session.flush()
+    refresh_all_in(session, game_id, now)
 
 
 def orders_in_force(
@@ -881,11 +948,18 @@ def outbox(
     return session.scalars(query.order_by(OutboxMessage.id)).all()
 
 
-def mail_exists(session: Session, key: str) -> bool:
-    return (
-        session.scalar(select(OutboxMessage.id).where(OutboxMessage.idempotency_key == key))
-        is not None
-    )
+def existing_mail_keys(session: Session, keys: Sequence[str]) -> set[str]:
+    """Which of `keys` the outbox holds already (in any state)."""
+    found: set[str] = set()
+    for start in range(0, len(keys), IN_CHUNK):
+        found.update(
+            session.scalars(
+                select(OutboxMessage.idempotency_key).where(
+                    OutboxMessage.idempotency_key.in_(keys[start : start + IN_CHUNK])
+                )
+            )
+        )
+    return found
 
 
 # --- the moderator's log -----------------------------------------------------
