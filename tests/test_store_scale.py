@@ -295,3 +295,22 @@ def test_the_0003_migration_carries_reports_mail_deadlines_and_records(url: str)
         )
         assert c.execute(text("SELECT body FROM outbox")).scalar_one() == "Report text\n"
     engine.dispose()
+
+
+def test_the_scale_bench_measures_a_site_in_an_empty_database(tmp_path: Path) -> None:
+    """Three real batch turns and copies of their game; under 1 MB a game-turn."""
+    from turnproc.core.errors import UsageError
+    from turnproc.scale import run_scale
+
+    engine = open_fresh(f"sqlite:///{tmp_path / 'site.db'}")
+    figures = run_scale(engine, 3, runs=1)
+    assert 0 < figures["stored_bytes_per_game_turn"] < 1_000_000
+    assert figures["reminders_queued"] > 0
+    for key in ("due_scan_s", "due_scan_100_due_s", "game_new_s", "reminders_again_s"):
+        assert figures[key] >= 0
+    with transaction(engine) as session:
+        games = repository.list_games(session)
+    # The template, 3 at mid-game, 3 ended and the new game timed.
+    assert sorted(g.status for g in games).count("ended") == 3 and len(games) == 8
+    with pytest.raises(UsageError, match="empty database"):
+        run_scale(engine, 3, runs=1)
