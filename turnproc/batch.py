@@ -1201,13 +1201,20 @@ def queue_reminders(session: Session, now: datetime) -> int:
         passed = [h for h in hours if left <= timedelta(hours=h)]
         if passed:
             marks[game_id] = (game_id, turn, name, deadline, passed[0])
-    waiting = repository.humans_without_orders(session, list(marks))
+    if not marks:
+        return 0
+    until = max(deadline for _, _, _, deadline, _ in marks.values())
+    waiting = [
+        player
+        for player in repository.humans_without_orders(session, now, until)
+        if player.game_id in marks
+    ]
     keys = {
         player.id: f"reminder/{player.game_id}/{marks[player.game_id][1]}/{player.position}/"
         f"{marks[player.game_id][4]}"
         for player in waiting
     }
-    sent = repository.existing_mail_keys(session, list(keys.values()))
+    sent = repository.reminder_keys(session, now, until)
     messages = []
     for player in waiting:
         if keys[player.id] in sent:

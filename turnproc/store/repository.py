@@ -210,40 +210,38 @@ def get_player(session: Session, game_id: int, position: int) -> Player:
     return player
 
 
-IN_CHUNK = 1000  # ids in one IN list
-
-
-def humans_without_orders(session: Session, game_ids: Sequence[int]) -> list[Player]:
-    """The human players still in, with an address, of the games `game_ids`
-    who have no orders of their own in force for their game's current turn,
-    by game and position."""
-    found: list[Player] = []
-    for start in range(0, len(game_ids), IN_CHUNK):
-        has_orders = (
-            select(OrdersInForce.id)
+def humans_without_orders(session: Session, now: datetime, until: datetime) -> list[Any]:
+    """The human players still in, with an address, of the active games whose
+    deadline is between `now` and `until`, who have no orders of their own in
+    force for their game's current turn, by game and position (rows of id,
+    game_id, position, character, email). Two range scans: the players, then
+    the orders."""
+    window = and_(Game.status == "active", Game.deadline > now, Game.deadline <= until)
+    players = session.execute(
+        select(Player.id, Player.game_id, Player.position, Player.character, Player.email)
+        .join(Game, Game.id == Player.game_id)
+        .where(
+            window,
+            Player.human.is_(True),
+            Player.standby.is_(False),
+            Player.email.is_not(None),
+            Player.email != "",
+        )
+        .order_by(Player.game_id, Player.position)
+    ).all()
+    sent = {
+        (game_id, position)
+        for game_id, position in session.execute(
+            select(OrdersInForce.game_id, OrdersInForce.position)
+            .join(Game, Game.id == OrdersInForce.game_id)
             .where(
-                OrdersInForce.game_id == Player.game_id,
+                window,
                 OrdersInForce.turn == Game.current_turn,
-                OrdersInForce.position == Player.position,
                 OrdersInForce.source != "computer",
             )
-            .correlate(Game, Player)
-            .exists()
         )
-        found += session.scalars(
-            select(Player)
-            .join(Game, Game.id == Player.game_id)
-            .where(
-                Player.game_id.in_(game_ids[start : start + IN_CHUNK]),
-                Player.human.is_(True),
-                Player.standby.is_(False),
-                Player.email.is_not(None),
-                Player.email != "",
-                not_(has_orders),
-            )
-            .order_by(Player.game_id, Player.position)
-        ).all()
-    return found
+    }
+    return [p for p in players if (p.game_id, p.position) not in sent]
 
 
 def players_by_email(session: Session, email: str) -> Sequence[Player]:
@@ -948,18 +946,22 @@ def outbox(
     return session.scalars(query.order_by(OutboxMessage.id)).all()
 
 
-def existing_mail_keys(session: Session, keys: Sequence[str]) -> set[str]:
-    """Which of `keys` the outbox holds already (in any state)."""
-    found: set[str] = set()
-    for start in range(0, len(keys), IN_CHUNK):
-        found.update(
-            session.scalars(
-                select(OutboxMessage.idempotency_key).where(
-                    OutboxMessage.idempotency_key.in_(keys[start : start + IN_CHUNK])
-                )
+def reminder_keys(session: Session, now: datetime, until: datetime) -> set[str]:
+    """The keys of the reminders queued for the current turns of the active
+    games whose deadline is between `now` and `until`."""
+    return set(
+        session.scalars(
+            select(OutboxMessage.idempotency_key)
+            .join(Game, Game.id == OutboxMessage.game_id)
+            .where(
+                Game.status == "active",
+                Game.deadline > now,
+                Game.deadline <= until,
+                OutboxMessage.kind == "reminder",
+                OutboxMessage.turn == Game.current_turn,
             )
         )
-    return found
+    )
 
 
 # --- the moderator's log -----------------------------------------------------
