@@ -12,7 +12,7 @@ reports stored after this upgrade have no PDF then (the older program cannot
 render one again when mailing).
 
 Revision ID: 0003_scale
-Revises: 0002
+Revises: 0003_g18xx
 Create Date: 2026-12-01 15:20:00
 """
 
@@ -26,7 +26,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0003_scale"
-down_revision: str | None = "0002"
+down_revision: str | None = "0003_g18xx"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
@@ -45,14 +45,20 @@ def upgrade() -> None:
     bind = op.get_bind()
     with op.batch_alter_table("games", schema=None) as batch_op:
         batch_op.add_column(sa.Column("due_at", sa.DateTime(timezone=True), nullable=True))
+        batch_op.add_column(sa.Column("all_in_at", sa.DateTime(timezone=True), nullable=True))
         batch_op.create_index("ix_games_status_due_at", ["status", "due_at"], unique=False)
+        batch_op.create_index("ix_games_status_all_in_at", ["status", "all_in_at"], unique=False)
     games = sa.table(
         "games",
         sa.column("id", sa.Integer),
         sa.column("deadline", sa.DateTime(timezone=True)),
         sa.column("grace_minutes", sa.Integer),
         sa.column("due_at", sa.DateTime(timezone=True)),
+        sa.column("all_in_at", sa.DateTime(timezone=True)),
+        sa.column("status", sa.String),
+        sa.column("current_turn", sa.Integer),
     )
+    _mark_all_in(bind, games)
     for game_id, deadline, grace in bind.execute(
         sa.select(games.c.id, games.c.deadline, games.c.grace_minutes).where(
             games.c.deadline.is_not(None)
@@ -176,6 +182,45 @@ def upgrade() -> None:
         bind.execute(records.insert(), merged)
 
 
+def _mark_all_in(bind: Any, games: Any) -> None:
+    """Active games whose human players still in all have orders in force."""
+    players = sa.table(
+        "players",
+        sa.column("id", sa.Integer),
+        sa.column("game_id", sa.Integer),
+        sa.column("position", sa.Integer),
+        sa.column("human", sa.Boolean),
+        sa.column("standby", sa.Boolean),
+    )
+    orders = sa.table(
+        "orders_in_force",
+        sa.column("game_id", sa.Integer),
+        sa.column("turn", sa.Integer),
+        sa.column("position", sa.Integer),
+        sa.column("source", sa.String),
+    )
+    human = sa.and_(
+        players.c.game_id == games.c.id,
+        players.c.human.is_(True),
+        players.c.standby.is_(False),
+    )
+    has_orders = sa.exists().where(
+        orders.c.game_id == games.c.id,
+        orders.c.turn == games.c.current_turn,
+        orders.c.position == players.c.position,
+        orders.c.source != "computer",
+    )
+    bind.execute(
+        games.update()
+        .where(
+            games.c.status == "active",
+            sa.exists().where(human),
+            ~sa.exists().where(human, ~has_orders),
+        )
+        .values(all_in_at=sa.func.now())
+    )
+
+
 def _records_of_ended_games(bind: Any) -> list[dict[str, Any]]:
     """11.3 The records of every ended game's final state merged in the order
     the games ended, as `game new` worked them out before this revision."""
@@ -279,4 +324,6 @@ def downgrade() -> None:
     # Not in batch mode: SQLite would rebuild the games table, and dropping
     # the old one deletes every game's rows (ON DELETE CASCADE) on the way.
     op.drop_index("ix_games_status_due_at", table_name="games")
+    op.drop_index("ix_games_status_all_in_at", table_name="games")
     op.drop_column("games", "due_at")
+    op.drop_column("games", "all_in_at")

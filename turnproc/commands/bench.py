@@ -54,6 +54,8 @@ def _bench(args: argparse.Namespace) -> int:
         "batch_turn_postgres_cpu_s",
         "render_floor_s",
         "render_floor_ratio",
+        "web_game_page_cpu_s",
+        "web_game_page_cold_s",
     )
     for key in (*KEYS, *extra):
         value = figures.get(key)

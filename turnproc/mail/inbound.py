@@ -657,14 +657,15 @@ class _Reader:
         turn = int(wanted) if wanted else game.current_turn - 1
         position = player.position
         report = repo.get_report(self.session, game.id, turn, position) if turn >= 1 else None
-        # The PDF of a stored report goes by reference (`report_id`): it may
-        # be kept by its digest only and rendered again when mailed.
+        # A report's PDF may be kept by its digest only: the sender finds the
+        # report (by game, turn and position, or the welcome's `report_id`)
+        # and renders it again.
         if report is not None:
             subject = f"[{game.name}] Turn {turn} report (again): position {position}"
             body, pdf = report.text, report.pdf
             data: str | None = report.json
             name = f"{game.name}-turn-{turn}-position-{position}.pdf"
-            report_id: int | None = report.id
+            report_id: int | None = None
             has_pdf = pdf is not None or report.pdf_sha256 is not None
         else:
             welcome = self._welcome(game, position) if turn < 1 else None

@@ -75,9 +75,9 @@ def outgoing_messages(
     session: Session, rows: Sequence[OutboxMessage], render: PdfRenderer | None
 ) -> list[Outgoing]:
     """The messages as they are mailed: a message carrying a stored report gets
-    its text (as the body, when it has none of its own), its JSON and its PDF
-    (stored, or rendered again: one rendering for all the claimed messages of
-    one turn)."""
+    its JSON and its PDF (stored, or rendered again: one rendering for all the
+    claimed messages of one turn), and report mail its text, followed by the
+    message's own body (the player's page link, if any)."""
     reports = {row.id: carried_report(session, row) for row in rows}
     unrendered = [
         report
@@ -100,7 +100,8 @@ def outgoing_messages(
             pdf = report.pdf if report.pdf is not None else rendered.get(report.id)
         body, data = row.body, row.json_attachment
         if report is not None and row.report_id is not None:
-            body = body or report.text
+            if row.kind == "report":
+                body = report.text + row.body
             data = report.json if data is None else data
         out.append(outgoing(row, pdf, body, data))
     return out
