@@ -154,3 +154,11 @@ def position(game: Game) -> dict[str, Any]:
         },
         "scores": {str(p): v for p, v in game.scores().items()},
     }
+
+
+def move_texts(session: Session, row: Game18xx) -> list[dict[str, Any]]:
+    """The stored moves of a game in order, as action JSON (for its log)."""
+    moves = session.scalars(
+        select(Move18xx.action).where(Move18xx.game_id == row.id).order_by(Move18xx.seq)
+    ).all()
+    return [json.loads(text) for text in moves]

@@ -408,3 +408,16 @@ def build_report(
         log=log,
         may_do=_may_do(game, reader),
     )
+
+
+def since_last_move(game: Game, reader: int, actions: Sequence[act.Action]) -> int:
+    """The index just after the reader's last move (his own actions and those
+    of the companies he presides), so that his log shows what happened since."""
+    mine = {c for c, s in game.companies.items() if s.president == reader}
+    for index in range(len(actions) - 1, -1, -1):
+        action = actions[index]
+        if action.entity == reader or (
+            action.entity_type == "corporation" and str(action.entity) in mine
+        ):
+            return index + 1
+    return 0

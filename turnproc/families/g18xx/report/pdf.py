@@ -413,7 +413,8 @@ def render_pdf(report: Report) -> bytes:
                     )
                     or "none"
                 )
-                + f". Phase {report.phase}: {'/'.join(report.tiles)} tiles, train limit {report.train_limit}."
+                + f". Phase {report.phase}: {'/'.join(report.tiles)} tiles,"
+                + f" train limit {report.train_limit}."
             ),
             s["body"],
         ),
