@@ -1,5 +1,6 @@
 """`turnproc 18xx move GAME --player ID FILE|- | show GAME [--json] | report GAME
-[--player ID] --out DIR | simulate --title T --players N --games G --seed S`:
+[--player ID] --out DIR | simulate --title T --players N --games G --seed S
+[--report DIR]`:
 play an 18xx game stored in the database (one imported by `turnproc game
 import`), write its reports, or play games between computer players."""
 
@@ -43,6 +44,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p.add_argument("--players", type=int, default=3)
     p.add_argument("--games", type=int, default=1)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--report", type=Path, metavar="DIR", help="write each game's final reports")
     p.set_defaults(handler=_simulate)
 
 
@@ -124,6 +126,10 @@ def _simulate(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise TurnprocError(str(exc)) from None
         outcome = ai.play(game, seed)
+        if args.report is not None:
+            stem = f"{title.lower()}-seed{seed}"
+            written = write_reports(game, outcome.actions, args.report, stem)
+            print(f"wrote {len(written)} reports to {args.report}/{stem}-*.pdf (.txt, .json)")
         scores = " ".join(f"{p}:{s}" for p, s in sorted(outcome.scores.items()))
         ok = outcome.ended and outcome.money_conserved and not outcome.refused
         failed += not ok

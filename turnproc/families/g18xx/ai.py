@@ -16,6 +16,7 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from turnproc.families.g18xx.engine import actions as act
 from turnproc.families.g18xx.engine.game import IPO, POOL, ActionRefused, Game
 from turnproc.families.g18xx.engine.track import neighbour, split_coordinate
 from turnproc.families.g18xx.orders import apply_orders, parse_order
@@ -260,6 +261,7 @@ class Outcome:
     scores: dict[int, int]
     money_conserved: bool
     refused: list[str]
+    actions: list[act.Action]
 
 
 def auction_mover(game: Game, previous: int | None) -> int:
@@ -283,6 +285,7 @@ def auction_mover(game: Game, previous: int | None) -> int:
 def play(game: Game, seed: int, max_moves: int = 5000) -> Outcome:
     """Play a game to its end with computer players in every seat."""
     refused: list[str] = []
+    actions: list[act.Action] = []
     conserved = True
     moves = 0
     previous: int | None = None
@@ -296,6 +299,7 @@ def play(game: Game, seed: int, max_moves: int = 5000) -> Outcome:
         if receipt.refused is not None:
             refused.append(str(receipt.refused))
             break
+        actions.extend(receipt.actions)
         moves += 1
         conserved = conserved and game.money_is_conserved()
     game.finish()
@@ -308,4 +312,5 @@ def play(game: Game, seed: int, max_moves: int = 5000) -> Outcome:
         game.scores(),
         conserved,
         refused,
+        actions,
     )
