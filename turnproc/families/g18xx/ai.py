@@ -26,6 +26,9 @@ class NoMove(RuntimeError):
     """The computer player found no legal move: a bug in it or in the engine."""
 
 
+UPGRADE = {"white": "yellow", "yellow": "green", "green": "brown", "brown": "gray"}
+
+
 def rng_for(seed: int, move: int) -> random.Random:
     return random.Random(f"18xx:{seed}:{move}")
 
@@ -210,7 +213,12 @@ def _tile_lays(game: Game, company: str, rng: random.Random, budget: int) -> Ite
         if state is None or state.colour in ("red", "gray") or state.cost > budget:
             continue
         stations = sum(1 for held in state.tokens if company in held)
+        kinds = sorted(n.kind for n in state.nodes)
+        upgrade = UPGRADE.get(state.colour)
         for name, tile in free_tiles.items():
+            # what the engine would refuse at once: the wrong colour or stops
+            if tile.colour != upgrade or sorted(n.kind for n in tile.nodes) != kinds:
+                continue
             for rotation in range(6):
                 reason, new = game.tile_refusal(company, hex_name, name, rotation)
                 if reason is not None or new is None:
@@ -261,7 +269,7 @@ class Outcome:
     scores: dict[int, int]
     money_conserved: bool
     refused: list[str]
-    actions: list[act.Action]
+    actions: list[act.Action] = field(repr=False)
 
 
 def auction_mover(game: Game, previous: int | None) -> int:
