@@ -17,7 +17,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from turnproc.families.g18xx.engine import actions as act
-from turnproc.families.g18xx.engine.game import IPO, POOL, ActionRefused, Game
+from turnproc.families.g18xx.engine.game import (
+    IPO,
+    POOL,
+    ActionRefused,
+    Game,
+    Holder,
+    PrivateState,
+)
 from turnproc.families.g18xx.engine.track import neighbour, split_coordinate
 from turnproc.families.g18xx.orders import apply_orders, parse_order
 
@@ -175,6 +182,10 @@ def _operate(game: Game, player: int, rng: random.Random) -> Iterator[str]:
         train = on_sale[0]
         must = not trains
         if must or (cash >= train.type.price and (len(trains) < 2 or rng.random() < 0.5)):
+            for private in _owned_privates(game, company, "train_discount"):
+                ability = private.data.ability
+                if ability is not None and train.type.name in ability.trains:
+                    yield f"USE {private.data.id} BUY TRAIN {train.type.name}"
             yield f"BUY TRAIN {train.type.name}"
         if must:
             president_cash = game.cash[player]
@@ -183,7 +194,29 @@ def _operate(game: Game, player: int, rng: random.Random) -> Iterator[str]:
                     if held != company and game.percent_of(player, held):
                         yield f"SELL 1 {held}"
                 yield "BANKRUPT"
+    if trains and ran:
+        yield from _buy_privates(game, company, player, cash - (cheapest or 0) // 2)
     yield "DONE"
+
+
+def _owned_privates(game: Game, owner: Holder, kind: str | None = None) -> list[PrivateState]:
+    return [
+        p
+        for p in game.privates.values()
+        if p.owner == owner
+        and not p.closed
+        and (kind is None or (p.data.ability is not None and p.data.ability.kind == kind))
+    ]
+
+
+def _buy_privates(game: Game, company: str, president: int, spare: int) -> Iterator[str]:
+    """A company with money to spare buys its president's privates at the
+    highest price the rules allow (4.2g): their revenue and abilities go to
+    the company, the money to the president."""
+    for private in _owned_privates(game, president):
+        price = private.data.value * 3 // 2
+        if price <= spare:
+            yield f"BUY PRIVATE {private.data.id} {price}"
 
 
 def _tile_lays(game: Game, company: str, rng: random.Random, budget: int) -> Iterator[str]:

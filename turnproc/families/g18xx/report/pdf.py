@@ -152,8 +152,22 @@ class MapFlowable(Flowable):
         for hex_view in self.report.hexes:
             self._draw_stops(hex_view, companies)
             self._draw_labels(hex_view)
-        canvas.setFont("Helvetica", 7)
-        canvas.setFillColor(colors.black)
+        self._draw_legend()
+
+    def _draw_legend(self) -> None:
+        """Company colours, bottom left, where the maps leave room."""
+        canvas = self.canv
+        size = 9.0
+        for index, company in enumerate(self.report.companies):
+            y = 4 + (len(self.report.companies) - 1 - index) * (size + 4)
+            canvas.setFillColor(_hex_colour(company.colour))
+            canvas.circle(size / 2, y + size / 2, size / 2, stroke=0, fill=1)
+            canvas.setFillColor(colors.black)
+            canvas.setFont("Helvetica", 8)
+            label = f"{company.id} {company.name}"
+            if company.price is not None:
+                label += f"  ${company.price}"
+            canvas.drawString(size + 4, y + 2, label)
 
     def _draw_hex(self, hex_view: HexView) -> None:
         canvas = self.canv
