@@ -152,3 +152,19 @@ def test_report_of_a_stored_game(
     data = json.loads((out / "ms-1974.json").read_text())
     assert data["round"] in ("stock", "operating") and not data["ended"]
     assert turnproc(["18xx", "report", "ms", "--player", "99", "--out", str(out)]) != 0
+
+
+def test_report_files_stay_in_their_directory(tmp_path: Path) -> None:
+    from turnproc.families.g18xx.report.files import write_reports
+    from turnproc.families.g18xx.titles.load import new_game
+
+    game = new_game("18MS", [1, 2, 3])
+    out = tmp_path / "out"
+    written = write_reports(game, [], out, "../../evil/name", readers=[2])
+    assert [p.parent for p in written] == [out]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "_.._evil_name-2.json",
+        "_.._evil_name-2.pdf",
+        "_.._evil_name-2.txt",
+    ]
+    assert list(tmp_path.iterdir()) == [out]

@@ -1,5 +1,6 @@
 """Write each reader's report of an 18xx game as .pdf, .txt and .json."""
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -21,13 +22,15 @@ def write_reports(
     """One report per reader (every player by default); the log runs from
     action `since`, or from the reader's last move. Returns the PDFs written."""
     out.mkdir(parents=True, exist_ok=True)
+    # a game's name becomes part of a file name: keep it inside `out`
+    stem = re.sub(r"[^A-Za-z0-9_.-]", "_", stem).lstrip(".") or "game"
     written = []
     for reader in readers if readers is not None else game.players:
         start = since if since is not None else since_last_move(game, reader, actions)
         report = build_report(game, reader, actions, start)
-        base = out / f"{stem}-{reader}"
-        base.with_suffix(".pdf").write_bytes(render_pdf(report))
-        base.with_suffix(".txt").write_text(render_text(report), encoding="utf-8")
-        base.with_suffix(".json").write_text(render_json(report), encoding="utf-8")
-        written.append(base.with_suffix(".pdf"))
+        base = f"{stem}-{reader}"
+        (out / f"{base}.pdf").write_bytes(render_pdf(report))
+        (out / f"{base}.txt").write_text(render_text(report), encoding="utf-8")
+        (out / f"{base}.json").write_text(render_json(report), encoding="utf-8")
+        written.append(out / f"{base}.pdf")
     return written
