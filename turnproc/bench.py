@@ -45,6 +45,7 @@ KEYS = (
     "simulate_game_s",
     "replay_18xx_s",
     "peak_rss_mb",
+    "web_game_page_s",
 )
 MIDGAME_TURN = 15
 POSTGRES_ENV = "TURNPROC_BENCH_POSTGRES_URL"
@@ -243,6 +244,18 @@ def bench_replay_18xx(runs: int) -> dict[str, float]:
     return per_game
 
 
+def _bench_web(
+    figures: dict[str, Any], notes: dict[str, str], scenario_name: str, seed: int, runs: int
+) -> None:
+    """web_game_page_s (turnproc/web/bench.py)."""
+    try:
+        from turnproc.web.bench import bench_web
+
+        figures.update(bench_web(scenario_name, seed, runs))
+    except Exception as exc:
+        notes["web_game_page_s"] = f"failed: {_failure(exc)}"
+
+
 def run_bench(
     scenario_name: str = "continental-rails",
     seed: int = 1,
@@ -310,6 +323,9 @@ def run_bench(
             notes["batch_turn_postgres_s"] = outcome["error"]
         else:
             figures["batch_turn_postgres_s"] = outcome["seconds"]
+
+    log("web_game_page (a turn-25 game)")
+    _bench_web(figures, notes, scenario_name, seed, max(3, runs))
 
     log("simulate_game (25 turns)")
     played: list[int] = []
