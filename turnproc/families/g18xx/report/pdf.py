@@ -143,7 +143,6 @@ class MapFlowable(Flowable):
         return x + self.origin[0], y + self.origin[1]
 
     def draw(self) -> None:
-        canvas = self.canv
         companies = {c.id: c for c in self.report.companies}
         for hex_view in self.report.hexes:
             self._draw_hex(hex_view)
