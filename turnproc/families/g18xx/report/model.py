@@ -328,21 +328,41 @@ def _may_do(game: Game, reader: int | None) -> tuple[str, ...]:
         if held and game.set_number > 0:
             out.append(f"SELL <count> <company>  (you hold {' '.join(held)})")
         out.append("PASS")
+        out.append(f"(Your cash: ${game.cash[reader]}.)")
         return tuple(out)
     company = game.operating_company()
     if company is None:
         return ()
-    trains = sorted({t.name for t in game.available_trains()})
+    on_sale = {t.type.name: t.type.price for t in game.available_trains()}
     colours = "/".join(game.title.phases[game.phase_index].tiles)
-    return (
+    state = game.companies[company]
+    out = [
         f"You operate {company} (cash ${game.cash[company]}).",
         f"LAY <tile> <hex> <rotation>  ({colours} tiles)",
-        "TOKEN <hex>",
+    ]
+    if state.tokens_used < len(state.token_costs):
+        free = sorted(
+            name
+            for name in game.reachable(company)
+            if not any(company in held for held in game.hexes[name].tokens)
+            and any(
+                n.kind == "city" and len(game.hexes[name].tokens[i]) < n.slots
+                for i, n in enumerate(game.hexes[name].nodes)
+            )
+        )
+        cost = state.token_costs[state.tokens_used]
+        out.append(
+            f"TOKEN <hex>  (${cost}; free cities on your network: {' '.join(free) or 'none'})"
+        )
+    out += [
         "RUN BEST  or  RUN <train> <hex> <hex> ...",
         "PAYOUT | WITHHOLD",
-        f"BUY TRAIN <type>  (on sale: {' '.join(trains) or 'none'})",
+        "BUY TRAIN <type>  (on sale: "
+        + (", ".join(f"{name} ${price}" for name, price in on_sale.items()) or "none")
+        + ")",
         "DONE",
-    )
+    ]
+    return tuple(out)
 
 
 def build_report(
