@@ -25,7 +25,7 @@ from turnproc.families.g18xx.engine.game import (
     Holder,
     PrivateState,
 )
-from turnproc.families.g18xx.engine.track import neighbour, split_coordinate
+from turnproc.families.g18xx.engine.track import HexState, neighbour, split_coordinate
 from turnproc.families.g18xx.orders import apply_orders, parse_order
 
 
@@ -33,6 +33,7 @@ class NoMove(RuntimeError):
     """The computer player found no legal move: a bug in it or in the engine."""
 
 
+REVENUE_CHECKS = 4
 UPGRADE = {"white": "yellow", "yellow": "green", "green": "brown", "brown": "gray"}
 
 
@@ -236,7 +237,7 @@ def _tile_lays(game: Game, company: str, rng: random.Random, budget: int) -> Ite
         if tile.colour in colours
         and any(f"{name}-{i}" not in game.tiles_on_map for i in range(tile.count))
     }
-    scored: list[tuple[float, str]] = []
+    scored: list[tuple[float, str, str, HexState]] = []
     near = set(reached) | {game.companies[company].home}
     for hex_name in reached:
         for edge in range(6):
@@ -266,10 +267,31 @@ def _tile_lays(game: Game, company: str, rng: random.Random, budget: int) -> Ite
                 score += 15 * len(tile.nodes) + 25 * stations
                 score -= state.cost / 10
                 score += rng.random()
-                scored.append((score, f"LAY {name} {hex_name} {rotation}"))
-    scored.sort(reverse=True)
-    for _, line in scored[:8]:
+                scored.append((score, f"LAY {name} {hex_name} {rotation}", hex_name, new))
+    scored.sort(key=lambda item: item[0], reverse=True)
+    best = scored[:8]
+    if game.trains_of(company):
+        # the few most promising lays are weighed by what the trains would earn
+        now = game.best_routes(company)[0]
+        weighed = [
+            (_revenue_with(game, company, hex_name, new) - now, score, line)
+            for score, line, hex_name, new in best[:REVENUE_CHECKS]
+        ]
+        weighed.sort(reverse=True)
+        for _, _, line in weighed:
+            yield line
+        best = best[REVENUE_CHECKS:]
+    for _, line, _, _ in best:
         yield line
+
+
+def _revenue_with(game: Game, company: str, hex_name: str, new: HexState) -> int:
+    """The company's best run with one hex changed (the game is not touched)."""
+    trial = copy.copy(game)
+    trial.hexes = dict(game.hexes)
+    trial.hexes[hex_name] = new
+    trial.map_version = game.map_version + 1  # its own links, built for the trial map
+    return trial.best_routes(company)[0]
 
 
 def _tokens(game: Game, company: str) -> Iterator[str]:
