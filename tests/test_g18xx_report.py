@@ -168,3 +168,18 @@ def test_report_files_stay_in_their_directory(tmp_path: Path) -> None:
         "_.._evil_name-2.txt",
     ]
     assert list(tmp_path.iterdir()) == [out]
+
+
+def test_reports_at_the_start_offer_the_privates() -> None:
+    from turnproc.families.g18xx.titles.load import new_game
+
+    ga = new_game("18GA", [1, 2, 3])
+    lines = build_report(ga, 2).may_do
+    assert lines[0] == "BID LTR <price>  (price $20)" and "PASS" in lines
+    ms = new_game("18MS", [1, 2, 3])
+    due = ms.to_move()
+    assert due == 3  # 3.1: the player to the right of the priority holder buys first
+    assert "BID AGS 30  (buy Alabama Great Southern Railroad)" in build_report(ms, due).may_do
+    assert build_report(ms, 1).may_do == ("Player 3 is to move; you wait.",)
+    text = render_text(build_report(ms, due))
+    assert "WHAT YOU MAY DO NOW" in text and "BID AGS 30" in text

@@ -302,14 +302,22 @@ def _may_do(game: Game, reader: int | None) -> tuple[str, ...]:
     """The orders open to the reader now (docs/18xx.md)."""
     if game.ended:
         return ("The game is over.",)
+    if game.round == "auction" and reader is not None:
+        auction = game.auction
+        lines = []
+        for private in auction.unsold:
+            bids = auction.bids.get(private, {})
+            top = f"; highest bid ${max(bids.values())}" if bids else ""
+            lines.append(f"BID {private} <price>  (price ${auction.price[private]}{top})")
+        if auction.contest is not None:
+            lines.insert(0, f"{auction.contest} is contested between its bidders.")
+        return (*lines, "PASS", f"(Your cash: ${game.cash[reader]}.)")
     mover = game.to_move()
     if reader is None or mover != reader:
         return (f"Player {mover} is to move; you wait.",) if mover is not None else ()
     if game.round == "draft":
         left = [p.data for p in game.privates.values() if p.owner is None and not p.closed]
         return tuple(f"BID {p.id} {p.value}  (buy {p.name})" for p in left)
-    if game.round == "auction":
-        return ("BID <private> <price>", "PASS")
     if game.round == "stock":
         out = []
         unparred = [c for c, s in game.companies.items() if s.par is None]
