@@ -258,6 +258,16 @@ def _trains_for_sale(game: Game) -> tuple[TrainStock, ...]:
     )
 
 
+def _stops(route: act.Route) -> list[str]:
+    """The hexes a route stops in, in the order its legs name them."""
+    stops: list[str] = []
+    for chain in route.connections:
+        for hex_name in (chain[0], chain[-1]):
+            if hex_name not in stops:
+                stops.append(hex_name)
+    return stops
+
+
 def describe(action: act.Action) -> str:
     """One action in words, for the log."""
     who = f"player {action.entity}" if action.entity_type == "player" else str(action.entity)
@@ -282,7 +292,7 @@ def describe(action: act.Action) -> str:
             return f"{who} places a station in {action.city.rpartition('-')[0]}"
         case act.RunRoutes():
             parts = [
-                f"{r.train} {'-'.join(c[0] for c in r.connections)}"
+                f"{r.train} {'-'.join(_stops(r))}"
                 + (f" ${r.revenue}" if r.revenue is not None else "")
                 for r in action.routes
             ]
