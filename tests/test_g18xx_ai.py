@@ -74,3 +74,22 @@ def test_simulate_prints_the_outcomes(capsys: pytest.CaptureFixture[str]) -> Non
     assert code == 0
     assert out.startswith("18MS seed 5: ") and "ends: fixed_round" in out
     assert turnproc(["18xx", "simulate", "--title", "1830", "--games", "1"]) != 0
+
+
+def test_one_certificate_bought_a_turn() -> None:
+    """3.2: after a purchase a player may still sell, but not buy again."""
+    game = new_game("18MS", [1, 2, 3])
+    for number in range(2000):
+        player = game.to_move()
+        assert player is not None
+        if game.round == "stock" and game.stock_bought_this_turn:
+            break
+        assert apply_orders(game, player, ai.next_order(game, player, 11, number)).refused is None
+    else:
+        pytest.fail("no stock turn with a purchase and a sale still open")
+    assert game.to_move() == player
+    buyable = [c for c, s in game.companies.items() if s.par is not None]
+    receipt = apply_orders(game, player, "\n".join(f"BUY {c}" for c in buyable))
+    assert receipt.applied == []
+    assert receipt.refused is not None and "one certificate bought a turn" in receipt.refused.reason
+    assert apply_orders(game, player, "PASS").refused is None
