@@ -142,7 +142,7 @@ def test_bid_limit_excludes_directors_shares(scenario: Scenario) -> None:
     assert max_bid(state, 2, "NYC", params) == (600 - 200 - 120) * 20 // 100
 
 
-@settings(max_examples=150, suppress_health_check=list(HealthCheck))
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     issued=st.integers(10, 5000),
     stakes=st.lists(st.integers(0, 1000), min_size=15, max_size=15),

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from turnproc.cr.state import VP_CATEGORIES
-from turnproc.simulate import WEST_REGIONS, GameStats, aggregate, simulate
+from turnproc.scenario.loader import load_scenario
+from turnproc.simulate import GameStats, aggregate, simulate, western_regions
 
 START = "<!-- results:start -->"
 END = "<!-- results:end -->"
@@ -175,8 +176,9 @@ def draw_figures(results: list[GameStats], out: Path) -> list[str]:
         right_cum += sum(reg_w[t]) / len(results)
         cum_e.append(left_cum)
         cum_w.append(right_cum)
-    right.plot(turns, cum_e, label=f"eastern regions (of {13 - len(WEST_REGIONS)})")
-    right.plot(turns, cum_w, label=f"western regions (of {len(WEST_REGIONS)})")
+    n_west = len(western_regions(load_scenario("continental-rails")))
+    right.plot(turns, cum_e, label=f"eastern regions (of {13 - n_west})")
+    right.plot(turns, cum_w, label=f"western regions (of {n_west})")
     right.axvspan(10.5, 12.5, color="grey", alpha=0.2)
     right.set_title("Regions linked by some railroad (mean per game)")
     right.set_xlabel("turn")

@@ -22,12 +22,25 @@ from turnproc.cr.context import TurnContext
 from turnproc.cr.resolve import resolve_turn
 from turnproc.cr.setup import PlayerSetup, new_game
 from turnproc.cr.state import VP_CATEGORIES, GameState
+from turnproc.cr.steps import operations
 from turnproc.scenario.loader import load_scenario
 from turnproc.scenario.model import Scenario
 
-# Regions of the western phase (8: after the Civil War); the rest are eastern.
-WEST_REGIONS = frozenset({"MIDWEST", "SOUTHWEST", "MOUNTAIN", "PACIFIC", "MEXICO"})
 POSITIONS = 15
+
+
+def western_regions(scenario: Scenario) -> frozenset[str]:
+    """Regions of the western phase (8): every starred town west of the
+    Mississippi (`operations.is_western_town`, the game's one definition)."""
+    towns: dict[str, list[str]] = {}
+    for town in scenario.towns.values():
+        if town.region:
+            towns.setdefault(town.region, []).append(town.id)
+    return frozenset(
+        region
+        for region, ids in towns.items()
+        if all(operations.is_western_town(scenario, t) for t in ids)
+    )
 
 
 class Winner(BaseModel):
@@ -95,7 +108,7 @@ def _turn_record(
     record.stock_prices = sorted(rr.price for rr in after.railroads.values())
     record.railroads = len(after.railroads)
     for region in set(after.first_region_links) - set(before.first_region_links):
-        if region in WEST_REGIONS:
+        if region in western_regions(scenario):
             record.regions_west += 1
         else:
             record.regions_east += 1

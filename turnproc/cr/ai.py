@@ -149,7 +149,7 @@ def personality_name(scenario: Scenario, tycoon: Tycoon) -> str:
 
 def is_western_route(scenario: Scenario, code: str) -> bool:
     """8 A route of the western phase (closed to building during the Civil War)."""
-    return code in scenario.routes and rights_of_way.is_western(scenario, code)
+    return code in scenario.routes and operations.is_western(scenario, code)
 
 
 def public_view(state: GameState, position: int) -> GameState:
@@ -290,7 +290,10 @@ class _Planner:
         """Incorporate or merge PCs held since last turn; bid for new ones."""
         orders: list[Order] = []
         presidencies = len(self.presides)
+        war = self.state.turn in operations.civil_war_params(self.scenario).turns
         for pc in sorted(self.me.pcs):
+            if war and self._is_west(pc):
+                continue  # 8 held until the war is over: no westward expansion
             own_target = self._merge_target(pc, own_only=True)
             if own_target and self.persona.prefers_merging_pcs:
                 orders.append(MergePC(pc=pc, railroad=own_target))
@@ -703,7 +706,7 @@ class _Planner:
         return revenue - expense - interest
 
     def _is_west(self, code: str) -> bool:
-        return rights_of_way.is_western(self.scenario, code)
+        return operations.is_western(self.scenario, code)
 
     def _railroad_orders(self, rr: Railroad) -> list[Order]:
         """10.2 A president's orders: dividend, finance, building, improvements, mergers."""

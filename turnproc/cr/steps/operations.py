@@ -117,6 +117,7 @@ class CivilWarParams(BaseModel):
 
     turns: list[int]
     western_states: list[str]
+    river_towns: list[str]
     southern_states: list[str]
     northern_states: list[str]
     southern_revenue_percent: int
@@ -134,6 +135,28 @@ def technology_params(scenario: Scenario) -> TechnologyParams:
 
 def civil_war_params(scenario: Scenario) -> CivilWarParams:
     return scenario.section("civil_war", CivilWarParams)
+
+
+def is_western_town(scenario: Scenario, town: str) -> bool:
+    """8 A town west of the Mississippi: in a state of `western_states`, unless
+    it is one of the `river_towns` on the river itself (civil_war.toml)."""
+    params = civil_war_params(scenario)
+    where = scenario.towns.get(town)
+    if where is None or town in params.river_towns:
+        return False
+    return where.state in params.western_states
+
+
+def is_western(scenario: Scenario, code: str) -> bool:
+    """8 A western route, PC or RoW: one with a town west of the Mississippi
+    [designed]. The one definition of "western" the whole game uses: the
+    Civil War's suspended westward expansion (no western RoW bid, building,
+    double track, incorporation or PC merger on turns 11-12), the release of
+    the western PCs after the war (2.3), and the computer players."""
+    route = scenario.routes.get(code)
+    if route is None:
+        return False
+    return is_western_town(scenario, route.a) or is_western_town(scenario, route.b)
 
 
 def at_war(ctx: TurnContext) -> bool:

@@ -830,7 +830,9 @@ def splits(ctx: TurnContext) -> None:
     """6.5 Splits: an end price above $100 splits 2:1, 3:1 ... (the smallest ratio
     bringing it to $100 or less); holdings, shares owed, issued and authorized
     stock are multiplied by the ratio, the price divided (rounded down)
-    [original]."""
+    [original]. The turn's dividend per share is restated per new share
+    (divided by the ratio, rounded down) [designed: next turn's price reads
+    the yield of the shares that now exist, not of the old ones]."""
     params = market_params(ctx.scenario)
     for code in sorted(ctx.state.railroads):
         rr = ctx.state.railroads[code]
@@ -839,6 +841,7 @@ def splits(ctx: TurnContext) -> None:
         ratio = split_ratio(rr.price, params.split_above)
         old = rr.price
         rr.price = old // ratio
+        rr.dividend //= ratio
         rr.issued *= ratio
         rr.authorized *= ratio
         for tycoon in ctx.state.tycoons:

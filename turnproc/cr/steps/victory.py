@@ -336,9 +336,13 @@ def system_score(params: MagnateParams, regions: set[str]) -> int:
 def rail_magnate(
     ctx: TurnContext, params: MagnateParams, presidents: dict[str, int | None]
 ) -> None:
-    """1.2 Rail Magnate: each turn, VP for the regions of the president's best
+    """1.2 Rail Magnate: each turn, VP for the regions of the president's
     system — one railroad, or two connected railroads he presides — plus the
-    bonuses that system links [original; bonuses designed]."""
+    bonuses that system links [original; bonuses designed]. Of two
+    unconnected railroads "the one with the most Regions is evaluated"
+    [original], whatever bonuses the other links; on equal regions the one
+    scoring more counts [designed]. Two connected railroads link at least the
+    regions of either, so the system of both is evaluated."""
     state = ctx.state
     scenario = ctx.scenario
     by_president: dict[int, list[str]] = {}
@@ -354,12 +358,10 @@ def rail_magnate(
                 lines_b = state.railroads[second].lines
                 if towns_of(scenario, lines_a) & towns_of(scenario, lines_b):
                     systems.append([first, second])
-        best_score, best = max(
-            (
-                system_score(params, _system_regions(ctx, system)),
-                "+".join(system),
-            )
+        _, best_score, best = max(
+            (len(regions), system_score(params, regions), "+".join(system))
             for system in systems
+            for regions in [_system_regions(ctx, system)]
         )
         _award(ctx, pos, "rail_magnate", best_score, "system", detail=best)
 
