@@ -52,6 +52,7 @@ from turnproc.cr.orders import (
     SellStock,
     SetDividend,
     ShortSell,
+    TakeShortLoan,
     UpgradeLocomotive,
 )
 from turnproc.cr.setup import pc_asking_price
@@ -88,6 +89,7 @@ class Personality(BaseModel):
     invest_percent: int
     borrows_to_invest: bool
     borrows_for_prodigal: bool
+    leverages_railroads: bool  # its railroads carry the whole short loan in good times
     sells_in_bad_times: bool
     prodigal_floor: int
     prodigal_percent: int
@@ -121,6 +123,7 @@ class GeneralParams(BaseModel):
     issue_min_price: int
     double_track_min_gain: int
     extra_pc_bids: int
+    prodigal_minimum_cash: int  # cash from which anyone spends the Prodigal minimum
     donation_percent: int
 
 
@@ -434,7 +437,10 @@ class _Planner:
         """1.2 Spend on Prodigal only when rich enough; $1,000 is the least that scores."""
         surplus = cash - self.persona.prodigal_floor
         if surplus < 1000:
-            return 0
+            # Half the points are shared evenly among all who spend the minimum
+            # (1.2): when it is cheap, everyone takes his share.
+            cheap = cash >= self.g.prodigal_minimum_cash and not self.bad_times
+            return 1000 if cheap else 0
         amount = max(1000, surplus * self.persona.prodigal_percent // 100)
         return _round_down(amount, 10)
 
@@ -716,9 +722,23 @@ class _Planner:
         cash = rr.cash
         if rr.land > 0:
             orders.append(SellLand(railroad=rr.code, acres=rr.land))
-        if rr.loan > 0 and cash > rr.loan:
+        leveraged = persona.leverages_railroads and not self.bad_times
+        if rr.loan > 0 and cash > rr.loan and not leveraged:
             orders.append(RepayShortLoan(railroad=rr.code, amount=rr.loan))
             cash -= rr.loan
+        milking = leveraged and self.good_times
+        if milking:
+            # It borrows all the bank and bondholders will lend and pays out
+            # what it does not spend: rich dividends while times are good, a
+            # railroad a sharp downturn can break (4.11).
+            room = _round_down(railroad_finance.loan_room(scenario, rr), 10)
+            if room > 0:
+                orders.append(TakeShortLoan(railroad=rr.code, amount=room))
+                cash += room
+            bonds = _round_down(railroad_finance.bond_room(scenario, rr), 10)
+            if bonds > 0:
+                orders.append(IssueBonds(railroad=rr.code, amount=bonds))
+                cash += bonds
 
         dividend = 0
         profit = self._expected_profit(rr)
@@ -728,9 +748,11 @@ class _Planner:
             by_yield = -(-rr.price * persona.dividend_yield_percent // 100)
             by_profit = profit * persona.payout_percent // 100 // rr.issued
             dividend = min(99, max(by_profit, min(by_yield, profit // rr.issued)))
+        dividend_order = len(orders)
         orders.append(SetDividend(railroad=rr.code, per_share=dividend))
 
         budget = max(0, cash * persona.build_percent // 100)
+        unbudgeted = cash - budget
         wanted: list[tuple[Order, int]] = []
 
         # Track is laid before improvements are bought, so they are priced on
@@ -793,7 +815,13 @@ class _Planner:
             elif isinstance(order, CapitalImprovement) and budget >= one_point:
                 orders.append(CapitalImprovement(railroad=rr.code, amount=budget))
                 budget = 0
-        if rr.bonds > 0 and not self.bad_times and budget > rr.bonds * 2:
+        if milking and rr.issued > 0:
+            reserve = self.rr_params.dividends.reserve_per_mile * self._miles(rr)
+            payout = (unbudgeted + budget + max(0, profit) - reserve) // rr.issued
+            orders[dividend_order] = SetDividend(
+                railroad=rr.code, per_share=min(99, max(dividend, payout))
+            )
+        elif rr.bonds > 0 and not self.bad_times and budget > rr.bonds * 2:
             orders.append(RedeemBonds(railroad=rr.code, amount=rr.bonds))
         return orders
 
@@ -825,7 +853,10 @@ class _Planner:
         if shortfall > 0 and rr.price >= least and self.good_times:
             net_price = max(1, railroad_finance.issue_price(self.scenario, rr))
             shares = min(
-                railroad_finance.max_new_shares(self.scenario, rr) // 2,
+                railroad_finance.max_new_shares(
+                    self.scenario, rr, self.state.climate, self.state.turn
+                )
+                // 2,
                 -(-shortfall // net_price),
             )
             if shares > 0:

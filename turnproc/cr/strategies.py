@@ -103,7 +103,9 @@ def looter(seat: Seat) -> list[Order]:
     ]
     for code in presided:
         rr = seat.state.railroads[code]
-        shares = railroad_finance.max_new_shares(seat.scenario, rr)
+        shares = railroad_finance.max_new_shares(
+            seat.scenario, rr, seat.state.climate, seat.state.turn
+        )
         if shares > 0:
             orders.append(IssueStock(railroad=code, shares=shares))
         bonds = railroad_finance.bond_room(seat.scenario, rr)

@@ -16,6 +16,7 @@ from turnproc.cr.events import Event
 from turnproc.cr.orders import SetDividend
 from turnproc.cr.state import GameState, Railroad
 from turnproc.cr.steps.railroad_finance import (
+    RailroadDebtChanged,
     bond_room,
     interest_up,
     issue_bonds,
@@ -49,6 +50,7 @@ class InsolvencyParams(BaseModel):
     writedown_percent: int
     price_percent: int
     min_price: int
+    call_fall: int  # a turn whose climate falls this many levels calls in short loans
 
 
 class OperationsParams(BaseModel):
@@ -380,12 +382,40 @@ def _random_events(
 # --- 4.11 insolvency ----------------------------------------------------------
 
 
-def _settle_insolvency(ctx: TurnContext, rr: Railroad) -> bool:
-    """4.11 [designed] Cash below zero after operations: a forced short loan, then
-    forced bonds, within the limits; beyond them the railroad is reorganized.
-    Returns True if it was reorganized."""
+def _loan_called(ctx: TurnContext, rr: Railroad) -> bool:
+    """4.11 [designed, issue 12: railroads never failed] In a turn the climate
+    fell `call_fall` levels or more the bank calls in every railroad's short
+    loan after operations: it is repaid from cash, and what cash cannot pay is
+    a deficit the railroad must cover with bonds or be reorganized (the bank
+    lends it nothing new this turn). Returns True if a loan was called."""
+    params = operations_params(ctx.scenario).insolvency
+    if rr.loan <= 0 or ctx.state.climate - ctx.start.climate < params.call_fall:
+        return False
+    amount = rr.loan
+    ctx.transfer(
+        railroad_account(rr.code), BANK, amount, "short loan called", rr.code, overdraft=True
+    )
+    rr.loan = 0
+    ctx.emit(
+        RailroadDebtChanged(
+            railroad=rr.code,
+            position=rr.president,
+            action="loan_called",
+            amount=amount,
+            bonds=rr.bonds,
+            loan=rr.loan,
+        )
+    )
+    return True
+
+
+def _settle_insolvency(ctx: TurnContext, rr: Railroad, short_loan: bool = True) -> bool:
+    """4.11 [designed] Cash below zero after operations: a forced short loan
+    (unless the bank called the loan in this turn), then forced bonds, within
+    the limits; beyond them the railroad is reorganized. Returns True if it
+    was reorganized."""
     deficit = -rr.cash
-    loan = min(deficit, loan_room(ctx.scenario, rr))
+    loan = min(deficit, loan_room(ctx.scenario, rr)) if short_loan else 0
     if loan > 0:
         take_loan(ctx, rr, loan, "loan_forced")
         deficit -= loan
@@ -554,7 +584,8 @@ def _operate(ctx: TurnContext, rr: Railroad, order: tuple[int, SetDividend] | No
     ctx.transfer(account, BANK, interest, "interest", rr.code, overdraft=True)
     event_costs = _random_events(ctx, rr, eff, revenue, draws)
     profit = revenue - expense - interest - event_costs
-    reorganized = rr.cash < 0 and _settle_insolvency(ctx, rr)
+    called = _loan_called(ctx, rr)
+    reorganized = rr.cash < 0 and _settle_insolvency(ctx, rr, short_loan=not called)
     per_share = 0
     if not reorganized and rr.issued > 0:
         per_share = _dividend_rate(ctx, rr, order, profit)
@@ -567,6 +598,7 @@ def _operate(ctx: TurnContext, rr: Railroad, order: tuple[int, SetDividend] | No
         )
     paid = _pay_dividends(ctx, rr, per_share)
     rr.dividend = per_share
+    rr.earnings = _per_share(profit, rr.issued)
     ctx.emit(
         OperationsResult(
             railroad=rr.code,
@@ -582,6 +614,14 @@ def _operate(ctx: TurnContext, rr: Railroad, order: tuple[int, SetDividend] | No
             president=rr.president,
         )
     )
+
+
+def _per_share(amount: int, shares: int) -> int:
+    """9.3 Pft/sh: rounded toward zero, so a loss reads as large as a profit."""
+    if shares <= 0:
+        return 0
+    per = abs(amount) // shares
+    return per if amount >= 0 else -per
 
 
 def paying_shares(state: GameState, rr: Railroad) -> int:
