@@ -124,6 +124,7 @@ class GeneralParams(BaseModel):
     double_track_min_gain: int
     extra_pc_bids: int
     prodigal_minimum_cash: int  # cash from which anyone spends the Prodigal minimum
+    pc_earnings_percent: int  # a PC is worth at least this % of a turn's profit as a railroad
     donation_percent: int
 
 
@@ -221,6 +222,7 @@ class _Planner:
         self.seeking: str | None = None  # a railroad bought into for its presidency
         self.targets: dict[str, int] = {}
         self._towns_cache: dict[str, set[str]] = {}
+        self._worth_cache: dict[str, int] = {}
 
     # -- money ------------------------------------------------------------------
 
@@ -352,8 +354,34 @@ class _Planner:
 
     def _pc_worth(self, code: str) -> int:
         """What a PC is worth to the computer: the stock incorporating it gives
-        (its book value, 3.4), or its list price if more."""
-        return max(pc_asking_price(self.scenario, code), pcs.pc_value(self.scenario, code))
+        (its book value, 3.4), its list price, or `pc_earnings_percent` of what
+        it would earn in a turn as a railroad, whichever is most."""
+        if code not in self._worth_cache:
+            earnings = self._pc_earnings(code) * self.g.pc_earnings_percent // 100
+            self._worth_cache[code] = max(
+                pc_asking_price(self.scenario, code), pcs.pc_value(self.scenario, code), earnings
+            )
+        return self._worth_cache[code]
+
+    def _pc_earnings(self, code: str) -> int:
+        """4.10 One turn's operating profit of the PC incorporated now, in this
+        climate (the operations step's own functions)."""
+        efficiency = self.scenario.section("companies", pcs.CompaniesParams).incorporation
+        rr = Railroad(
+            code=code,
+            number=0,
+            name=code,
+            lines=[code],
+            efficiency=efficiency.efficiency,
+            locomotive=self.state.best_locomotive,
+        )
+        lines = operations.line_revenues(
+            self.scenario, self.state, rr, self.state.climate, self.state.turn
+        )
+        traffic = sum(line.traffic for line in lines)
+        revenue = sum(line.net for line in lines)
+        expense = operations.operating_expense(self.scenario, rr, traffic, rr.efficiency)
+        return max(0, revenue - expense)
 
     def _offer_price(self, code: str) -> int:
         """10.1 Ask for a PC it cannot use: its worth plus the personality's

@@ -2,12 +2,13 @@
 short sales, cornered stocks and splits.
 
 The design (docs/rules/06-stock-market.md) in one paragraph: the price moves
-once a turn, after all trading, by the public's mood (the climate), the
-players' net demand less the new shares the railroad created (dilution is
-supply), the yield of the dividend the railroad earned, its value (earnings
-and book value per share), cornering and seeded noise, within per-turn bounds
-(market.toml). Every trade of the turn is made
-at one price per railroad, the lower of the quoted (start) and the end price.
+once in the market, after all trading, by the public's mood (the climate),
+the players' net demand less the new shares the railroad created (dilution is
+supply), cornering and seeded noise, within per-turn bounds (market.toml); and
+once after operations (`revaluation`), by the yield of the dividend the
+railroad earned and toward its value (earnings and book value per share).
+Every trade of the turn is made at one price per railroad, the lower of the
+quoted (start) and the market's end price.
 So order checking (6.1) can use true worst cases: a buy costs at most the
 quote, a sale brings at least the quote less the largest fall of one turn.
 Buyers are filled from the shares sold and sold short this turn and from the
@@ -530,15 +531,15 @@ def share_value(scenario: Scenario, rr: Railroad) -> int:
 
 def value_percent(params: MarketParams, rr: Railroad, turn: int, value: int) -> int:
     """6.3 Earnings and book value: the price moves a share of the way toward
-    the share's value (`share_value`); a young railroad is not marked down."""
+    the share's value (`share_value`). A young railroad is not marked down,
+    and rises to its full value at once."""
     prices = params.prices
     if rr.price <= 0:
         return 0
+    if turn - rr.founded_turn <= prices.new_railroad_turns:
+        return max(0, _trunc_div((value - rr.price) * 100, rr.price))
     change = _trunc_div((value - rr.price) * prices.value_weight_percent, rr.price)
-    change = max(-prices.value_limit_percent, min(prices.value_limit_percent, change))
-    if change < 0 and turn - rr.founded_turn <= prices.new_railroad_turns:
-        return 0
-    return change
+    return max(-prices.value_limit_percent, min(prices.value_limit_percent, change))
 
 
 def price_change_percent(
@@ -549,21 +550,31 @@ def price_change_percent(
     net_demand: int,
     cornered: bool,
     noise: int,
-    value: int,
 ) -> int:
-    """6.3 One turn's price change in percent, inside the per-turn bounds.
-    `net_demand` counts the new shares the railroad put on the market this
-    turn (issues, PC merger bonuses) as supply; `value` is `share_value`."""
+    """6.3 One turn's market move in percent, inside the per-turn bounds: the
+    public's mood, the players' net demand (counting the new shares the
+    railroad put on the market this turn, issues and PC merger bonuses, as
+    supply), cornering and noise. What the railroad earned and paid moves the
+    price after operations (`revaluation`), when no one can trade on it."""
     prices = params.prices
     mood = prices.mood_percent[min(climate, len(prices.mood_percent) - 1)]
     total = (
         mood
         + demand_percent(params, net_demand, rr.issued)
-        + fundamental_percent(params, rr, turn)
-        + value_percent(params, rr, turn, value)
         + (prices.cornered_percent if cornered else 0)
         + noise
     )
+    return max(-prices.max_fall_percent, min(prices.max_rise_percent, total))
+
+
+def revaluation_percent(params: MarketParams, rr: Railroad, turn: int, value: int) -> int:
+    """6.3 The turn's report moves the price: the earned dividend's yield and
+    the share's value (`share_value`), inside the per-turn bounds — except a
+    young railroad's rise to its value, which no trade can take in between."""
+    prices = params.prices
+    total = fundamental_percent(params, rr, turn) + value_percent(params, rr, turn, value)
+    if turn - rr.founded_turn <= prices.new_railroad_turns:
+        return max(-prices.max_fall_percent, total)
     return max(-prices.max_fall_percent, min(prices.max_rise_percent, total))
 
 
@@ -809,10 +820,7 @@ def _move_prices(
         net = market.bought - market.sold - market.new_shares
         directors = sum(after[code].get(pos, 0) for pos in set(rr.directors))
         cornered = rr.issued > 0 and directors * 100 > rr.issued * params.cornered_percent
-        value = share_value(ctx.scenario, rr)
-        percent = price_change_percent(
-            params, state.climate, rr, state.turn, net, cornered, noise, value
-        )
+        percent = price_change_percent(params, state.climate, rr, state.turn, net, cornered, noise)
         mid = end_price(market.start, demand_clamped(params, net, rr.issued), params)
         rr.price = end_price(market.start, percent, params)
         market.trade_price = min(market.start, rr.price)
@@ -880,6 +888,38 @@ def _force_cover(ctx: TurnContext, pos: int, code: str) -> None:
             forced=True,
         )
     )
+
+
+# --- 6.3 the report moves prices ----------------------------------------------------
+
+
+class StockRevalued(Event):
+    """6.3 The public read the railroad's results: its price moved after operations."""
+
+    kind: Literal["stock_revalued"] = "stock_revalued"
+    railroad: str
+    old_price: int
+    new_price: int
+    value: int  # what a share is worth (`share_value`)
+    news_order: ClassVar[int] = 161
+
+
+def revaluation(ctx: TurnContext) -> None:
+    """6.3 After operations the public reads each railroad's results and its
+    price moves by the yield of the dividend it earned and toward the share's
+    value (earnings, book value) [designed, issue 12: moved into the market
+    step, these were known before trading and every buyer, paying the quote,
+    took a predictable rise]. No one trades at this price move; it counts for
+    loan recalls, splits, net worth and next turn's quote."""
+    params = market_params(ctx.scenario)
+    for code in sorted(ctx.state.railroads):
+        rr = ctx.state.railroads[code]
+        value = share_value(ctx.scenario, rr)
+        percent = revaluation_percent(params, rr, ctx.turn, value)
+        old = rr.price
+        rr.price = end_price(old, percent, params)
+        if rr.price != old:
+            ctx.emit(StockRevalued(railroad=code, old_price=old, new_price=rr.price, value=value))
 
 
 # --- 6.5 splits -------------------------------------------------------------------
