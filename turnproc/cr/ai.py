@@ -332,14 +332,17 @@ class _Planner:
         # The auction gives a bidder no more PCs than his free slots, so he may
         # bid for a few more than that; he must be able to pay for every win.
         bids: list[int] = []
-        for _, code in candidates[: slots + self.g.extra_pc_bids]:
+        for rank, (_, code) in enumerate(candidates[: slots + self.g.extra_pc_bids]):
             company = self.state.pcs[code]
             asking = company.asking_price
             if company.status == "owned":
                 # The owner may raise an offered PC's price 20% this turn (10.1).
                 asking = asking * (100 + self.max_raise) // 100
             worth = self._pc_worth(code)
+            # The PC it wants most gets its whole premium; the others a random part.
             keen = self.rand.randint(0, self.persona.pc_premium_percent)
+            if rank == 0:
+                keen = self.persona.pc_premium_percent
             if asking > worth * (100 + self.persona.pc_premium_percent) // 100:
                 continue  # an owner asking more than it is worth to anyone
             ceiling = budget - sum(sorted(bids, reverse=True)[: slots - 1])
