@@ -274,8 +274,13 @@ def results_markdown(summary: dict[str, Any], figures: list[str], folder: str, o
         "| ... per turn the climate fell 4+ levels (panic) / 1-3 levels / did not fall | "
         f"3-4 in a bad turn | {_recalls_per_fall(s, 4, 8)} / {_recalls_per_fall(s, 1, 3)} / "
         f"{_recalls_per_fall(s, 0, 0)} |",
+        "| ... per turn the climate fell 2-3 levels (not a panic) | some (issue 12) | "
+        f"{_recalls_per_fall(s, 2, 3)} |",
         "| ... share of recalls in turns the climate fell | most | "
         f"{_fmt(s['loan_recalls_share_in_falls'])} |",
+        "| Railroad reorganizations per game / games with one | in a third of games or more "
+        f"(issue 12) | {_fmt(s.get('reorganizations_per_game'))} / "
+        f"{_fmt(s.get('games_with_reorganization'))} |",
         f"| Bankruptcies per game / games with one | no spiral | "
         f"{_fmt(s['bankruptcies_per_game'])} / {s['games_with_bankruptcy']} |",
         f"| Games ended by the rules / mean last turn / earliest | 21+, mean about 24 | "

@@ -358,6 +358,9 @@ def aggregate(results: list[GameStats]) -> dict[str, Any]:
     falls = [r.loan_recalls for g in played for r in g.history if r.climate > r.climate_start]
     others = [r.loan_recalls for g in played for r in g.history if r.climate <= r.climate_start]
     bankrupt = [sum(r.bankruptcies for r in g.history) for g in played]
+    reorganized = [
+        sum(r.events.get("railroad_reorganized", 0) for r in g.history) for g in played
+    ]
     by_turn: dict[int, dict[str, float]] = {}
     for turn in range(1, max((r.turn for g in played for r in g.history), default=0) + 1):
         records = [r for g in played for r in g.history if r.turn == turn]
@@ -434,6 +437,8 @@ def aggregate(results: list[GameStats]) -> dict[str, Any]:
         "loan_recalls_by_climate_fall": _recalls_by_fall(played),
         "bankruptcies_per_game": round(sum(bankrupt) / len(played), 2) if played else None,
         "games_with_bankruptcy": sum(1 for b in bankrupt if b),
+        "reorganizations_per_game": round(sum(reorganized) / len(played), 2) if played else None,
+        "games_with_reorganization": sum(1 for n in reorganized if n),
         "winners_by_personality": {c: dict(sorted(v.items())) for c, v in winners.items()},
         "vp_mean_by_personality": {
             p: {c: round(sum(v) / len(v), 1) for c, v in sorted(cats.items())}
