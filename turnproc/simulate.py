@@ -358,9 +358,7 @@ def aggregate(results: list[GameStats]) -> dict[str, Any]:
     falls = [r.loan_recalls for g in played for r in g.history if r.climate > r.climate_start]
     others = [r.loan_recalls for g in played for r in g.history if r.climate <= r.climate_start]
     bankrupt = [sum(r.bankruptcies for r in g.history) for g in played]
-    reorganized = [
-        sum(r.events.get("railroad_reorganized", 0) for r in g.history) for g in played
-    ]
+    reorganized = [sum(r.events.get("railroad_reorganized", 0) for r in g.history) for g in played]
     by_turn: dict[int, dict[str, float]] = {}
     for turn in range(1, max((r.turn for g in played for r in g.history), default=0) + 1):
         records = [r for g in played for r in g.history if r.turn == turn]
