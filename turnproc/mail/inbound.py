@@ -37,7 +37,7 @@ from email.utils import parseaddr
 from pathlib import Path
 
 from sqlalchemy import Engine
-from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from turnproc.core.errors import TurnprocError
@@ -232,6 +232,10 @@ def _process(
                 session, submission_id, raw, head, received_at, moderator, synthetic, message_id
             )
             return reader.run(origin)
+    except OperationalError:
+        # The database, not the message: it stays "received" for the next run,
+        # and the command line says what failed (exit 75).
+        raise
     except Exception as exc:  # any failure: the raw message stays, the moderator hears
         detail = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
         with transaction(engine) as session:
@@ -440,6 +444,7 @@ class _Reader:
         pdf: bytes | None = None,
         pdf_name: str | None = None,
         json_attachment: str | None = None,
+        report_id: int | None = None,
     ) -> None:
         repo.queue_mail(
             self.session,
@@ -456,6 +461,7 @@ class _Reader:
             pdf_name=pdf_name,
             json_attachment=json_attachment,
             in_reply_to=self.in_reply_to,
+            report_id=report_id,
         )
 
     def _refuse(self, reason: str, hint: str, *, answer_anyone: bool) -> IngestOutcome:
@@ -655,11 +661,16 @@ class _Reader:
         turn = int(wanted) if wanted else game.current_turn - 1
         position = player.position
         report = repo.get_report(self.session, game.id, turn, position) if turn >= 1 else None
+        # A report's PDF may be kept by its digest only: the sender finds the
+        # report (by game, turn and position, or the welcome's `report_id`)
+        # and renders it again.
         if report is not None:
             subject = f"[{game.name}] Turn {turn} report (again): position {position}"
             body, pdf = report.text, report.pdf
             data: str | None = report.json
             name = f"{game.name}-turn-{turn}-position-{position}.pdf"
+            report_id: int | None = None
+            has_pdf = pdf is not None or report.pdf_sha256 is not None
         else:
             welcome = self._welcome(game, position) if turn < 1 else None
             if welcome is None:
@@ -667,6 +678,8 @@ class _Reader:
             subject = f"{welcome.subject} (again)"
             body, pdf, data = welcome.body, welcome.pdf, welcome.json_attachment
             name = welcome.pdf_name or f"{game.name}-start.pdf"
+            report_id = welcome.report_id
+            has_pdf = welcome.pdf_name is not None
         self._reply(
             subject,
             body,
@@ -675,8 +688,9 @@ class _Reader:
             position=position,
             turn=turn,
             pdf=pdf,
-            pdf_name=name if pdf else None,
+            pdf_name=name if has_pdf else None,
             json_attachment=data,
+            report_id=report_id,
         )
         repo.log_action(
             self.session,
