@@ -198,25 +198,44 @@ def test_a_standing_order_fits_any_move_and_is_carried_out_at_once(world: World)
     assert world.outbox(kind="your-move")[-1].to_address == SEATS[3][0]
 
 
-def test_the_clock_reminds_then_passes_or_tells_the_moderator(world: World) -> None:
+def test_the_clock_reminds_then_passes_or_plays_for_the_player(world: World) -> None:
     with transaction(world.engine) as session:
         assert sequential.tick(session, NOW + timedelta(hours=30), MODERATOR) == []
         assert sequential.tick(session, NOW + timedelta(hours=37), MODERATOR) == [
             f"{NAME}: player 3 reminded"
         ]
-        # A draft must buy: no pass, no computer player yet: the moderator is told.
+        # A draft must buy: no pass; the computer player buys for him.
         done = sequential.tick(session, NOW + timedelta(hours=49), MODERATOR)
-        assert "the moderator is told" in done[0]
-        assert sequential.tick(session, NOW + timedelta(hours=50), MODERATOR) == []
+        assert done and "player 3 missed his move; the computer moved for him: BID" in done[0]
     assert world.outbox(to=SEATS[3][0], kind="reminder")
-    assert world.outbox(to=MODERATOR, kind="alert")
-    _to_stock_round(world)
+    assert "Your move was missed" in world.outbox(to=SEATS[3][0], kind="notice")[-1].subject
+    assert world.outbox(kind="your-move")[-1].to_address == SEATS[2][0]
+    assert world.to_move() == 2
+    for position, order in ((2, "BID M&O 70"), (1, "BID AGS 30")):
+        assert world.mail(position, order).verdict == "accepted"
     with transaction(world.engine) as session:
         due = store.load(session, NAME).row.move_due
         assert due is not None
         done = sequential.tick(session, due + timedelta(minutes=1), MODERATOR)
     assert done == [f"{NAME}: player 1 missed his move; passed for him: PASS (pass)"]
     assert world.to_move() == 2
+
+
+def test_a_missed_move_nobody_can_make_goes_to_the_moderator(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dataclasses import replace
+
+    from turnproc.games import G18XX, SEQUENTIAL
+
+    monkeypatch.setitem(SEQUENTIAL, G18XX.name, replace(G18XX, computer_move=lambda: None))
+    with transaction(world.engine) as session:
+        done = sequential.tick(session, NOW + timedelta(hours=49), MODERATOR)
+        assert "the moderator is told" in done[0]
+        assert sequential.tick(session, NOW + timedelta(hours=50), MODERATOR) == []
+    alert = world.outbox(to=MODERATOR, kind="alert")
+    assert len(alert) == 1 and "turnproc 18xx move ms1 --player 3" in alert[0].body
+    assert world.to_move() == 3
 
 
 def test_stored_moves_replay_byte_identically_and_export(world: World) -> None:

@@ -15,7 +15,6 @@ there is no turn to resolve at a deadline; each submission carries actions
 of the player who is to move, applied at once (turnproc/sequential.py).
 """
 
-import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +24,7 @@ from turnproc.core.ledger import LedgerEntry
 from turnproc.cr import ai, invariants, resolve, setup
 from turnproc.cr.orders import PlayerOrders
 from turnproc.cr.resolve import TurnResult
-from turnproc.cr.state import GameState
+from turnproc.cr.state import GameState, RecordHolder
 from turnproc.cr.steps import victory
 from turnproc.scenario.model import Scenario
 
@@ -39,8 +38,11 @@ class GameFamily:
     resolve_turn: Callable[[Scenario, GameState, Mapping[int, PlayerOrders]], TurnResult]
     computer_orders: Callable[[Scenario, GameState, int], PlayerOrders]
     turn_problems: Callable[[GameState, GameState, list[LedgerEntry]], list[str]]
-    # 11.3 A new game starts with the records of the games that ended before it.
-    carry_records: Callable[[Scenario, GameState, list[GameState]], GameState]
+    # 11.3 A new game starts with the records of the games that ended before
+    # it, kept as rows (category, score, character, game): `carry_records`
+    # puts them in a new game's state, `add_records` folds a final state in.
+    carry_records: Callable[[GameState, list[dict[str, Any]]], GameState]
+    add_records: Callable[[Scenario, list[dict[str, Any]], GameState], list[dict[str, Any]]]
     # Starts rendering a turn's reports and returns at once (an object whose
     # result() waits for them). Imported on first use: rendering pulls in
     # ReportLab, which intake and the engine's users do not need.
@@ -57,12 +59,16 @@ def _cr_turn_problems(start: GameState, end: GameState, ledger: list[LedgerEntry
     return invariants.money_problems(start, end, ledger) + invariants.share_problems(end)
 
 
-def _cr_carry_records(scenario: Scenario, state: GameState, ended: list[GameState]) -> GameState:
+def _cr_carry_records(state: GameState, records: list[dict[str, Any]]) -> GameState:
+    return state.model_copy(update={"records": [RecordHolder(**r) for r in records]})
+
+
+def _cr_add_records(
+    scenario: Scenario, records: list[dict[str, Any]], final: GameState
+) -> list[dict[str, Any]]:
     params = victory.victory_params(scenario).game_end
-    records = list(state.records)
-    for final in ended:
-        records = victory.merge_records(records, final.records, params)
-    return state.model_copy(update={"records": records})
+    merged = victory.merge_records([RecordHolder(**r) for r in records], final.records, params)
+    return [r.model_dump() for r in merged]
 
 
 def _cr_report_renderer() -> Callable[..., Any]:
@@ -78,6 +84,7 @@ CONTINENTAL_RAILS = GameFamily(
     computer_orders=ai.computer_orders,
     turn_problems=_cr_turn_problems,
     carry_records=_cr_carry_records,
+    add_records=_cr_add_records,
     report_renderer=_cr_report_renderer,
 )
 
@@ -91,32 +98,37 @@ class SequentialFamily:
     name: str
     titles: Mapping[str, str]  # `game new --scenario` name -> the engine's title
     options: Mapping[str, Mapping[str, tuple[str, ...]]]  # title -> option -> allowed values
-    # The family's computer player: (game, player) -> order text, or None while
-    # the family has none. Imported on first use.
-    computer_move: Callable[[], Callable[[Any, int], str] | None]
-    # The report of a position for one player: (game, player) -> (PDF bytes,
-    # JSON text), attached to "your move" mails and round notices; None while
-    # the family has none. Imported on first use (ReportLab).
+    # The family's computer player, imported on first use: (game, player, seed,
+    # move number) -> one order line; raises RuntimeError when it finds none.
+    # None for a family that has no computer player.
+    computer_move: Callable[[], Callable[[Any, int, int, int], str] | None]
+    # The position as one player sees it, as (PDF bytes, JSON text), attached
+    # to "your move" mails. Imported on first use (ReportLab).
     move_report: Callable[[], Callable[[Any, int], tuple[bytes, str]] | None]
 
 
-def _hook(module: str, name: str) -> Any:
-    """`module.name`, or None while that module or name does not exist."""
-    try:
-        found = importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name is not None and module.startswith(exc.name):
-            return None  # the module itself is missing, not one it imports
-        raise
-    return getattr(found, name, None)
+def _g18xx_computer() -> Callable[[Any, int, int, int], str]:
+    from turnproc.families.g18xx import ai
+
+    return ai.next_order
+
+
+def _g18xx_report() -> Callable[[Any, int], tuple[bytes, str]]:
+    from turnproc.families.g18xx.report import build_report, render_json, render_pdf
+
+    def render(game: Any, player: int) -> tuple[bytes, str]:
+        report = build_report(game, player)
+        return render_pdf(report), render_json(report)
+
+    return render
 
 
 G18XX = SequentialFamily(
     name="18xx",
     titles={"18ms": "18MS", "18ga": "18GA"},
     options={"18MS": {"edition": ("1.0", "18xx.games")}},
-    computer_move=lambda: _hook("turnproc.families.g18xx.ai", "computer_move"),
-    move_report=lambda: _hook("turnproc.families.g18xx.report", "move_report"),
+    computer_move=_g18xx_computer,
+    move_report=_g18xx_report,
 )
 
 SEQUENTIAL: dict[str, SequentialFamily] = {G18XX.name: G18XX}

@@ -770,7 +770,10 @@ def _missed(session: Session, name: str, now: datetime, moderator: str | None) -
     if receipt is None or receipt.refused is not None:
         family = family_of_game(game_row)
         computer = family.computer_move() if family is not None else None
-        text = computer(game, to_move) if computer is not None else None
+        try:
+            text = computer(game, to_move, game_row.seed, game_row.current_turn) if computer else ""
+        except RuntimeError:  # the computer player found no legal move
+            text = ""
         receipt = apply_orders(game, to_move, text) if text else None
         how = "the computer moved for"
     if receipt is None or receipt.refused is not None or not receipt.actions:
