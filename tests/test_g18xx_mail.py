@@ -104,6 +104,9 @@ def test_a_move_is_applied_at_once_and_the_next_player_is_told(world: World) -> 
     first = world.outbox(kind="your-move")
     assert [m.to_address for m in first] == [SEATS[3][0]]  # 18MS: the draft starts with the last
     assert "TURNSHEET game: ms1 turn: 1 player: 3 secret: ________" in first[0].body
+    # The family's report of the position rides along: the PDF and its JSON.
+    assert first[0].pdf is not None and first[0].pdf.startswith(b"%PDF")
+    assert first[0].json_attachment is not None and json.loads(first[0].json_attachment)
 
     out = world.mail(3, "BID AGS 30")
     assert out.verdict == "accepted" and out.answered

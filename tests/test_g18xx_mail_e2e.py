@@ -25,7 +25,16 @@ from turnproc.cli import main
 from turnproc.families.g18xx.replay import standing_actions
 from turnproc.families.g18xx.titles.load import new_game
 
-from .mail_players import MODERATOR, Client, as_attachment, as_html_only, as_quoted_reply, body_text
+from .mail_players import (
+    MODERATOR,
+    Client,
+    as_attachment,
+    as_html_only,
+    as_quoted_reply,
+    attachment,
+    body_text,
+    pdf_text,
+)
 from .mailservers import MailWorld
 
 GAME = "ms-e2e"
@@ -140,6 +149,7 @@ def test_an_18ms_game_played_by_mail_to_its_end(
     for index in range(first_lay + 1):
         seat, orders = mails[index]
         mail = your_move(seat, move)
+        assert pdf_text(attachment(mail, ".pdf")) and json.loads(attachment(mail, ".json"))
         if index == first_lay:
             # An illegal tile lay: refused with its reason, nothing applied.
             sent = clients[seat].send(as_quoted_reply(mail, _filled(mail, seat, "LAY 9 E11 0")))
