@@ -41,6 +41,7 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from turnproc.core.errors import TurnprocError
+from turnproc.core.text import clean, for_terminal, skeleton
 from turnproc.cr.events import Announcement
 from turnproc.intake.auth import FAILURE_WINDOW, failure_decision, verify_secret
 from turnproc.intake.errors import SheetTooLarge, TurnsheetError
@@ -49,9 +50,10 @@ from turnproc.intake.submit import submit_sheet
 from turnproc.intake.turnsheet import parse_turnsheet
 from turnproc.intake.vocabulary import Vocabulary
 from turnproc.mail.classify import silence_reason
+from turnproc.mail.guard import BudgetExceeded, bound_headers, within_budget
 from turnproc.store import repository as repo
 from turnproc.store.db import transaction
-from turnproc.store.models import Game, OutboxMessage, Player
+from turnproc.store.models import Game, OutboxMessage, Player, Submission
 
 GUIDE = Path(__file__).resolve().parent.parent.parent / "docs" / "turnsheet.md"
 SYNTHETIC_DOMAIN = "sha256.turnproc.invalid"
@@ -62,6 +64,10 @@ HELP_ANSWERS_PER_DAY = 3
 # STANDBY game: NAME leave (or remove, off, withdraw): off the standby list.
 STANDBY_LEAVE_WORDS = frozenset({"leave", "remove", "off", "withdraw"})
 RESUME_AFTER = timedelta(minutes=10)
+# A message whose processing is cut short (killed by the budget, or the whole
+# process dying) this many times is quarantined instead of tried again.
+MAX_ATTEMPTS = 2
+RETRIED = ("error", "received", "quarantined")
 
 _COMMAND_RE = re.compile(
     r"^[\s*_]*(help|resend|press|announce|announcement|standby)\b[\s:]*(.*)$", re.IGNORECASE
@@ -133,7 +139,7 @@ def ingest(
     `on_stored` runs once the message is safely stored (a source's
     acknowledgement: mark it seen, file it); `moderator` is the address that
     hears of failures."""
-    head = _headers(incoming_raw)
+    head = _headers(bound_headers(incoming_raw).raw)
     message_id, synthetic = _message_id(head, incoming_raw)
     sender = _address(_header(head, "From"))
     try:
@@ -163,7 +169,7 @@ def ingest(
             + ack_problem,
             answered=False,
         )
-    outcome = _process(engine, stored, incoming_raw, now, moderator, synthetic, origin)
+    outcome = _attempt(engine, stored, incoming_raw, now, moderator, synthetic, origin)
     if ack_problem:
         return dataclasses.replace(outcome, detail=outcome.detail + ack_problem)
     return outcome
@@ -176,31 +182,47 @@ def resume_pending(
     stopped between storing and answering)."""
     with transaction(engine) as session:
         ids = [row.id for row in repo.pending_submissions(session, now - RESUME_AFTER)]
-    return retry(engine, ids, moderator=moderator)
+    return retry(engine, ids, moderator=moderator, by_moderator=False)
 
 
 def retry(
-    engine: Engine, submission_ids: list[int], *, moderator: str | None = None
+    engine: Engine,
+    submission_ids: list[int],
+    *,
+    moderator: str | None = None,
+    by_moderator: bool = True,
 ) -> list[IngestOutcome]:
     """Process stored messages again: those that failed ("error") once the cause
-    is fixed, or that were never processed ("received"). Each keeps its
-    arrival time, so a sheet that arrived before the deadline still counts."""
+    is fixed, that were quarantined, or that were never processed ("received").
+    Each keeps its arrival time, so a sheet that arrived before the deadline
+    still counts. `by_moderator`: the moderator asked (`mail retry`), so a
+    quarantined message gets one more attempt under the same budget."""
     outcomes = []
     for submission_id in submission_ids:
         with transaction(engine) as session:
             row = repo.get_submission(session, submission_id)
             if row is None:
                 raise TurnprocError(f"no stored message #{submission_id}")
-            if row.verdict not in ("error", "received"):
+            if row.verdict not in RETRIED:
                 raise TurnprocError(
                     f"message #{submission_id} was processed already ({row.verdict}); "
-                    "only messages that failed or were never processed are retried"
+                    "only messages that failed, were quarantined or were never processed "
+                    "are retried"
                 )
             raw, received_at = row.raw or b"", row.received_at
-        _, synthetic = _message_id(_headers(raw), raw)
+        _, synthetic = _message_id(_headers(bound_headers(raw).raw), raw)
         origin = f"stored:{submission_id}"
         outcomes.append(
-            _process(engine, submission_id, raw, received_at, moderator, synthetic, origin)
+            _attempt(
+                engine,
+                submission_id,
+                raw,
+                received_at,
+                moderator,
+                synthetic,
+                origin,
+                by_moderator=by_moderator,
+            )
         )
     return outcomes
 
@@ -213,6 +235,90 @@ def _acknowledge(on_stored: Callable[[], None] | None) -> str:
     except Exception as exc:  # the message is stored; a repeat is a duplicate
         return f" (acknowledging it to the mailbox failed: {type(exc).__name__}: {exc})"
     return ""
+
+
+def _attempt(
+    engine: Engine,
+    submission_id: int,
+    raw: bytes,
+    received_at: datetime,
+    moderator: str | None,
+    synthetic: bool,
+    origin: str,
+    *,
+    by_moderator: bool = False,
+) -> IngestOutcome:
+    """One attempt at processing a stored message, within the per-message
+    budget (turnproc/mail/guard.py). The attempt is counted (committed) before
+    it starts, so even a crash of this whole process counts; a message cut
+    short MAX_ATTEMPTS times is quarantined and the moderator told once."""
+    with transaction(engine) as session:
+        row = session.get(Submission, submission_id, with_for_update=True)
+        if row is None:
+            raise TurnprocError(f"no stored message #{submission_id}")
+        if row.attempts >= MAX_ATTEMPTS and not by_moderator:
+            return _quarantine(session, row, moderator, origin, "cut short twice before")
+        row.attempts += 1
+        attempts = row.attempts
+        message_id = row.message_id or ""
+    bounded = bound_headers(raw).raw
+    try:
+        return within_budget(
+            lambda: _process(
+                engine, submission_id, bounded, received_at, moderator, synthetic, origin
+            ),
+            before=lambda: engine.dispose(close=False),
+        )
+    except BudgetExceeded as exc:
+        reason = f"processing was cut short: {exc.reason}"
+        if attempts >= MAX_ATTEMPTS or by_moderator:
+            with transaction(engine) as session:
+                row = session.get(Submission, submission_id, with_for_update=True)
+                assert row is not None
+                return _quarantine(session, row, moderator, origin, reason)
+        return IngestOutcome(
+            origin=origin,
+            message_id=message_id,
+            submission_id=submission_id,
+            verdict="received",
+            detail=f"{reason}; tried once more by a run {RESUME_AFTER} from now, "
+            "then quarantined",
+            answered=False,
+        )
+
+
+def _quarantine(
+    session: Session, row: Submission, moderator: str | None, origin: str, reason: str
+) -> IngestOutcome:
+    """Set a message aside for good: never processed again by `mail ingest`;
+    the moderator is told once (the alert's key is the submission's)."""
+    row.verdict = "quarantined"
+    row.receipt = f"quarantined: {reason}"
+    alert = _alert(
+        session,
+        moderator,
+        key=f"alert/quarantined/{row.id}",
+        subject=f"turnproc: message #{row.id} quarantined",
+        body=(
+            f"Message {for_terminal(row.message_id or '?')} from "
+            f"{for_terminal(row.sender or '?')} is stored as submission #{row.id}. Its "
+            f"processing was cut short {row.attempts} time(s) ({reason}); it is set aside "
+            "and not read again, so new mail goes on being processed. Nothing was "
+            "answered.\n\nIf it holds orders, look at it and submit them by hand "
+            "(turnproc orders submit --sender), or give it one more try with "
+            f"`turnproc mail retry {row.id}`.\n"
+        ),
+        now=row.received_at,
+    )
+    return IngestOutcome(
+        origin=origin,
+        message_id=row.message_id or "",
+        submission_id=row.id,
+        verdict="quarantined",
+        detail=f"quarantined: {reason}",
+        answered=False,
+        alert=alert,
+    )
 
 
 def _process(
@@ -232,6 +338,8 @@ def _process(
                 session, submission_id, raw, head, received_at, moderator, synthetic, message_id
             )
             return reader.run(origin)
+    except MemoryError:
+        raise  # the budget's: counted as an attempt cut short
     except Exception as exc:  # any failure: the raw message stays, the moderator hears
         detail = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
         with transaction(engine) as session:
