@@ -25,10 +25,14 @@ def upgrade() -> None:
     with op.batch_alter_table("players", schema=None) as batch_op:
         batch_op.add_column(sa.Column("secret_locked_at", sa.DateTime(timezone=True)))
         batch_op.add_column(sa.Column("unlock_hash", sa.String(length=300)))
+        batch_op.add_column(
+            sa.Column("wrong_secrets", sa.Integer(), server_default="0", nullable=False)
+        )
 
 
 def downgrade() -> None:
     with op.batch_alter_table("players", schema=None) as batch_op:
+        batch_op.drop_column("wrong_secrets")
         batch_op.drop_column("unlock_hash")
         batch_op.drop_column("secret_locked_at")
     with op.batch_alter_table("submissions", schema=None) as batch_op:

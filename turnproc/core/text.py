@@ -6,6 +6,8 @@
   display text in another order than it is stored.
 - `for_terminal`: any character that is not printable shown as an escape
   (`\\x1b`), for lines printed to the moderator's terminal.
+- `neutralised`: player text that a report prints, never readable as a
+  turnsheet header line.
 - `skeleton`: a name reduced to what it looks like (Unicode TR #39's
   skeleton, with a table of the confusables that matter for names written
   in Latin letters: Cyrillic and Greek look-alikes, digits, `rn` for `m`),
@@ -76,6 +78,7 @@ _CONFUSABLES = str.maketrans(
     }
 )
 _MULTI = (("rn", "m"), ("vv", "w"), ("cl", "d"))
+_SHEET_WORD = re.compile(r"turn(\s?)sheet", re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
 
 
@@ -108,3 +111,10 @@ def skeleton(name: str) -> str:
         text = text.replace(many, one)
     text = "".join(ch for ch in text if ch.isalnum() or ch.isspace())
     return _SPACES.sub(" ", text).strip()
+
+
+def neutralised(text: str) -> str:
+    """Player text (an announcement) that no line of a report printing it can
+    be read as a turnsheet header, however the report wraps it: the word
+    "turnsheet" is written "turn-sheet" (a header must say TURNSHEET)."""
+    return _SHEET_WORD.sub(lambda m: m.group(0)[:4] + "-" + m.group(0)[-5:], text)

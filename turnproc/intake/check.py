@@ -661,11 +661,16 @@ class Evaluation:
 
 
 def evaluate(
-    text: str, state: GameState, scenario: Scenario, vocabulary: Vocabulary | None = None
+    text: str,
+    state: GameState,
+    scenario: Scenario,
+    vocabulary: Vocabulary | None = None,
+    prefer: frozenset[int] = frozenset(),
 ) -> Evaluation:
-    """10 Parse a turnsheet and check its orders against `state` (raises only SheetTooLarge)."""
+    """10 Parse a turnsheet and check its orders against `state` (raises only SheetTooLarge).
+    `prefer`: the sender's positions (see `parse_turnsheet`)."""
     vocab = vocabulary or Vocabulary.from_scenario(scenario, state)
-    sheet = parse_turnsheet(text, vocab)
+    sheet = parse_turnsheet(text, vocab, prefer)
     if sheet.header is None or not 1 <= sheet.header.position <= len(state.tycoons):
         return Evaluation(sheet, None)
     return Evaluation(sheet, check_orders(state, scenario, sheet.header.position, sheet.lines))

@@ -1,5 +1,10 @@
 """The text of a turnsheet in an email: `text_from_message(raw) -> str`.
 
+The text comes back cleaned (`turnproc.core.text.clean`): no control
+characters but line breaks and tabs, no bidi overrides or zero-width
+characters, so nothing a player writes can reach a receipt, a report or the
+moderator's terminal as an escape sequence.
+
 Pure (bytes in, text out) so the mail intake and `turnproc orders submit`
 share it. Preference: the text/plain part holding a turnsheet header, else a
 .txt attachment holding one, else the HTML part converted to text, else any
@@ -16,6 +21,7 @@ from email.utils import getaddresses, parseaddr
 
 import html2text
 
+from turnproc.core.text import clean
 from turnproc.intake.errors import NoTextFound, SheetTooLarge
 
 MAX_MESSAGE_BYTES = 2 * 1024 * 1024  # a turnsheet mail is a few KB; attachments are not read
@@ -175,10 +181,10 @@ def text_from_message(raw: bytes) -> str:
     for candidates in (plain, attached, html):
         for text in candidates:
             if _SHEET.search(text):
-                return text
+                return clean(text)
     for text in (*plain, *html, *attached):
         if text.strip():
-            return text
+            return clean(text)
     raise NoTextFound(
         "the message holds no text",
         hint="send the turnsheet as plain text in the body of the mail",
@@ -193,4 +199,4 @@ def sheet_text(data: bytes) -> str:
         raise SheetTooLarge(f"the sheet is {len(data) // 1024} KB; a turnsheet is a few KB")
     if b"\x00" in data[:65536]:
         raise NoTextFound("the file is binary, not a turnsheet", hint="send plain text")
-    return data.decode("utf-8", errors="replace").replace("\x00", "")
+    return clean(data.decode("utf-8", errors="replace"))

@@ -50,7 +50,9 @@ _HEADER_FIELD_RE = re.compile(
 _END_RE = re.compile(r"^[\W_]*end(\s+(of\s+)?turn\s?sheet)?[\W_]*$", re.IGNORECASE)
 _WROTE_RE = re.compile(r"^(on\b.{0,300}\bwrote:|-{2,}\s*original message\s*-{2,})\s*$", re.I)
 _DECORATION_RE = re.compile(r"^[\s=*_~+.:|-]*$")
-_AMOUNT_RE = re.compile(r"^\$?(\d{1,3}(?:,\d{3})+|\d+)(?:\.0+)?\$?$")
+# ASCII digits only ("²" and "③" are digits to Python, not to a ledger), and
+# few enough that int() stays cheap and within its limit on digits.
+_AMOUNT_RE = re.compile(r"^\$?([0-9]{1,3}(?:,[0-9]{3}){1,4}|[0-9]{1,15})(?:\.0+)?\$?$")
 _BLANK_RE = re.compile(r"^[_?.]+$")
 
 PERSONAL = "personal"
@@ -244,28 +246,43 @@ def _is_header(content: str) -> bool:
     return len(keys) >= 2
 
 
-def _sheet_lines(text: str) -> tuple[list[tuple[int, str]], int]:
+def _sheet_lines(
+    text: str, prefer: frozenset[int] = frozenset()
+) -> tuple[list[tuple[int, str]], int]:
     """The lines that may belong to the turnsheet (number, text) and the header's number.
 
-    The sheet starts at the first header at the shallowest quote depth, and
-    is read from the lines at that depth or shallower: a reply that quotes
-    the blank sheet and also carries a filled-in one is read from the
-    filled-in one; a sheet filled in inside the quoted text is read there,
-    together with any orders typed unquoted between its lines.
+    The sheet starts at the best header: one naming a position of `prefer`
+    (the sender's), then one whose secret is filled in, then the shallowest
+    quote depth, then the first. It is read from the lines at that depth or
+    shallower: a reply that quotes the blank sheet and also carries a
+    filled-in one is read from the filled-in one; a sheet filled in inside
+    the quoted text is read there, together with any orders typed unquoted
+    between its lines. A header-like line quoted from a report (text another
+    player wrote) loses to the player's own sheet.
     """
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     unquoted = [_unquote(line) for line in lines]
-    header_at: int | None = None
-    for index, (depth, content) in enumerate(unquoted):
-        if (header_at is None or depth < unquoted[header_at][0]) and _is_header(content):
-            header_at = index
-            if depth == 0:
-                break
-    if header_at is None:
+    candidates = [i for i, (_, content) in enumerate(unquoted) if _is_header(content)]
+    if not candidates:
         return [], 0
+    header_at = min(candidates, key=lambda i: _header_rank(unquoted[i], prefer, i))
     depth = unquoted[header_at][0]
     kept = [(i + 1, content) for i, (d, content) in enumerate(unquoted) if d <= depth]
     return kept, header_at + 1
+
+
+def _header_rank(line: tuple[int, str], prefer: frozenset[int], index: int) -> tuple[int, ...]:
+    depth, content = line
+    values: dict[str, str] = {}
+    for match in _HEADER_FIELD_RE.finditer(content[:MAX_LINE_CHARS]):
+        key = match.group(1).lower()
+        key = {"position": "player", "pos": "player", "password": "secret"}.get(key, key)
+        values.setdefault(key, match.group(2))
+    number = values.get("player", "")
+    mine = number.isascii() and number.isdigit() and len(number) < 6 and int(number) in prefer
+    secret = values.get("secret", "")
+    filled = bool(secret) and not _BLANK_RE.match(secret)
+    return (0 if mine else 1, 0 if filled else 1, depth, index)
 
 
 def _parse_header(line_no: int, text: str, errors: list[TurnsheetError]) -> SheetHeader | None:
@@ -284,7 +301,7 @@ def _parse_header(line_no: int, text: str, errors: list[TurnsheetError]) -> Shee
     for key in ("turn", "player"):
         value = values.get(key, "")
         if value and not _BLANK_RE.match(value):
-            if value.isdigit() and len(value) < 6:
+            if value.isascii() and value.isdigit() and len(value) < 6:
                 numbers[key] = int(value)
             else:
                 problems.append(f"the {key} {value!r} is not a number")
@@ -307,14 +324,17 @@ def _parse_header(line_no: int, text: str, errors: list[TurnsheetError]) -> Shee
     )
 
 
-def parse_turnsheet(text: str, vocabulary: Vocabulary) -> ParsedSheet:
-    """10 Read a turnsheet. Raises only `SheetTooLarge`; every other problem is listed."""
+def parse_turnsheet(
+    text: str, vocabulary: Vocabulary, prefer: frozenset[int] = frozenset()
+) -> ParsedSheet:
+    """10 Read a turnsheet. Raises only `SheetTooLarge`; every other problem is listed.
+    `prefer`: the sender's positions, whose header wins over others."""
     if len(text) > MAX_SHEET_CHARS:
         raise SheetTooLarge(
             f"the message is {len(text) // 1024} KB long; a turnsheet is a few KB",
             hint="send only the filled-in turnsheet as plain text, without attachments",
         )
-    lines, header_no = _sheet_lines(text)
+    lines, header_no = _sheet_lines(text, prefer)
     if not lines:
         sheet = ParsedSheet(header=None)
         sheet.errors.append(
@@ -768,7 +788,7 @@ def _rr_amount(cls: Callable[..., o.Order]) -> _Builder:
 
 def _b_spy(line: _Line, args: list[str], railroad: str | None, rest: str) -> o.Order:
     token = _one(line, args, "player number or railroad")
-    if token.isdigit():
+    if token.isascii() and token.isdigit():
         return o.SpyOnPlayer(target=_amount(line, token, "player number", 1, line.vocab.positions))
     return o.SpyOnRailroad(railroad=_route(line, token, "PC", "railroad"))
 

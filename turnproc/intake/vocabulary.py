@@ -56,8 +56,8 @@ class Vocabulary:
 
     def code(self, token: str) -> str | None:
         """The route code written as `token` (its code in any case, or its number)."""
-        if token.isdigit():
-            return self.numbers.get(int(token))
+        if token.isascii() and token.isdigit():
+            return self.numbers.get(int(token)) if len(token) <= 6 else None
         return self._upper.get(token.upper())
 
     def codes_of_kind(self, kind: str | None) -> list[str]:

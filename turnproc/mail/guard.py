@@ -165,8 +165,8 @@ def within_budget(
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
         what = {
-            signal.SIGXCPU: f"more than {cpu_seconds} s of CPU",
-            signal.SIGKILL: "killed (out of memory, or more CPU than allowed)",
+            int(signal.SIGXCPU): f"more than {cpu_seconds} s of CPU",
+            int(signal.SIGKILL): "killed (out of memory, or more CPU than allowed)",
         }.get(sig, f"killed by signal {sig}")
         raise BudgetExceeded(what)
     try:

@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from turnproc.core.ledger import LedgerEntry, railroad_account, tycoon_account
+from turnproc.core.text import neutralised
 from turnproc.cr import valuation
 from turnproc.cr.climate_table import ClimateTable
 from turnproc.cr.events import Event, Rejection
@@ -679,7 +680,8 @@ def _announcements(meta: GameMeta, state: GameState) -> list[AnnouncementLine]:
             author = "the moderator"
         else:
             author = f"{state.tycoon(note.position).character} (#{note.position})"
-        lines.append(AnnouncementLine(author=author, text=note.text))
+        # Player text: never a line a reply could offer as a turnsheet header.
+        lines.append(AnnouncementLine(author=author, text=neutralised(note.text)))
     return lines
 
 

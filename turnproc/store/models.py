@@ -111,6 +111,7 @@ class Player(Base):
     # until unlocked no secret is checked; the unlock code went to `email` only.
     secret_locked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     unlock_hash: Mapped[str | None] = mapped_column(String(300))
+    wrong_secrets: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class StandbyPlayer(Base):
