@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
+from turnproc.core.text import for_terminal, skeleton
 from turnproc.cr import orders as o
 from turnproc.cr import reasons
 from turnproc.cr.network import prohibited_reason, route_owners, touches
@@ -167,6 +168,21 @@ def _check_lines(c: _Checker, lines: Sequence[OrderLine]) -> None:
                     t.character.casefold() for t in state.tycoons if t.position != c.position
                 }:
                     c.warn(f"{name} is another tycoon's name; you would get a historical name")
+                elif (
+                    twin := next(
+                        (
+                            t.character
+                            for t in state.tycoons
+                            if t.position != c.position and skeleton(t.character) == skeleton(name)
+                        ),
+                        None,
+                    )
+                ) is not None:
+                    c.refuse(
+                        reasons.NAME_TAKEN,
+                        f"{for_terminal(name)} looks like {twin}, another tycoon's name (3.2)",
+                        "choose a name that reads differently",
+                    )
             case o.Borrow(amount=amount):
                 available = _credit_available(c)
                 if amount > available:

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, insert, or_, select, update
+from sqlalchemy import case, delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -711,7 +711,8 @@ def claim_mail(session: Session, now: datetime, limit: int = 50) -> Sequence[Out
             OutboxMessage.status.in_(("queued", "failed")),
             (OutboxMessage.next_attempt_at.is_(None)) | (OutboxMessage.next_attempt_at <= now),
         )
-        .order_by(OutboxMessage.id)
+        # Turn reports first: a flood of answers queued earlier never delays them.
+        .order_by(case((OutboxMessage.kind == "report", 0), else_=1), OutboxMessage.id)
         .limit(limit)
         .with_for_update(skip_locked=True)
     ).all()
