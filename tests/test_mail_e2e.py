@@ -37,9 +37,9 @@ from .mailservers import MailWorld
 
 GAME = "e2e"
 PLAYERS = {  # position: (address, secret)
-    1: ("ann@example.org", "alpha-one-1"),
-    5: ("bob@example.org", "bravo-two-2"),
-    9: ("cy@example.org", "charlie-three-3"),
+    1: ("ann@example.org", "alpha-one-1841"),
+    5: ("bob@example.org", "bravo-two-1842"),
+    9: ("cy@example.org", "charlie-three-1843"),
 }
 Sender = Callable[[EmailMessage, str], EmailMessage]
 PRESS = "The Erie is not for sale, whatever Vanderbilt offers."

@@ -40,7 +40,7 @@ def test_a_game_from_new_to_rerun(cli: Cli, tmp_path: Path) -> None:
     players = tmp_path / "players.csv"
     players.write_text(
         "position,character,real_name,email,secret\n"
-        "2,Hetty Green,H. Green,hetty@example.org,gold\n"
+        "2,Hetty Green,H. Green,hetty@example.org,gold-rush-1849\n"
         "9,,Sam,sam@example.org,\n",
         encoding="utf-8",
     )
@@ -126,7 +126,8 @@ def test_bad_input_is_one_line(cli: Cli, tmp_path: Path) -> None:
 def test_the_standby_list_from_the_command_line(cli: Cli, tmp_path: Path) -> None:
     players = tmp_path / "players.csv"
     players.write_text(
-        "position,character,real_name,email,secret\n3,,Ann,ann@example.org,pw\n", encoding="utf-8"
+        "position,character,real_name,email,secret\n3,,Ann,ann@example.org,pw-ann-river-42\n",
+        encoding="utf-8",
     )
     cli(
         "game", "new", "--scenario", "continental-rails", "--players", str(players),
@@ -162,7 +163,7 @@ def test_schedule_and_the_missing_orders_gate_from_the_command_line(
     cli: Cli, tmp_path: Path
 ) -> None:
     players = tmp_path / "players.csv"
-    rows = "".join(f"{p},,P{p},p{p}@example.org,pw{p}\n" for p in (1, 2, 3))
+    rows = "".join(f"{p},,P{p},p{p}@example.org,pw{p}-river-maple\n" for p in (1, 2, 3))
     players.write_text("position,character,real_name,email,secret\n" + rows, encoding="utf-8")
     cli("game", "new", "--scenario", "continental-rails", "--players", str(players), "--name", "g")
     shown = cli("game", "schedule", "g", "--extend-hours", "12", "--reason", "outage")

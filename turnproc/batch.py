@@ -34,7 +34,7 @@ from turnproc.cr.orders import PlayerOrders
 from turnproc.cr.setup import PlayerSetup
 from turnproc.cr.state import GameState
 from turnproc.games import family_of
-from turnproc.intake.auth import generate_secret, hash_secret
+from turnproc.intake.auth import generate_secret, hash_secret, weak_secret
 from turnproc.scenario.loader import load_scenario, resolve_path, scenario_names
 from turnproc.scenario.model import Scenario
 from turnproc.store import mapping, repository
@@ -236,6 +236,9 @@ def read_players_csv(path: Path, positions: int = 15) -> list[PlayerEntry]:
         email = (row.get("email") or "").strip()
         if "@" not in email or " " in email:
             raise UsageError(f"{path}:{line}: {email!r} is not an email address")
+        secret = (row.get("secret") or "").strip()
+        if secret and (weak := weak_secret(secret)) is not None:
+            raise UsageError(f"{path}:{line}: the secret of position {position} is {weak}")
         entries.append(
             PlayerEntry(
                 position=position,

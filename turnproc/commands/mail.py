@@ -183,7 +183,7 @@ def _ingest(args: argparse.Namespace) -> int:
             print("replies are queued: `turnproc mail send` sends them")
         if alerts and not settings.moderator_email:
             print("set TURNPROC_MODERATOR_EMAIL to have these notes mailed to you")
-    return 1 if counts["error"] else 0
+    return 1 if counts["error"] or counts["quarantined"] else 0
 
 
 def _run_ingest(

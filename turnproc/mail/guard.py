@@ -106,18 +106,17 @@ class BudgetExceeded(Exception):
 def within_budget(
     work: Callable[[], T],
     *,
-    cpu_seconds: int = CPU_SECONDS,
-    memory_bytes: int = MEMORY_BYTES,
-    wall_seconds: float = WALL_SECONDS,
     before: Callable[[], None] | None = None,
 ) -> T:
-    """`work()` run in a forked child under the limits; its (picklable) result.
+    """`work()` run in a forked child under the limits (CPU_SECONDS,
+    MEMORY_BYTES, WALL_SECONDS); its (picklable) result.
 
     `before` runs first in the child (a database engine drops the parent's
     connections there). An exception `work` raises is raised here again;
     a child killed by a limit, or one that dies, raises `BudgetExceeded`."""
     if not hasattr(os, "fork"):
         return work()
+    cpu_seconds, memory_bytes, wall_seconds = CPU_SECONDS, MEMORY_BYTES, WALL_SECONDS
     reader, writer = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns
