@@ -6,6 +6,7 @@ that memory and time stay within bounds (resource limits, never a timing).
 Runs on SQLite and PostgreSQL (the `world` fixture of test_mail_inbound.py).
 """
 
+import imaplib
 import json
 import mailbox
 import multiprocessing
@@ -32,6 +33,8 @@ from turnproc.intake.vocabulary import Vocabulary
 from turnproc.mail import guard, inbound
 from turnproc.mail.inbound import resume_pending
 from turnproc.mail.outbound import attached_pdf
+from turnproc.mail.sources import ImapSource
+from turnproc.mail.urls import imap_url
 from turnproc.render.report import Announcement as ReportAnnouncement
 from turnproc.render.report import GameMeta, _announcements
 from turnproc.store import db
@@ -41,6 +44,7 @@ from turnproc.store.models import OutboxMessage, Player, Submission
 
 from . import test_mail_inbound as first_corpus
 from . import test_store_migrations as first_migrations
+from .mailservers import MailWorld
 from .test_mail_inbound import (
     ANN,
     GAME,
@@ -588,3 +592,18 @@ def test_migration_0003_adds_attempts_and_the_lock_out_and_can_be_undone(
         assert "attempts" not in columns
     assert db.upgrade(engine) == ("0002", db.head_revision())
     engine.dispose()
+
+
+def test_imap_messages_carry_their_internaldate(mail_world: MailWorld) -> None:
+    """A message the server received two hours ago (APPEND sets INTERNALDATE)."""
+    url = imap_url(mail_world.imap_url("p3@example.org"))
+    delivered = datetime.now(UTC).replace(microsecond=0) - timedelta(hours=2)
+    client = imaplib.IMAP4(url.host, url.port)
+    client.login(url.user or "", url.password or "")
+    status, _ = client.append(
+        "INBOX", "", imaplib.Time2Internaldate(delivered), bytes(mail(sheet()))
+    )
+    client.logout()
+    assert status == "OK"
+    [incoming] = list(ImapSource(url).messages())
+    assert incoming.received_at == delivered
