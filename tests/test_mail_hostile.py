@@ -310,7 +310,8 @@ def test_announcements_in_a_report_never_read_as_a_sheet_header() -> None:
     for width in (20, 40, 60, 72, 100):
         wrapped = [line.text[i : i + width] for i in range(0, len(line.text), width)]
         for piece in (*wrapped, *line.text.split("  ")):
-            assert parse_turnsheet(piece.strip(), vocabulary).header is None, piece
+            probe = parse_turnsheet(piece.strip(), vocabulary)
+            assert probe.header is None and all(e.line_no == 0 for e in probe.errors), piece
 
 
 # --- 6: odd digits -------------------------------------------------------------------
