@@ -38,11 +38,11 @@ GAME = "webtest"
 HOSTILE = "<img src=x onerror=alert(1)> & Co"
 PRESS = "<b>Buy NYC!</b> <script>alert('press')</script>"
 PLAYERS = f"""position,character,real_name,email,secret
-1,"{HOSTILE}",<i>Ann</i>,ann@example.org,ann-secret-1
-2,Jay Gould,Bob,bob@example.org,bob-secret-2
-3,Henry Plant,Cy,cy@example.org,cy-secret-3
+1,"{HOSTILE}",<i>Ann</i>,ann@example.org,ann-secret-1841
+2,Jay Gould,Bob,bob@example.org,bob-secret-1842
+3,Henry Plant,Cy,cy@example.org,cy-secret-1843
 """
-SECRETS = {1: "ann-secret-1", 2: "bob-secret-2", 3: "cy-secret-3"}
+SECRETS = {1: "ann-secret-1841", 2: "bob-secret-1842", 3: "cy-secret-1843"}
 
 
 @dataclass
