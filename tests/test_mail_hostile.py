@@ -432,8 +432,9 @@ def test_reports_are_sent_before_everything_queued_earlier(world: World) -> None
             now=NOW + timedelta(hours=1),
         )
     with transaction(world.engine) as session:
-        first = repo.claim_mail(session, NOW + timedelta(days=1), limit=1)
-        assert [row.kind for row in first] == ["report"]
+        due = repo.due_mail(session, NOW + timedelta(days=1))
+        kinds = {row.id: row.kind for row in repo.outbox(session)}
+        assert [kinds[row_id] for row_id in due][:1] == ["report"] and len(due) == 6
 
 
 # --- 9: a stranger cannot silence a player --------------------------------------------

@@ -24,6 +24,7 @@ A message whose processing was cut short (still "received") is picked up
 again by `resume_pending`.
 """
 
+import contextlib
 import dataclasses
 import email.parser
 import email.policy
@@ -37,7 +38,7 @@ from email.utils import parseaddr
 from pathlib import Path
 
 from sqlalchemy import Engine
-from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from turnproc.core.errors import TurnprocError
@@ -302,6 +303,9 @@ def _attempt(
             ),
             before=lambda: engine.dispose(close=False),
         )
+    except OperationalError:
+        _uncount(engine, submission_id)  # the database failed, not the message
+        raise
     except BudgetExceeded as exc:
         reason = f"processing was cut short: {exc.reason}"
         if attempts >= MAX_ATTEMPTS or by_moderator:
@@ -317,6 +321,14 @@ def _attempt(
             detail=f"{reason}; tried once more by a run {RESUME_AFTER} from now, then quarantined",
             answered=False,
         )
+
+
+def _uncount(engine: Engine, submission_id: int) -> None:
+    """Take back an attempt the database cut short (if it is back already)."""
+    with contextlib.suppress(SQLAlchemyError), transaction(engine) as session:
+        row = session.get(Submission, submission_id, with_for_update=True)
+        if row is not None and row.attempts > 0:
+            row.attempts -= 1
 
 
 def _quarantine(
@@ -372,6 +384,10 @@ def _process(
             return reader.run(origin)
     except MemoryError:
         raise  # the budget's: counted as an attempt cut short
+    except OperationalError:
+        # The database, not the message: it stays "received" for the next run,
+        # and the command line says what failed (exit 75).
+        raise
     except Exception as exc:  # any failure: the raw message stays, the moderator hears
         detail = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
         with transaction(engine) as session:
