@@ -2,7 +2,7 @@
 cut short), and a position's secret lock-out after repeated wrong secrets.
 
 Revision ID: 0003_hostile_mail
-Revises: 0003_mail_servers
+Revises: 0003_scale
 Create Date: 2026-12-01 15:00:00
 """
 
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0003_hostile_mail"
-down_revision: str | None = "0003_mail_servers"
+down_revision: str | None = "0003_scale"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
