@@ -32,7 +32,7 @@ from turnproc.intake.turnsheet import parse_turnsheet
 from turnproc.intake.vocabulary import Vocabulary
 from turnproc.mail import guard, inbound
 from turnproc.mail.inbound import resume_pending
-from turnproc.mail.outbound import attached_pdf
+from turnproc.mail.outbound import carried_report
 from turnproc.mail.sources import ImapSource
 from turnproc.mail.urls import imap_url
 from turnproc.render.report import Announcement as ReportAnnouncement
@@ -517,7 +517,8 @@ def test_press_and_resend_are_capped_per_player_and_turn(world: World) -> None:
     assert len(reports) == inbound.RESEND_PER_TURN
     with transaction(world.engine) as session:
         for row in reports:  # the stored report, not a copy of it
-            assert row.pdf is None and attached_pdf(session, row) == b"%PDF-1.4 ann"
+            carried = carried_report(session, row)
+            assert row.pdf is None and carried is not None and carried.pdf == b"%PDF-1.4 ann"
 
 
 # --- 14: control and bidi characters ------------------------------------------------

@@ -29,7 +29,7 @@ from turnproc.intake.auth import hash_secret
 from turnproc.mail import inbound
 from turnproc.mail.classify import LOOP_HEADER, LOOP_VALUE
 from turnproc.mail.inbound import IngestOutcome, ingest, resume_pending, retry
-from turnproc.mail.outbound import attached_pdf
+from turnproc.mail.outbound import carried_report
 from turnproc.scenario.model import Scenario
 from turnproc.store import mapping
 from turnproc.store import repository as repo
@@ -411,7 +411,8 @@ def test_resend_needs_the_secret_and_sends_the_stored_report(world: World) -> No
     # The outbox names the stored report; the PDF is attached from it when sent.
     assert reply.pdf is None and reply.json_attachment == '{"turn": 1}'
     with transaction(world.engine) as session:
-        assert attached_pdf(session, reply) == b"%PDF-1.4 ann"
+        carried = carried_report(session, reply)
+        assert carried is not None and carried.pdf == b"%PDF-1.4 ann"
 
 
 def test_press_is_stored_for_the_next_report_anonymous_when_asked(world: World) -> None:
