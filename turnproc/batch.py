@@ -460,9 +460,13 @@ def _player_infos(session: Session, game_id: int) -> dict[int, PlayerInfo]:
 
 
 def report_deadline(session: Session, game: Game, turn: int) -> str:
-    """The deadline a report of `turn` prints for the next turn, from stored
-    facts only (when the turn was processed, the game's schedule), so a report
-    rendered again later is the report first mailed."""
+    """The deadline a report of `turn` prints for the next turn: for the last
+    turn processed, the game's deadline as it stands (a schedule change moves
+    it); for earlier ones, from stored facts only (when the turn was
+    processed, the game's schedule), so a report rendered again later is the
+    report first mailed."""
+    if turn == game.current_turn - 1 and game.deadline is not None:
+        return _when(game.deadline)
     if turn == 0:
         processed = game.created_at
     else:
@@ -584,6 +588,7 @@ def run_turn(
     expected_turn: int | None = None,
     game: Game | None = None,
     accept_missing: bool = False,
+    next_deadline: datetime | None = None,
 ) -> TurnOutcome:
     """Resolve the game's current turn inside the caller's transaction.
 
@@ -591,6 +596,8 @@ def run_turn(
     already past that turn is left alone, so repeating a run is harmless.
     `preview` resolves and reports but writes nothing. `accept_missing` runs a
     turn the missing-orders gate would hold (see `missing_orders_problem`).
+    `next_deadline` is the next turn's deadline (default: `now` plus the
+    game's turn days); the reports print it.
     """
     timings: dict[str, float] = {}
     with _timed(timings, "load"):
@@ -665,8 +672,7 @@ def run_turn(
             result.rejections,
             result.ledger,
             turn=turn,
-            # As report_deadline will read it back: this turn is stored as processed now.
-            deadline=_when(now + timedelta(days=game.turn_days)),
+            deadline=_when(next_deadline or now + timedelta(days=game.turn_days)),
         )
         pending = start_reports(report_input)
     new_json = mapping.state_json(result.state)
@@ -723,7 +729,7 @@ def run_turn(
             )
         _queue_reports(session, game, turn, players, reports, now)
         game.current_turn = turn + 1
-        game.deadline = now + timedelta(days=game.turn_days)
+        game.deadline = next_deadline or now + timedelta(days=game.turn_days)
         worker = game.claimed_by  # None: run by hand
         game.claimed_by = None
         game.claimed_at = None
@@ -1241,10 +1247,23 @@ def rerun(session: Session, game_key: str | int, now: datetime) -> RerunResult:
     turn = game.current_turn - 1
     deadline = game.deadline
     later = repository.events(session, game.id, game.current_turn, origin="moderator")
+    mailed = {
+        m.position
+        for m in repository.outbox(session, game.id, status="sent")
+        if m.kind == "report" and m.turn == turn
+    }
     rollback(session, game.id, turn, now, reason="rerun", carry_announcements=False)
-    # The turn was let through once already: the missing-orders gate does not hold it again.
-    outcome = run_turn(session, game.id, now=now, force=True, game=game, accept_missing=True)
-    game.deadline = deadline
+    # The turn was let through once already: the missing-orders gate does not hold it
+    # again; the deadline stays the game's (the reports print it).
+    outcome = run_turn(
+        session,
+        game.id,
+        now=now,
+        force=True,
+        game=game,
+        accept_missing=True,
+        next_deadline=deadline,
+    )
     for event in later:
         if not isinstance(event, ModeratorAdjustment):
             repository.add_events(session, game.id, turn + 1, [event], origin="moderator")
@@ -1269,6 +1288,12 @@ def rerun(session: Session, game_key: str | int, now: datetime) -> RerunResult:
             tofile=f"turn-{turn + 1}-rerun.json",
         )
     )
+    if not diff:
+        # Nothing changed: a player who has his report already gets no second one.
+        for message in repository.outbox(session, game.id, status="queued"):
+            if message.kind == "report" and message.turn == turn and message.position in mailed:
+                message.status = "cancelled"
+        session.flush()
     return RerunResult(game=game.name, turn=turn, diff=diff, outcome=outcome)
 
 
