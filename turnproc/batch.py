@@ -104,6 +104,8 @@ class ReportInput:
     players: dict[int, PlayerInfo]
     anonymous: bool
     deadline: str = ""  # when orders for the next turn are due, as printed
+    # Orders given for players who sent none (the missed-turn policy), by position.
+    stood_in: dict[int, PlayerOrders] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -499,7 +501,22 @@ def stored_report_input(
         ledger,
         turn=turn,
         deadline=report_deadline(session, game, turn) if deadline is None else deadline,
+        stood_in=_stood_in(session, game, turn),
     )
+
+
+def _stood_in(session: Session, game: Game, turn: int) -> dict[int, PlayerOrders]:
+    """The stored orders given for human players who sent none for `turn`."""
+    if turn == 0:
+        return {}
+    humans = {p.position for p in repository.players(session, game.id) if p.human}
+    return {
+        position: orders
+        for position, orders in repository.orders_in_force(
+            session, game.id, turn, include_computer=True
+        ).items()
+        if position in humans and orders.source != "player"
+    }
 
 
 def _report_input(
@@ -513,6 +530,7 @@ def _report_input(
     ledger: list[LedgerEntry],
     turn: int,
     deadline: str,
+    stood_in: dict[int, PlayerOrders] | None = None,
 ) -> ReportInput:
     return ReportInput(
         scenario=scenario,
@@ -526,6 +544,7 @@ def _report_input(
         players=_player_infos(session, game.id),
         anonymous=game.anonymous,
         deadline=deadline,
+        stood_in=stood_in or {},
     )
 
 
@@ -673,6 +692,7 @@ def run_turn(
             result.ledger,
             turn=turn,
             deadline=_when(next_deadline or now + timedelta(days=game.turn_days)),
+            stood_in={position: orders[position] for position in missed},
         )
         pending = start_reports(report_input)
     new_json = mapping.state_json(result.state)

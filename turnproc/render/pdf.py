@@ -572,12 +572,15 @@ def _cash_flow(flow: CashFlow, width: float = 290) -> Table:
 def _private(report: PlayerReport) -> list[Flowable]:
     private = report.private
     sheet = private.balance
-    out: list[Flowable] = [
-        CondPageBreak(120),
-        Paragraph("9.6 Private Report", STYLES["h1"]),
-        _cash_flow(private.cash_flow),
-        Spacer(1, 6),
-    ]
+    out: list[Flowable] = [CondPageBreak(120), Paragraph("9.6 Private Report", STYLES["h1"])]
+    if private.orders:
+        out.append(Paragraph("Your orders refused or cut", STYLES["h2"]))
+        out += [
+            Paragraph(f"• <b>{para(o.text)}</b> {para(o.hint)}", STYLES["item"])
+            for o in private.orders
+        ]
+        out.append(Spacer(1, 6))
+    out += [_cash_flow(private.cash_flow), Spacer(1, 6)]
     rows = [
         ["Cash", money(sheet.cash)],
         ["Stock at market prices", money(sheet.stock)],
@@ -590,12 +593,6 @@ def _private(report: PlayerReport) -> list[Flowable]:
         ["Credit limit", money(sheet.credit_limit)],
     ]
     out.append(_table(["Balance at end of turn", ""], rows, [220, 70], numeric_from=1))
-    if private.orders:
-        out.append(Paragraph("Your orders refused or cut", STYLES["h2"]))
-        out += [
-            Paragraph(f"• <b>{para(o.code)}</b> {para(o.text)} {para(o.hint)}", STYLES["item"])
-            for o in private.orders
-        ]
     if private.notes:
         out.append(Paragraph("Private notes", STYLES["h2"]))
         out += [_Item("• " + n.text) for n in private.notes]
@@ -677,10 +674,26 @@ def _front(report: PlayerReport) -> list[Flowable]:
     ]
     if report.deadline:
         lines.append(f"Orders for turn {report.next_turn} due: {report.deadline}")
-    return [
+    out: list[Flowable] = [
         Paragraph(para(f"{report.game} – {report.scenario}"), STYLES["title"]),
         *[Paragraph(para(line), STYLES["body"]) for line in lines],
     ]
+    stood_in = report.stood_in
+    if stood_in is not None:
+        if stood_in.source == "standing":
+            said = "The orders you last sent were carried out again:"
+        elif stood_in.orders:
+            said = "The computer played your position and gave these orders:"
+        else:
+            said = "Your position gave no orders this turn."
+        out += [
+            Spacer(1, 4),
+            Paragraph(
+                f"<b>You sent no orders for turn {report.turn}.</b> {para(said)}", STYLES["body"]
+            ),
+            *[Paragraph(para(line), STYLES["item"]) for line in stood_in.orders],
+        ]
+    return out
 
 
 def render_pdf(report: PlayerReport, maps: MapPages | None = None) -> bytes:
