@@ -21,6 +21,7 @@ from sqlalchemy import Engine, update
 from sqlalchemy.orm import Session
 
 from turnproc.mail.compose import Attachment, Outgoing, compose, message_id
+from turnproc.render.rules_pdf import RULES_PDF_NAME, game_rules_pdf
 from turnproc.store import repository as repo
 from turnproc.store.db import transaction
 from turnproc.store.models import OutboxMessage
@@ -48,6 +49,10 @@ class SendReport:
     stuck: list[str] = field(default_factory=list)
 
 
+# Mails that carry the rules PDF, made from the docs when sent (not stored per message).
+RULES_ATTACHED = frozenset({"welcome", "rules"})
+
+
 def utcnow() -> datetime:
     return datetime.now(UTC)
 
@@ -68,6 +73,8 @@ def outgoing(row: OutboxMessage, pdf: bytes | None) -> Outgoing:
     attachments: list[Attachment] = []
     if pdf is not None:
         attachments.append(Attachment(row.pdf_name or "report.pdf", pdf, "application", "pdf"))
+    if row.kind in RULES_ATTACHED:
+        attachments.append(Attachment(RULES_PDF_NAME, game_rules_pdf(), "application", "pdf"))
     if row.json_attachment is not None:
         name = (row.pdf_name or "report.pdf").removesuffix(".pdf") + ".json"
         attachments.append(
