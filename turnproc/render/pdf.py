@@ -686,13 +686,25 @@ def _front(report: PlayerReport) -> list[Flowable]:
             said = "The computer played your position and gave these orders:"
         else:
             said = "Your position gave no orders this turn."
-        out += [
-            Spacer(1, 4),
+        cell = [
             Paragraph(
                 f"<b>You sent no orders for turn {report.turn}.</b> {para(said)}", STYLES["body"]
-            ),
-            *[Paragraph(para(line), STYLES["item"]) for line in stood_in.orders],
+            )
         ]
+        if stood_in.orders:
+            cell.append(Paragraph(para("   ·   ".join(stood_in.orders)), STYLES["mono"]))
+        box = Table([[cell]], colWidths=[WIDTH])
+        box.setStyle(
+            TableStyle(
+                [
+                    ("BACKGROUND", (0, 0), (-1, -1), _MINE),
+                    ("BOX", (0, 0), (-1, -1), 0.6, _GRID),
+                    ("TOPPADDING", (0, 0), (-1, -1), 4),
+                    ("BOTTOMPADDING", (0, 0), (-1, -1), 4),
+                ]
+            )
+        )
+        out += [Spacer(1, 4), box]
     return out
 
 
