@@ -2,18 +2,21 @@
 sheet's orders; certain refusals are errors, likely cuts warnings (issue: the
 player's side). Also the mail forms a reply takes and the words players use."""
 
+import re
+
 import pytest
 
 from tests import intake_world as world
 from turnproc.cr import reasons
 from turnproc.cr.state import GameState
-from turnproc.cr.steps.improvements import technology_cost
+from turnproc.cr.steps.improvements import technology_cost, upgrade_cost
 from turnproc.cr.steps.railroad_finance import bond_room, max_new_shares
-from turnproc.cr.steps.rights_of_way import min_bid
+from turnproc.cr.steps.rights_of_way import building_cost, min_bid
 from turnproc.intake.check import Evaluation, evaluate
 from turnproc.intake.errors import TurnsheetError
 from turnproc.intake.extract import text_from_message
 from turnproc.intake.receipt import SHOWN, ReceiptFacts, build_receipt
+from turnproc.intake.render_sheet import render_turnsheet
 from turnproc.intake.turnsheet import format_order, parse_turnsheet
 from turnproc.intake.vocabulary import Vocabulary
 
@@ -194,3 +197,29 @@ def test_you_wrote_only_when_the_line_says_something_else() -> None:
     text = receipt(result)
     assert "NYC: BUILD NY2\n" in text and "(you wrote: BUILD NY2)" not in text
     assert "(you wrote: LOCOMOTIVE NORRIS)" in text
+
+
+def test_the_turnsheet_shows_what_a_railroad_may_bid_build_and_buy() -> None:
+    """The RoWs with lengths and minimum bids, build, double-track, locomotive and
+    technology costs, bond and loan limits, all from the engine's own rules; a
+    BUILD line as soon as a bid could make one possible; no empty hints."""
+    state = world.state()
+    rr = state.railroads["NYC"]
+    rr.rows = []
+    state.best_locomotive = 3
+    sheet = render_turnsheet(state, SCENARIO, 3, game="test-game")
+    section = sheet.split("RAILROAD 5 NYC")[1].split("RAILROAD")[0]
+    row = re.search(
+        r"^#\s+NY2\s+(\d+) miles .* min\. bid (\$[\d,]+)\s+build (\$[\d,]+)$", section, re.M
+    )
+    assert row is not None, section
+    assert int(row.group(1)) == SCENARIO.routes["NY2"].length
+    assert row.group(2) == f"${min_bid(SCENARIO, 'NY2'):,}"
+    assert row.group(3) == f"${building_cost(SCENARIO, 'NY2', state.climate):,}"
+    assert "BUILD ____              # a RoW it wins this turn" in section
+    assert f"up to ${bond_room(SCENARIO, rr):,} (the bond limit)" in section
+    assert f"2 Norris ${upgrade_cost(SCENARIO, rr, 2):,}, 3 American" in section
+    assert f"A ${technology_cost(SCENARIO, rr, 'A'):,}" in section
+    rr.double_tracked = list(rr.lines)
+    section = render_turnsheet(state, SCENARIO, 3).split("RAILROAD 5 NYC")[1]
+    assert "DOUBLE TRACK" not in section.split("RAILROAD")[0]

@@ -35,6 +35,7 @@ from turnproc.cr.setup import PlayerSetup
 from turnproc.cr.state import GameState
 from turnproc.games import family_of
 from turnproc.intake.auth import generate_secret, hash_secret
+from turnproc.render.report import order_notes
 from turnproc.scenario.loader import load_scenario, resolve_path, scenario_names
 from turnproc.scenario.model import Scenario
 from turnproc.store import mapping, repository
@@ -352,7 +353,10 @@ def create_game(
         )
         reports = render_reports(opening, [e.position for e in entries])
     for entry in entries:
-        _queue_welcome(session, game, state, entry, generated.get(entry.position), reports, now)
+        # The welcome tells every player his secret, made here or given in the players file.
+        _queue_welcome(
+            session, game, state, entry, entry.secret or generated.get(entry.position), reports, now
+        )
     repository.log_action(
         session,
         game_id=game.id,
@@ -570,6 +574,8 @@ class TurnOutcome:
     standings: list[dict[str, Any]] = field(default_factory=list)
     export_sha256: str = ""
     timings: dict[str, float] = field(default_factory=dict)
+    # A preview's orders that would be refused or cut, by position, in words.
+    refused: dict[int, list[str]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -738,6 +744,11 @@ def run_turn(
             f"reports rendered for {len(reports)} positions, expected {len(expected_positions)}"
         )
     if preview:
+        outcome.refused = {
+            position: [f"{note.text} {note.hint}" for note in notes]
+            for position in sorted({r.position for r in result.rejections})
+            if (notes := order_notes(result.rejections, position))
+        }
         outcome.message = f"preview of {game.name} turn {turn}: nothing stored"
         return outcome
     if problems:
@@ -1661,7 +1672,9 @@ def assign(
             turn=0,
             deadline=report_deadline(session, game, 0),
         )
-    _queue_welcome(session, game, state, entry, generated, render_reports(report, [position]), now)
+    _queue_welcome(
+        session, game, state, entry, secret or generated, render_reports(report, [position]), now
+    )
     session.flush()
     return generated
 

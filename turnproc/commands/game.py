@@ -167,7 +167,9 @@ def _list(args: argparse.Namespace) -> int:
         print(json.dumps(games, indent=2))
         return 0
     for g in games:
-        print(f"{g['id']}\t{g['name']}\tturn {g['turn']}\t{g['status']}\tdue {g['deadline']}")
+        deadline = g["deadline"]
+        due = batch.shown(datetime.fromisoformat(deadline)) if isinstance(deadline, str) else "-"
+        print(f"{g['id']}\t{g['name']}\tturn {g['turn']}\t{g['status']}\tdue {due}")
     return 0
 
 

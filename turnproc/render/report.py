@@ -649,7 +649,7 @@ def _cash_flow(
     return CashFlow(account=account, title=title, opening=opening, items=items, closing=closing)
 
 
-def _order_notes(rejections: list[Rejection], reader: int) -> list[OrderNote]:
+def order_notes(rejections: list[Rejection], reader: int) -> list[OrderNote]:
     """The reader's orders refused or cut, written as on the turnsheet, one
     message per cause: an order about a PC or route whose earlier order failed
     (INCORPORATE after a lost BID) says so instead of giving its own reason."""
@@ -662,7 +662,7 @@ def _order_notes(rejections: list[Rejection], reader: int) -> list[OrderNote]:
             (str(r.order[k]) for k in ("pc", "row", "line") if isinstance(r.order.get(k), str)),
             "",
         )
-        hint = plain_amounts(r.hint)
+        hint = _sentence(plain_amounts(r.hint))
         if r.cut_to is not None:
             cut = format_order(order_adapter.validate_python(r.cut_to))
             notes.append(OrderNote(code=r.code, text=f"{written}: cut to {cut}.", hint=hint))
@@ -677,11 +677,19 @@ def _order_notes(rejections: list[Rejection], reader: int) -> list[OrderNote]:
             )
             continue
         if r.code == reasons.OUTBID and _equal_bid(order, r.hint):
-            hint = f"{hint.rstrip('.')}: the same bid as yours; the draw went against you."
+            hint = f"{hint.rstrip('.')}, as yours: a draw between the equal bids chose the other."
         notes.append(OrderNote(code=r.code, text=f"{written}: refused.", hint=hint))
         if subject:
             failed[subject] = written
     return notes
+
+
+def _sentence(text: str) -> str:
+    """An engine hint as a sentence: a capital first, a full stop last."""
+    text = text.strip()
+    if not text:
+        return text
+    return text[:1].upper() + text[1:] + ("" if text[-1] in ".!?" else ".")
 
 
 def _equal_bid(order: Order | None, hint: str) -> bool:
@@ -812,7 +820,7 @@ def build_report(
             cash_flow=own,
             balance=valuation.balance_sheet(end, scenario, reader, end.climate),
             notes=notes,
-            orders=_order_notes(result.rejections, reader),
+            orders=order_notes(result.rejections, reader),
             railroads=railroad_flows,
         ),
         final=_final(wording, end),
