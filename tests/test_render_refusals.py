@@ -1,9 +1,14 @@
-"""Refused and cut orders in the report, in plain English, once per cause."""
+"""Refused and cut orders in the report, in plain English, once per cause; the
+top five of the victory points ranks nobody for no points."""
 
 from turnproc.cr import reasons
 from turnproc.cr.events import Rejection
 from turnproc.cr.orders import BidForPC, BuyStock, IncorporatePC
-from turnproc.render.report import order_notes
+from turnproc.cr.resolve import TurnResult
+from turnproc.cr.setup import PlayerSetup, new_game
+from turnproc.render.report import GameMeta, build_report, order_notes
+from turnproc.render.text import render_text
+from turnproc.scenario.model import Scenario
 
 
 def rejection(index: int, order: object, code: str, hint: str, cut: object = None) -> Rejection:
@@ -55,3 +60,17 @@ def test_amounts_get_thousands_separators_and_other_players_are_left_out() -> No
     assert [f"{n.text} {n.hint}" for n in notes] == [
         "BID ERIE 1200: refused. ERIE went to a bid of $12,500."
     ]
+
+
+def test_nobody_is_ranked_for_no_points(scenario: Scenario) -> None:
+    state = new_game(scenario, 3, [PlayerSetup(position=1, human=True)])
+    result = TurnResult(state=state, events=[], rejections=[], ledger=[])
+    report = build_report(scenario, state, result, GameMeta(name="g"), 1, opening=True)
+    assert all(table.top == [] for table in report.vp)
+    assert "nobody has points yet" in render_text(report)
+    state.tycoons[4].vp["robber_baron"] = 2
+    state.tycoons[6].vp["robber_baron"] = 2
+    state.tycoons[8].vp["robber_baron"] = 1
+    report = build_report(scenario, state, result, GameMeta(name="g"), 1, opening=True)
+    [robber] = [t for t in report.vp if t.category == "robber_baron"]
+    assert [(e.position, e.rank) for e in robber.top] == [(5, 1), (7, 1), (9, 3)]

@@ -342,16 +342,16 @@ def _headlines(report: PlayerReport) -> list[Flowable]:
     out.append(Paragraph("Victory Points: the top five", STYLES["h2"]))
     header = [table.title for table in report.vp]
     rows = []
-    for rank in range(5):
+    for place in range(max(1, *(len(table.top) for table in report.vp))):
         row: list[Any] = []
         for table in report.vp:
-            if rank < len(table.top):
-                entry = table.top[rank]
+            if place < len(table.top):
+                entry = table.top[place]
                 # Points first: a long name wraps, the figure stays beside the rank.
                 who = f"{entry.character} (#{entry.position})"
-                row.append(_p(f"{rank + 1}. {entry.points} – {who}"))
+                row.append(_p(f"{entry.rank}. {entry.points} – {who}"))
             else:
-                row.append("")
+                row.append(_p("nobody has points yet") if place == 0 else "")
         rows.append(row)
     rows.append([_p(f"You: {t.reader_points}", "cellb") for t in report.vp])
     out.append(_table(header, rows, [WIDTH / 6] * 6, mine=[len(rows)]))

@@ -114,6 +114,7 @@ class VPEntry(BaseModel):
     position: int
     character: str
     points: int
+    rank: int = 0  # in a top five: 1 + how many have more points (ties share a rank)
 
 
 class VPTable(BaseModel):
@@ -403,16 +404,21 @@ def _news(
 def _vp_tables(wording: Wording, state: GameState, reader: int) -> list[VPTable]:
     tables = []
     for category in VP_CATEGORIES:
-        ranked = sorted(state.tycoons, key=lambda t: (-t.vp.get(category, 0), t.position))
+        # Nobody is ranked for no points: the start of a game has no top five.
+        scoring = [t for t in state.tycoons if t.vp.get(category, 0) > 0]
+        ranked = sorted(scoring, key=lambda t: (-t.vp.get(category, 0), t.position))[:5]
         tables.append(
             VPTable(
                 category=category,
                 title=wording.category(category),
                 top=[
                     VPEntry(
-                        position=t.position, character=t.character, points=t.vp.get(category, 0)
+                        position=t.position,
+                        character=t.character,
+                        points=t.vp.get(category, 0),
+                        rank=1 + sum(1 for o in scoring if o.vp.get(category, 0) > t.vp[category]),
                     )
-                    for t in ranked[:5]
+                    for t in ranked
                 ],
                 reader_points=state.tycoon(reader).vp.get(category, 0),
             )
