@@ -256,7 +256,7 @@ def _railroad_view(
         "technologies_costs": ", ".join(
             f"{t} {money(technology_cost(scenario, rr, t))}" for t in open_techs
         ),
-        "stations": ", ".join(stations),
+        "stations": " or ".join(stations),
         "bond_room": bond_room(scenario, rr),
         "loan_room": loan_room(scenario, rr),
         "new_shares": max_new_shares(scenario, rr),

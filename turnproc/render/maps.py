@@ -1,10 +1,12 @@
 """The reader's map pages in the turn report (rules 2 and 9).
 
-Two landscape pages drawn with `mapdraw`: the whole continent and the crowded
-north-east at a larger scale. Every railroad's lines are in its own colour
-(double track drawn double, owned unbuilt RoWs dashed), PCs that may be bid
-for are marked, and the reader's railroads are emphasised: a pale band under
-his lines and "(yours)" at the top of the legend.
+Landscape pages drawn with `mapdraw`: the whole continent, the crowded
+north-east at a larger scale, and for a reader who directs railroads a page
+zoomed to their lines (drawn for him alone, so not shared like the others).
+Every railroad's lines are in its own colour (double track drawn double, owned
+unbuilt RoWs dashed), PCs that may be bid for are marked, and the reader's
+railroads are emphasised: a pale band under his lines and "(yours)" at the
+top of the legend.
 
 Speed: the map is the same for every reader of a turn except for that band
 and the legend. So the geography (per scenario) and the railroad layer (per
@@ -248,7 +250,7 @@ class _MapFlowable(Flowable):
         """Where the legend hides least of the map: the corner and the number of
         columns (one to three) whose box covers the fewest towns and railroad lines,
         the reader's own counting most. Returns the box's top-left corner and columns."""
-        xs, points = self.pages.crowding(self.report, self.zoom)
+        xs, points = self._crowding(frame)
         # The reader's own lines weigh 6 in all: 2 as any railroad's, 4 more here.
         mine = [
             (x, y, 4.0)
@@ -281,6 +283,11 @@ class _MapFlowable(Flowable):
             return frame.x + pad, frame.y + pad + height, 3
         return best[1], best[2], best[3]
 
+    def _crowding(
+        self, frame: mapdraw.Frame
+    ) -> tuple[list[float], list[tuple[float, float, float]]]:
+        return self.pages.crowding(self.report, self.zoom)
+
     def _band(self, canvas: Canvas, frame: mapdraw.Frame) -> None:
         scenario = self.pages.scenario
         canvas.setStrokeColor(mapdraw._color(HALO))
@@ -296,6 +303,67 @@ class _MapFlowable(Flowable):
                 x0, y0 = frame.town(scenario.towns[route.a])
                 x1, y1 = frame.town(scenario.towns[route.b])
                 canvas.line(x0, y0, x1, y1)
+
+
+class _OwnMapFlowable(_MapFlowable):
+    """The reader's own railroads, zoomed to their lines: drawn for him alone."""
+
+    def __init__(self, pages: "MapPages", report: PlayerReport, frame: mapdraw.Frame):
+        super().__init__(pages, report, zoom=True)
+        self.frame = frame
+
+    def draw(self) -> None:
+        canvas: Canvas = self.canv
+        frame, style = self.frame, self.pages.frame(True)[1]
+        canvas.saveState()
+        clip = canvas.beginPath()
+        clip.rect(frame.x, frame.y, frame.width, frame.height)
+        canvas.clipPath(clip, stroke=0, fill=0)
+        mapdraw.draw_geography(canvas, frame, style)
+        self._band(canvas, frame)
+        canvas.restoreState()
+        overlay = shared_overlay(self.report, zoom=True)
+        mapdraw.draw_map(canvas, self.pages.scenario, frame, overlay, style, geography=False)
+        entries = legend_for(self.report, railroads=False)
+        x, top, columns = self._legend_place(canvas, frame, style, entries)
+        mapdraw.draw_legend(canvas, x, top, entries, style, columns=columns)
+
+    def _crowding(
+        self, frame: mapdraw.Frame
+    ) -> tuple[list[float], list[tuple[float, float, float]]]:
+        scenario = self.pages.scenario
+        points = [(*frame.town(t), 2.0 + t.size) for t in scenario.towns.values()]
+        for rr in self.report.railroads:
+            points += [(x, y, 2.0) for x, y in _line_points(scenario, frame, rr)]
+        points.sort()
+        return [p[0] for p in points], points
+
+
+# The own-lines page shows at least this much of the map (degrees of longitude,
+# latitude), so a railroad of one short line still has its surroundings.
+OWN_MIN_SPAN = (7.0, 4.5)
+OWN_PAD = 0.8  # degrees around the reader's towns
+
+
+def own_bbox(scenario: Scenario, report: PlayerReport) -> BBox | None:
+    """The part of the map holding the reader's railroads' lines, or None if he
+    directs none."""
+    towns = [
+        scenario.towns[t]
+        for rr in report.railroads
+        if rr.reader_role
+        for line in rr.lines
+        if line.code in scenario.routes
+        for t in scenario.routes[line.code].towns
+        if t in scenario.towns
+    ]
+    if not towns:
+        return None
+    west, east = min(t.lon for t in towns), max(t.lon for t in towns)
+    south, north = min(t.lat for t in towns), max(t.lat for t in towns)
+    grow_x = max(0.0, OWN_MIN_SPAN[0] - (east - west)) / 2 + OWN_PAD
+    grow_y = max(0.0, OWN_MIN_SPAN[1] - (north - south)) / 2 + OWN_PAD
+    return (west - grow_x, south - grow_y, east + grow_x, north + grow_y)
 
 
 class MapPages:
@@ -429,4 +497,16 @@ class MapPages:
                 para(f"Map: the north-east – {when}, colours as on the previous page"), title
             ),
             _MapFlowable(self, report, zoom=True),
+            *self._own_page(report, when, title),
+        ]
+
+    def _own_page(self, report: PlayerReport, when: str, title: ParagraphStyle) -> list[Flowable]:
+        bbox = own_bbox(self.scenario, report)
+        if bbox is None:
+            return []
+        frame = mapdraw.Frame.fit(self.scenario, 0, 0, self.width, self.height, bbox=bbox)
+        return [
+            PageBreak(),
+            Paragraph(para(f"Map: your railroads – {when}, colours as before"), title),
+            _OwnMapFlowable(self, report, frame),
         ]
