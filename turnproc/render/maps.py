@@ -501,8 +501,10 @@ class MapPages:
         ]
 
     def _own_page(self, report: PlayerReport, when: str, title: ParagraphStyle) -> list[Flowable]:
+        # Drawn for one reader alone, so only for those who read it: human players.
+        reader = next((p for p in report.players if p.position == report.reader), None)
         bbox = own_bbox(self.scenario, report)
-        if bbox is None:
+        if bbox is None or reader is None or not reader.human:
             return []
         frame = mapdraw.Frame.fit(self.scenario, 0, 0, self.width, self.height, bbox=bbox)
         return [
