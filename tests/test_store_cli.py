@@ -84,8 +84,9 @@ def test_a_game_from_new_to_rerun(cli: Cli, tmp_path: Path) -> None:
     assert json.loads(cli("game", "status", "east", "--json"))["turn"] == 1
     cli("turn", "run", "east", "--force")
     assert cli("game", "export", "east", "--turn", "2", "--json") == after
-    assert "adjusted" in cli(
-        "game", "adjust", "east", "--position", "2", "--cash", "+100", "--reason", "lost sheet"
+    assert (
+        cli("game", "adjust", "east", "--position", "2", "--cash", "+100", "--reason", "lost sheet")
+        == "east: gave $100 to position 2. Reason (shown in the next news): lost sheet\n"
     )
     assert "adjust" in cli("game", "log", "east")
 
