@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import get_args
 
-from turnproc.core.errors import EngineError
 from turnproc.core.ledger import railroad_account, tycoon_account
 from turnproc.cr import reasons
 from turnproc.cr.context import TurnContext
@@ -141,8 +140,9 @@ def foresee(
 ) -> Foresight | None:
     """Run the turn's steps before the market with `position`'s orders alone.
 
-    None when the engine cannot (a defect the turn itself would meet too; the
-    receipt then goes without the preview rather than without an answer).
+    None when the engine fails (a defect the turn itself would meet too, and
+    the turn's own run reports it): the receipt then goes without the preview
+    rather than without an answer.
     """
     ctx = _Journal(
         scenario=scenario,
@@ -155,7 +155,7 @@ def foresee(
             if name == MARKET_STEP:
                 break
             step(ctx)
-    except EngineError:
+    except Exception:  # a defect here must not cost the player his receipt
         return None
     mine = [r for r in ctx.rejections if r.position == position]
     me = tycoon_account(position)
