@@ -12,6 +12,7 @@ from turnproc.cr.state import GameState
 from turnproc.cr.steps.improvements import technology_cost, upgrade_cost
 from turnproc.cr.steps.railroad_finance import bond_room, max_new_shares
 from turnproc.cr.steps.rights_of_way import building_cost, min_bid
+from turnproc.intake import foresee
 from turnproc.intake.check import Evaluation, evaluate
 from turnproc.intake.errors import TurnsheetError
 from turnproc.intake.extract import text_from_message
@@ -223,3 +224,16 @@ def test_the_turnsheet_shows_what_a_railroad_may_bid_build_and_buy() -> None:
     rr.double_tracked = list(rr.lines)
     section = render_turnsheet(state, SCENARIO, 3).split("RAILROAD 5 NYC")[1]
     assert "DOUBLE TRACK" not in section.split("RAILROAD")[0]
+
+
+def test_a_failing_engine_leaves_the_receipt_without_foresight(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken(ctx: object) -> None:
+        raise KeyError("a defect")
+
+    monkeypatch.setattr(foresee, "SEQUENCE", (("3.2 character names", broken),))
+    result = run("BORROW 100\nBUY 5 NYC")
+    assert result.errors == [] and result.check is not None
+    assert result.check.railroads == {}
+    assert result.check.preview is not None and result.check.preview.rows
