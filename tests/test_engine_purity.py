@@ -6,7 +6,7 @@ from pathlib import Path
 
 import turnproc
 
-PURE_PACKAGES = ("cr", "core")
+PURE_PACKAGES = ("cr", "core", "families/g18xx")
 FORBIDDEN_MODULES = {
     "sqlalchemy",
     "alembic",

@@ -22,7 +22,7 @@ from turnproc.cr.state import GameState
 from turnproc.render import mapdraw
 from turnproc.render.batch import RenderedReport, render_turn_reports, start_turn_reports
 from turnproc.render.export import FORMAT_VERSION, render_json
-from turnproc.render.maps import MapPages, _MapFlowable, legend_for
+from turnproc.render.maps import MapPages, _legend_place, legend_for
 from turnproc.render.pdf import STYLES, _Item
 from turnproc.render.report import GameMeta, build_report
 from turnproc.render.sample import sample_turn
@@ -198,11 +198,10 @@ def test_north_east_legend_hides_none_of_the_readers_lines(scenario: Scenario) -
     start, result, meta = sample_turn(scenario)
     report = build_report(scenario, start, result, meta, 1)
     pages = MapPages(scenario)
-    flowable = _MapFlowable(pages, report, zoom=True)
     frame, style = pages.frame(True)
     canvas = Canvas(io.BytesIO())
     entries = legend_for(report, railroads=False)
-    x, top, columns = flowable._legend_place(canvas, frame, style, entries)
+    x, top, columns = _legend_place(canvas, pages, report, True, entries)
     rows = mapdraw.legend_rows(entries, style)
     width, height = mapdraw.legend_size(canvas, rows, style, columns)
     assert frame.contains(x, top - height) and frame.contains(x + width, top)

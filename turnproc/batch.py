@@ -41,6 +41,7 @@ from turnproc.scenario.model import Scenario
 from turnproc.store import mapping, repository
 from turnproc.store.db import transaction
 from turnproc.store.models import Game, Player, StandbyPlayer
+from turnproc.web.links import mail_footer
 
 PROGRAM_VERSION = __version__
 
@@ -391,13 +392,14 @@ def _queue_welcome(
     report = reports.get(entry.position)
     if report is not None:
         lines += ["", report.text]
+    footer = mail_footer(game.id, repository.get_player(session, game.id, entry.position), now)
     repository.queue_mail(
         session,
         key=f"welcome/{game.id}/{entry.position}/{entry.email.lower()}",
         kind="welcome",
         to_address=entry.email,
         subject=f"[{game.name}] Welcome: position {entry.position}, {tycoon.character}",
-        body="\n".join(lines) + "\n",
+        body="\n".join(lines) + "\n" + footer,
         now=now,
         game_id=game.id,
         turn=game.current_turn,
@@ -862,7 +864,7 @@ def _queue_reports(
             kind="report",
             to_address=player.email,
             subject=f"[{game.name}] Turn {turn} report: position {position}",
-            body=report.text,
+            body=report.text + mail_footer(game.id, player, now),
             now=now,
             game_id=game.id,
             turn=turn,

@@ -4,7 +4,8 @@ Everything is measured on one fixed mid-game state: turn 15 of a seeded game of
 15 computer players (`midgame`). The pieces that belong to other layers
 (turnsheet intake, the batch, the renderer) are imported when measured; a piece
 that cannot be measured yet is reported as null with the reason in `notes`, so
-the command always works.
+the command always works. `replay_18xx_s` is the median, over the recorded 18xx
+games beside the repository, of each game's median CPU seconds for a full replay.
 """
 
 import importlib
@@ -18,6 +19,7 @@ import traceback
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, datetime
+from functools import partial
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -41,10 +43,14 @@ KEYS = (
     "batch_turn_postgres_s",
     "render_reports_s",
     "simulate_game_s",
+    "replay_18xx_s",
     "peak_rss_mb",
+    "web_game_page_s",
 )
 MIDGAME_TURN = 15
 POSTGRES_ENV = "TURNPROC_BENCH_POSTGRES_URL"
+FIXTURES_ENV = "TURNPROC_18XX_FIXTURES"
+REPO = Path(__file__).resolve().parent.parent
 
 
 class Unavailable(Exception):
@@ -211,6 +217,45 @@ def bench_batch(url: str, scenario_name: str, state: GameState, runs: int) -> di
         return pool.submit(_batch_runs, url, scenario_name, state.model_dump_json(), runs).result()
 
 
+def recorded_18xx_games() -> list[Path]:
+    """The recorded 18xx games beside the repository (../shared/18xx/fixtures,
+    or the folder named by TURNPROC_18XX_FIXTURES)."""
+    named = os.environ.get(FIXTURES_ENV)
+    folders = [Path(named)] if named else []
+    folders += [REPO.parent / "shared/18xx/fixtures", REPO.parent.parent / "shared/18xx/fixtures"]
+    folder = next((f for f in folders if f.is_dir()), None)
+    if folder is None:
+        raise Unavailable(f"no recorded 18xx games in {' or '.join(str(f) for f in folders)}")
+    return sorted(folder.glob("*/*.json"))
+
+
+def bench_replay_18xx(runs: int) -> dict[str, float]:
+    """Median CPU seconds of a full replay of each recorded 18xx game."""
+    import json
+
+    from turnproc.families.g18xx.replay import replay
+
+    per_game: dict[str, float] = {}
+    for path in recorded_18xx_games():
+        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        cpu: list[float] = []
+        median_seconds(partial(replay, data), runs, cpu)
+        per_game[f"{path.parent.name}/{path.name}"] = cpu[-1]
+    return per_game
+
+
+def _bench_web(
+    figures: dict[str, Any], notes: dict[str, str], scenario_name: str, seed: int, runs: int
+) -> None:
+    """web_game_page_s (turnproc/web/bench.py)."""
+    try:
+        from turnproc.web.bench import bench_web
+
+        figures.update(bench_web(scenario_name, seed, runs))
+    except Exception as exc:
+        notes["web_game_page_s"] = f"failed: {_failure(exc)}"
+
+
 def run_bench(
     scenario_name: str = "continental-rails",
     seed: int = 1,
@@ -279,6 +324,9 @@ def run_bench(
         else:
             figures["batch_turn_postgres_s"] = outcome["seconds"]
 
+    log("web_game_page (a turn-25 game)")
+    _bench_web(figures, notes, scenario_name, seed, max(3, runs))
+
     log("simulate_game (25 turns)")
     played: list[int] = []
 
@@ -296,6 +344,15 @@ def run_bench(
         notes["simulate_game_s"] = f"the engine failed: {failures[0]}"
     else:
         figures["simulate_game_s"] = seconds
+    log("replay_18xx (recorded games)")
+    try:
+        per_game = bench_replay_18xx(max(runs, 5))
+        figures["replay_18xx_s"] = round(statistics.median(per_game.values()), 4)
+        figures["replay_18xx_games_cpu_s"] = per_game
+    except Unavailable as exc:
+        notes["replay_18xx_s"] = str(exc)
+    except Exception as exc:
+        notes["replay_18xx_s"] = f"failed: {_failure(exc)}"
     figures["simulate_game_turns"] = played[-1]
     figures["midgame_turn"] = state.turn
     figures["midgame_railroads"] = len(state.railroads)

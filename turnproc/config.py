@@ -16,6 +16,13 @@ class Settings(BaseModel):
     imap_url: str | None = None
     mail_from: str = "moderator@turnproc.invalid"
     moderator_email: str | None = None
+    # The web pages (turnproc web, docs/web.md): the address players open, and
+    # the key that signs their links (from TURNPROC_WEB_SECRET_KEY, else kept in
+    # web_key_file, made there on first use).
+    web_url: str | None = None
+    web_secret_key: str | None = None
+    web_key_file: str = "turnproc-web.key"
+    web_link_days: int = 60
 
 
 def load_settings(path: Path | None = None) -> Settings:

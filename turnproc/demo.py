@@ -8,7 +8,8 @@ missed turns offers them to a standby player: a volunteer put on the standby
 list after turn 3 takes the first offered position at once. Runs a few
 turns exactly as a moderator would (`turn run`), renders every player's
 report of the last turn (PDF with map, text, JSON) and writes the mail the
-game would send as .eml files. Prints where everything is.
+game would send as .eml files. Prints where everything is, and how to open
+the game's web pages (`turnproc web`).
 """
 
 import os
@@ -25,6 +26,7 @@ PLAYERS = """position,character,real_name,email,secret
 8,Jay Gould,Demo Player Two,demo.two@example.org,demo-secret-2
 """
 STANDBY = "demo.standby@example.org"
+WEB_URL = "http://127.0.0.1:8080"
 
 
 def run(*args: str) -> None:
@@ -40,6 +42,9 @@ def main() -> None:
     out.mkdir(parents=True)
     os.environ["TURNPROC_DATABASE_URL"] = f"sqlite:///{out / 'demo.db'}"
     os.environ.setdefault("TURNPROC_MAIL_FROM", "moderator@example.org")
+    # The mail carries links to the players' own pages, signed with this key.
+    os.environ["TURNPROC_WEB_URL"] = WEB_URL
+    os.environ["TURNPROC_WEB_KEY_FILE"] = str(out / "web.key")
     players = out / "players.csv"
     players.write_text(PLAYERS, encoding="utf-8")
 
@@ -77,6 +82,16 @@ def main() -> None:
     print(
         "Look further with: .venv/bin/turnproc game status demo "
         f"(after export TURNPROC_DATABASE_URL=sqlite:///{out / 'demo.db'})"
+    )
+    print("\nOpen the demo game's page in a browser:")
+    print(
+        f"  export TURNPROC_DATABASE_URL=sqlite:///{out / 'demo.db'} "
+        f"TURNPROC_WEB_KEY_FILE={out / 'web.key'}"
+    )
+    print(f"  .venv/bin/turnproc web       # then open {WEB_URL}/games/1")
+    print(
+        "  A demo player's own page (report, PDFs, order form): the link at the end of his "
+        f"mail in {out / 'mail'}, or .venv/bin/turnproc web --link demo --player 3"
     )
 
 

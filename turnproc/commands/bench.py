@@ -36,6 +36,8 @@ def _bench(args: argparse.Namespace) -> int:
         "simulate_game_cpu_s",
         "computer_orders_s",
         "computer_orders_cpu_s",
+        "web_game_page_cpu_s",
+        "web_game_page_cold_s",
     )
     for key in (*KEYS, *extra):
         value = figures.get(key)

@@ -1,5 +1,5 @@
-"""`turnproc game new | list | status | export | assign | drop | schedule | standby | adjust |
-log | resend`."""
+"""`turnproc game new | import | list | status | export | assign | drop | schedule | standby |
+adjust | log | resend`."""
 
 import argparse
 import json
@@ -44,6 +44,12 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=_new)
+
+    p = sub.add_parser("import", help="store a game recorded on 18xx.games (18MS, 18GA)")
+    p.add_argument("file", type=Path, metavar="FILE.json")
+    p.add_argument("--name", required=True, help="the game's name")
+    p.add_argument("--upto", type=int, help="import the actions up to this action id only")
+    p.set_defaults(handler=_import)
 
     p = sub.add_parser("list", help="every game")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -148,6 +154,20 @@ def _new(args: argparse.Namespace) -> int:
         print(json.dumps({"id": created.game_id, "name": created.name, "seed": created.seed}))
     else:
         print(created.game_id)
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    from turnproc.commands.replay import read_recorded
+    from turnproc.store import g18xx as store
+
+    data = read_recorded(args.file)
+    with transaction(database()) as session:
+        row = store.import_recorded(session, data, args.name, batch.utcnow(), upto=args.upto)
+        print(
+            f"{row.name}: {row.title}, {row.status}"
+            + (f" ({row.end_reason})" if row.end_reason else "")
+        )
     return 0
 
 

@@ -21,6 +21,7 @@ import zlib
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Protocol
 
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.pdfbase import pdfmetrics
@@ -36,9 +37,22 @@ from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Flowable, Frame, PageBreak, PageTemplate, Paragraph
 
 from turnproc.render import mapdraw
-from turnproc.render.report import PlayerReport, RailroadLine
+from turnproc.render.report import PCLine, PlayerReport, RailroadLine
 from turnproc.render.typeface import SANS_BOLD, para, register_fonts
 from turnproc.scenario.model import Scenario
+
+
+class MapFacts(Protocol):
+    """What a map page shows of a turn: every railroad's lines (the reader's marked
+    by `reader_role`) and the PCs for sale. A player's report has them, and so has
+    the public part of a turn's report (the web's game page)."""
+
+    @property
+    def railroads(self) -> list[RailroadLine]: ...
+
+    @property
+    def pcs(self) -> list[PCLine]: ...
+
 
 PAGE = (792.0, 595.27)  # landscape: Letter height x A4 width, fits both papers
 MARGIN = 24.0
@@ -87,7 +101,7 @@ class _Look:
 LOOKS = (_Look(""), _Look("", ticks=True), _Look("", stripe="#ffffff"))
 
 
-def _colours(report: PlayerReport) -> dict[str, _Look]:
+def _colours(report: MapFacts) -> dict[str, _Look]:
     ordered = sorted(report.railroads, key=lambda rr: rr.number)
     looks = {}
     for i, rr in enumerate(ordered):
@@ -96,7 +110,7 @@ def _colours(report: PlayerReport) -> dict[str, _Look]:
     return looks
 
 
-def shared_overlay(report: PlayerReport, zoom: bool) -> mapdraw.Overlay:
+def shared_overlay(report: MapFacts, zoom: bool) -> mapdraw.Overlay:
     """Every railroad in its colour and the PCs for sale: the same for every reader."""
     routes: dict[str, mapdraw.RouteStyle] = {}
     colours = _colours(report)
@@ -121,9 +135,7 @@ def shared_overlay(report: PlayerReport, zoom: bool) -> mapdraw.Overlay:
     return mapdraw.Overlay(routes=routes)
 
 
-def legend_for(
-    report: PlayerReport, railroads: bool = True
-) -> list[tuple[str, mapdraw.RouteStyle]]:
+def legend_for(report: MapFacts, railroads: bool = True) -> list[tuple[str, mapdraw.RouteStyle]]:
     """The reader's legend: his railroads first. Without `railroads` (the crowded
     north-east page, whose every corner has lines) only the line styles."""
     colours = _colours(report)
@@ -143,7 +155,7 @@ def legend_for(
     return entries
 
 
-def _layer_key(report: PlayerReport) -> LayerKey:
+def _layer_key(report: MapFacts) -> LayerKey:
     railroads = tuple(
         (rr.code, tuple((line.code, line.double, line.built) for line in rr.lines))
         for rr in sorted(report.railroads, key=lambda rr: rr.number)
@@ -221,88 +233,124 @@ class _MapFlowable(Flowable):
         return avail_width, avail_height
 
     def draw(self) -> None:
-        canvas: Canvas = self.canv
-        frame, style = self.pages.frame(self.zoom)
-        canvas.saveState()
-        clip = canvas.beginPath()
-        clip.rect(frame.x, frame.y, frame.width, frame.height)
-        canvas.clipPath(clip, stroke=0, fill=0)
-        self.pages.geography(self.zoom).replay(canvas)
-        self._band(canvas, frame)
-        canvas.restoreState()
-        layer = self.pages.layer(self.report, self.zoom)
-        if layer is not None:
-            layer.replay(canvas)
-        else:
-            overlay = shared_overlay(self.report, self.zoom)
-            mapdraw.draw_map(canvas, self.pages.scenario, frame, overlay, style, geography=False)
-        entries = legend_for(self.report, railroads=not self.zoom)
-        x, top, columns = self._legend_place(canvas, frame, style, entries)
-        mapdraw.draw_legend(canvas, x, top, entries, style, columns=columns)
+        draw_page(self.canv, self.pages, self.report, self.zoom, shared=True)
 
-    def _legend_place(
-        self,
-        canvas: Canvas,
-        frame: mapdraw.Frame,
-        style: mapdraw.MapStyle,
-        entries: list[tuple[str, mapdraw.RouteStyle]],
-    ) -> tuple[float, float, int]:
-        """Where the legend hides least of the map: the corner and the number of
-        columns (one to three) whose box covers the fewest towns and railroad lines,
-        the reader's own counting most. Returns the box's top-left corner and columns."""
-        xs, points = self._crowding(frame)
-        # The reader's own lines weigh 6 in all: 2 as any railroad's, 4 more here.
-        mine = [
-            (x, y, 4.0)
-            for rr in self.report.railroads
-            if rr.reader_role
-            for x, y in _line_points(self.pages.scenario, frame, rr)
-        ]
 
-        def hidden(x: float, top: float, width: float, height: float) -> float:
-            low, high = bisect_left(xs, x), bisect_right(xs, x + width)
-            shown = points[low:high] + [p for p in mine if x <= p[0] <= x + width]
-            return sum(w for _, py, w in shown if top - height <= py <= top)
+def draw_page(
+    canvas: Canvas,
+    pages: "MapPages",
+    report: MapFacts,
+    zoom: bool,
+    shared: bool = False,
+    geography: bool = True,
+) -> None:
+    """One map page's layout, drawn on `canvas`: geography, the reader's band,
+    railroads, legend. The PDF report draws it on ReportLab's canvas with
+    `shared` (geography and railroad layer replayed from the once-drawn forms);
+    the web draws the same layout on an SVG canvas (render/svgcanvas.py), with
+    `geography=False` when it has put the page's geography there already."""
+    frame, style = pages.frame(zoom)
+    canvas.saveState()
+    clip = canvas.beginPath()
+    clip.rect(frame.x, frame.y, frame.width, frame.height)
+    canvas.clipPath(clip, stroke=0, fill=0)
+    if shared:
+        pages.geography(zoom).replay(canvas)
+    elif geography:
+        mapdraw.draw_geography(canvas, frame, style)
+    _band(canvas, pages.scenario, frame, report, zoom)
+    canvas.restoreState()
+    layer = pages.layer(report, zoom) if shared else None
+    if layer is not None:
+        layer.replay(canvas)
+    else:
+        overlay = shared_overlay(report, zoom)
+        mapdraw.draw_map(canvas, pages.scenario, frame, overlay, style, geography=False)
+    entries = legend_for(report, railroads=not zoom)
+    x, top, columns = _legend_place(canvas, pages, report, zoom, entries)
+    mapdraw.draw_legend(canvas, x, top, entries, style, columns=columns)
 
-        rows = mapdraw.legend_rows(entries, style)
-        pad = 6.0
-        best: tuple[float, float, float, int] | None = None
-        for columns in (1, 2, 3):
-            width, height = mapdraw.legend_size(canvas, rows, style, columns)
-            if height > frame.height - 2 * pad or width > frame.width / 2:
+
+def _legend_place(
+    canvas: Canvas,
+    pages: "MapPages",
+    report: MapFacts,
+    zoom: bool,
+    entries: list[tuple[str, mapdraw.RouteStyle]],
+    frame: mapdraw.Frame | None = None,
+) -> tuple[float, float, int]:
+    """Where the legend hides least of the map: the corner and the number of
+    columns (one to three) whose box covers the fewest towns and railroad lines,
+    the reader's own counting most. Returns the box's top-left corner and columns.
+    `frame` is a page of the reader's own (its crowding is worked out here)."""
+    style = pages.frame(zoom)[1]
+    if frame is None:
+        frame = pages.frame(zoom)[0]
+        xs, points = pages.crowding(report, zoom)
+    else:
+        xs, points = _crowding(pages.scenario, frame, report)
+    # The reader's own lines weigh 6 in all: 2 as any railroad's, 4 more here.
+    mine = [
+        (x, y, 4.0)
+        for rr in report.railroads
+        if rr.reader_role
+        for x, y in _line_points(pages.scenario, frame, rr)
+    ]
+
+    def hidden(x: float, top: float, width: float, height: float) -> float:
+        low, high = bisect_left(xs, x), bisect_right(xs, x + width)
+        shown = points[low:high] + [p for p in mine if x <= p[0] <= x + width]
+        return sum(w for _, py, w in shown if top - height <= py <= top)
+
+    rows = mapdraw.legend_rows(entries, style)
+    pad = 6.0
+    best: tuple[float, float, float, int] | None = None
+    for columns in (1, 2, 3):
+        width, height = mapdraw.legend_size(canvas, rows, style, columns)
+        if height > frame.height - 2 * pad or width > frame.width / 2:
+            continue
+        left, right = frame.x + pad, frame.x + frame.width - pad - width
+        low, high = frame.y + pad + height, frame.y + frame.height - pad
+        for x, top in ((left, low), (left, high), (right, low), (right, high)):
+            # Of boxes hiding equally little, the smaller one.
+            score = hidden(x, top, width, height) + width * height / 10_000
+            if best is None or score < best[0]:
+                best = (score, x, top, columns)
+    if best is None:
+        width, height = mapdraw.legend_size(canvas, rows, style, 3)
+        return frame.x + pad, frame.y + pad + height, 3
+    return best[1], best[2], best[3]
+
+
+def _band(
+    canvas: Canvas, scenario: Scenario, frame: mapdraw.Frame, report: MapFacts, zoom: bool
+) -> None:
+    """The pale band under the reader's own lines."""
+    canvas.setStrokeColor(mapdraw._color(HALO))
+    canvas.setLineWidth(9.0 if zoom else 6.5)
+    canvas.setLineCap(1)
+    for rr in report.railroads:
+        if not rr.reader_role:
+            continue
+        for line in rr.lines:
+            route = scenario.routes.get(line.code)
+            if route is None or route.a not in scenario.towns or route.b not in scenario.towns:
                 continue
-            left, right = frame.x + pad, frame.x + frame.width - pad - width
-            low, high = frame.y + pad + height, frame.y + frame.height - pad
-            for x, top in ((left, low), (left, high), (right, low), (right, high)):
-                # Of boxes hiding equally little, the smaller one.
-                score = hidden(x, top, width, height) + width * height / 10_000
-                if best is None or score < best[0]:
-                    best = (score, x, top, columns)
-        if best is None:
-            width, height = mapdraw.legend_size(canvas, rows, style, 3)
-            return frame.x + pad, frame.y + pad + height, 3
-        return best[1], best[2], best[3]
+            x0, y0 = frame.town(scenario.towns[route.a])
+            x1, y1 = frame.town(scenario.towns[route.b])
+            canvas.line(x0, y0, x1, y1)
 
-    def _crowding(
-        self, frame: mapdraw.Frame
-    ) -> tuple[list[float], list[tuple[float, float, float]]]:
-        return self.pages.crowding(self.report, self.zoom)
 
-    def _band(self, canvas: Canvas, frame: mapdraw.Frame) -> None:
-        scenario = self.pages.scenario
-        canvas.setStrokeColor(mapdraw._color(HALO))
-        canvas.setLineWidth(9.0 if self.zoom else 6.5)
-        canvas.setLineCap(1)
-        for rr in self.report.railroads:
-            if not rr.reader_role:
-                continue
-            for line in rr.lines:
-                route = scenario.routes.get(line.code)
-                if route is None or route.a not in scenario.towns or route.b not in scenario.towns:
-                    continue
-                x0, y0 = frame.town(scenario.towns[route.a])
-                x1, y1 = frame.town(scenario.towns[route.b])
-                canvas.line(x0, y0, x1, y1)
+def _crowding(
+    scenario: Scenario, frame: mapdraw.Frame, report: MapFacts
+) -> tuple[list[float], list[tuple[float, float, float]]]:
+    """Towns (weighing 2 + size) and points along every railroad's lines (2) on
+    the page of `frame`, sorted by x, with their x alone for bisecting."""
+    points = [(*frame.town(t), 2.0 + t.size) for t in scenario.towns.values()]
+    for rr in report.railroads:
+        points += [(x, y, 2.0) for x, y in _line_points(scenario, frame, rr)]
+    points.sort()
+    return [p[0] for p in points], points
 
 
 class _OwnMapFlowable(_MapFlowable):
@@ -320,23 +368,13 @@ class _OwnMapFlowable(_MapFlowable):
         clip.rect(frame.x, frame.y, frame.width, frame.height)
         canvas.clipPath(clip, stroke=0, fill=0)
         mapdraw.draw_geography(canvas, frame, style)
-        self._band(canvas, frame)
+        _band(canvas, self.pages.scenario, frame, self.report, zoom=True)
         canvas.restoreState()
         overlay = shared_overlay(self.report, zoom=True)
         mapdraw.draw_map(canvas, self.pages.scenario, frame, overlay, style, geography=False)
         entries = legend_for(self.report, railroads=False)
-        x, top, columns = self._legend_place(canvas, frame, style, entries)
+        x, top, columns = _legend_place(canvas, self.pages, self.report, True, entries, frame=frame)
         mapdraw.draw_legend(canvas, x, top, entries, style, columns=columns)
-
-    def _crowding(
-        self, frame: mapdraw.Frame
-    ) -> tuple[list[float], list[tuple[float, float, float]]]:
-        scenario = self.pages.scenario
-        points = [(*frame.town(t), 2.0 + t.size) for t in scenario.towns.values()]
-        for rr in self.report.railroads:
-            points += [(x, y, 2.0) for x, y in _line_points(scenario, frame, rr)]
-        points.sort()
-        return [p[0] for p in points], points
 
 
 # The own-lines page shows at least this much of the map (degrees of longitude,
@@ -420,7 +458,7 @@ class MapPages:
             self._geography[zoom] = Drawn(f"MapGeography{int(zoom)}", ops, {}, self._box())
         return self._geography[zoom]
 
-    def layer(self, report: PlayerReport, zoom: bool) -> "Drawn | None":
+    def layer(self, report: MapFacts, zoom: bool) -> "Drawn | None":
         """The railroad layer of the turn `report` shows (drawn once per turn); None
         if it uses an embedded font, whose glyph codes belong to one document only,
         or transparency."""
@@ -441,19 +479,14 @@ class MapPages:
         return self._layers[key]
 
     def crowding(
-        self, report: PlayerReport, zoom: bool
+        self, report: MapFacts, zoom: bool
     ) -> tuple[list[float], list[tuple[float, float, float]]]:
         """Towns (weighing 2 + size) and points along every railroad's lines (2) on
         one page, sorted by x, with their x alone for bisecting: the same for every
         reader of a turn, so worked out once."""
         key = (_layer_key(report), zoom)
         if key not in self._crowding:
-            frame, _ = self._frames[zoom]
-            points = [(*frame.town(t), 2.0 + t.size) for t in self.scenario.towns.values()]
-            for rr in report.railroads:
-                points += [(x, y, 2.0) for x, y in _line_points(self.scenario, frame, rr)]
-            points.sort()
-            self._crowding[key] = ([p[0] for p in points], points)
+            self._crowding[key] = _crowding(self.scenario, self._frames[zoom][0], report)
         return self._crowding[key]
 
     def install(

@@ -308,12 +308,13 @@ class PlayerReport(BaseModel):
 class _Sight:
     """What the reader may see this turn."""
 
-    def __init__(self, reader: int, start: GameState, end: GameState, events: list[Event]):
+    def __init__(self, reader: int | None, start: GameState, end: GameState, events: list[Event]):
+        """`reader` None: the public, who see nothing private (the web's game page)."""
         self.reader = reader
         self.spied_players: set[int] = set()
         self.spied_railroads: set[str] = set()
         for event in events:
-            if event.visibility != "private" or event.position != reader:
+            if reader is None or event.visibility != "private" or event.position != reader:
                 continue
             target = _spy_target(event)
             if isinstance(target, int) and not isinstance(target, bool):
@@ -325,14 +326,20 @@ class _Sight:
         self.presided: set[str] = set()
         for state in (start, end):
             for code, rr in state.railroads.items():
+                if reader is None:
+                    break
                 if reader == rr.president or reader == rr.chairman or reader in rr.directors:
                     self.directed.add(code)
-        self.presided = {c for c, rr in end.railroads.items() if rr.president == reader}
+        self.presided = {
+            c for c, rr in end.railroads.items() if reader is not None and rr.president == reader
+        }
 
     def sees_railroad_books(self, code: str) -> bool:
         return code in self.directed or code in self.spied_railroads
 
     def concerns_reader(self, event: Event) -> bool:
+        if self.reader is None:
+            return False
         if event.position is not None:
             return event.position == self.reader
         return event.railroad is not None and self.sees_railroad_books(event.railroad)
@@ -340,6 +347,8 @@ class _Sight:
     def sees_event(self, event: Event) -> bool:
         if event.visibility != "private":
             return True
+        if self.reader is None:
+            return False
         if event.position is not None:
             return event.position == self.reader
         return event.railroad is not None and self.sees_railroad_books(event.railroad)
@@ -401,7 +410,7 @@ def _news(
     return news, notes
 
 
-def _vp_tables(wording: Wording, state: GameState, reader: int) -> list[VPTable]:
+def _vp_tables(wording: Wording, state: GameState, reader: int | None) -> list[VPTable]:
     tables = []
     for category in VP_CATEGORIES:
         # Nobody is ranked for no points: the start of a game has no top five.
@@ -420,7 +429,7 @@ def _vp_tables(wording: Wording, state: GameState, reader: int) -> list[VPTable]
                     )
                     for t in ranked
                 ],
-                reader_points=state.tycoon(reader).vp.get(category, 0),
+                reader_points=state.tycoon(reader).vp.get(category, 0) if reader else 0,
             )
         )
     return tables
@@ -497,7 +506,7 @@ def _railroads(
         others = [d for d in rr.directors if d not in (rr.president, rr.chairman)]
         profit = op.get("profit") if op else None
         role = ""
-        if rr.president == sight.reader:
+        if sight.reader is not None and rr.president == sight.reader:
             role = "president"
         elif code in sight.directed:
             role = "director"
@@ -545,10 +554,15 @@ def _stocks(
     market = {e.railroad: e.model_dump() for e in events if e.kind == "stock_trade_summary"}
     mine: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for event in events:
-        if event.kind == "tycoon_trade" and event.position == sight.reader and event.railroad:
+        if (
+            event.kind == "tycoon_trade"
+            and sight.reader is not None
+            and event.position == sight.reader
+            and event.railroad
+        ):
             data = event.model_dump()
             mine[event.railroad][str(data.get("action", ""))] += int(data.get("shares", 0))
-    reader = state.tycoon(sight.reader)
+    reader = state.tycoon(sight.reader) if sight.reader is not None else None
     lines = []
     for code, rr in sorted(state.railroads.items(), key=lambda item: item[1].number):
         activity = market.get(code)
@@ -571,9 +585,9 @@ def _stocks(
                 sold=trades.get("sell", 0),
                 shorted=trades.get("short", 0),
                 covered=trades.get("cover", 0),
-                holding=reader.holdings.get(code, 0),
-                short=reader.shorts.get(code, 0),
-                max_bid=_max_bid(state, scenario, sight.reader, code),
+                holding=reader.holdings.get(code, 0) if reader else 0,
+                short=reader.shorts.get(code, 0) if reader else 0,
+                max_bid=_max_bid(state, scenario, reader.position, code) if reader else 0,
                 spied={
                     pos: state.tycoon(pos).holdings.get(code, 0)
                     for pos in sorted(sight.spied_players)
@@ -833,3 +847,74 @@ def build_report(
         turnsheet=None if end.ended else turnsheet,
         stood_in=None if opening else meta.stood_in.get(reader),
     )
+
+
+class PublicReport(BaseModel):
+    """9 The part of a turn's report that every reader's report shows alike: the
+    news, announcements, victory points, the player summary without anyone's
+    private figures, the railroads, the stock market and the PCs. The web's
+    public pages show it; it is built as the report of a reader who sees
+    nothing private, so no private fact can reach it."""
+
+    game: str
+    scenario: str
+    turn: int
+    next_turn: int
+    years: list[int]
+    climate_start: str
+    climate_end: str
+    loan_rate: int
+    headlines: dict[int, list[str]]
+    news: list[NewsGroup]
+    announcements: list[AnnouncementLine]
+    adjustments: list[str]
+    vp: list[VPTable]
+    players: list[PlayerLine]
+    railroads: list[RailroadLine]
+    stocks: list[StockLine]
+    pcs: list[PCLine]
+    final: FinalResults | None = None
+
+
+def build_public_report(
+    scenario: Scenario,
+    start: GameState,
+    result: TurnResult,
+    meta: GameMeta,
+    wording: Wording | None = None,
+    opening: bool = False,
+) -> PublicReport:
+    """9 The public part of the report on the turn `result` resolved (see
+    `build_report`; `opening`: the starting situation of a new game)."""
+    wording = wording or load_wording(scenario, result.state)
+    end = result.state
+    events = list(result.events)
+    sight = _Sight(None, start, end, events)
+    news, _ = _news(wording, events, sight)
+    levels = scenario.section("climate", ClimateTable).levels
+    years = _years(scenario, end.turn if opening else start.turn)
+    return PublicReport(
+        game=meta.name or end.game,
+        scenario=scenario.title,
+        turn=0 if opening else start.turn,
+        next_turn=end.turn,
+        years=years,
+        climate_start=levels[start.climate].name,
+        climate_end=levels[end.climate].name,
+        loan_rate=levels[end.climate].loan_rate,
+        headlines=_headlines(scenario, years),
+        news=news,
+        announcements=_announcements(meta, end),
+        adjustments=[a.text + (f" ({a.reason})" if a.reason else "") for a in meta.adjustments],
+        vp=_vp_tables(wording, end, None),
+        players=_players(scenario, end, meta, sight),
+        railroads=_railroads(scenario, end, events, sight),
+        stocks=_stocks(scenario, start, end, events, sight),
+        pcs=_pcs(scenario, end),
+        final=_final(wording, end),
+    )
+
+
+def public_news(wording: Wording, state: GameState, events: list[Event]) -> list[NewsGroup]:
+    """9.1 A turn's news as every reader's report prints it (`state`: the turn's end)."""
+    return _news(wording, events, _Sight(None, state, state, []))[0]

@@ -301,3 +301,35 @@ class ModeratorLog(Base):
     reason: Mapped[str] = mapped_column(Text, default="")
     details: Mapped[str] = mapped_column(Text, default="{}")
     at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class Game18xx(Base):
+    """An 18xx game (sequential play): its title, options and seats; the game
+    itself is the replay of its moves."""
+
+    __tablename__ = "g18xx_games"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(80), unique=True)
+    title: Mapped[str] = mapped_column(String(20))
+    options: Mapped[str] = mapped_column(Text, default="{}")  # JSON
+    players: Mapped[str] = mapped_column(Text)  # JSON list of {"id", "name"}
+    status: Mapped[str] = mapped_column(String(16), default="active")  # active, ended
+    end_reason: Mapped[str | None] = mapped_column(String(40))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class Move18xx(Base):
+    """One applied action of an 18xx game, in order."""
+
+    __tablename__ = "g18xx_moves"
+    __table_args__ = (UniqueConstraint("game_id", "seq"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(
+        ForeignKey("g18xx_games.id", ondelete="CASCADE"), index=True
+    )
+    seq: Mapped[int] = mapped_column(Integer)
+    action: Mapped[str] = mapped_column(Text)  # JSON, the engine's action format
+    origin: Mapped[str] = mapped_column(String(16))  # import, mail, moderator
+    applied_at: Mapped[datetime] = mapped_column(UTCDateTime)

@@ -7,7 +7,7 @@ grouped under their own headings below.
 """
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -880,3 +880,56 @@ def final_states_of_ended_games(session: Session) -> list[str]:
         .order_by(TurnState.processed_at, TurnState.game_id)
     )
     return [state for (state,) in rows]
+
+
+# --- the web pages (turnproc/web) ------------------------------------------------
+
+
+def standings_history(session: Session, game_id: int) -> Sequence[Standing]:
+    """Every stored standing of a game, by turn and position (the web's charts)."""
+    return session.scalars(
+        select(Standing)
+        .where(Standing.game_id == game_id)
+        .order_by(Standing.turn, Standing.position)
+    ).all()
+
+
+def turn_digests(session: Session, game_id: int) -> dict[int, str]:
+    """Each stored turn's state digest: what a cached page of that turn is keyed by."""
+    rows = session.execute(
+        select(TurnState.turn, TurnState.sha256).where(TurnState.game_id == game_id)
+    )
+    return {turn: digest for turn, digest in rows}
+
+
+def public_events_between(
+    session: Session, game_id: int, first: int, last: int, leave_out: Collection[str] = ()
+) -> dict[int, list[Event]]:
+    """The events of turns `first` to `last` that are not private, less the
+    kinds `leave_out`, by turn, in stored order (the web's news pages)."""
+    rows = session.execute(
+        select(EventRow.turn, EventRow.data)
+        .where(
+            EventRow.game_id == game_id,
+            EventRow.turn >= first,
+            EventRow.turn <= last,
+            EventRow.visibility != "private",
+            EventRow.kind.not_in(list(leave_out)),
+        )
+        .order_by(EventRow.turn, EventRow.seq)
+    )
+    found: dict[int, list[Event]] = {}
+    for number, data in rows:
+        found.setdefault(number, []).append(mapping.event_from_data(data))
+    return found
+
+
+def report_turns(session: Session, game_id: int, position: int) -> list[int]:
+    """The turns of which a position has a stored report, oldest first."""
+    return list(
+        session.scalars(
+            select(Report.turn)
+            .where(Report.game_id == game_id, Report.position == position)
+            .order_by(Report.turn)
+        )
+    )

@@ -1,0 +1,60 @@
+"""`turnproc replay FILE.json [--json]`: replay a recorded 18xx game and print
+its final scores and end reason."""
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from turnproc.core.errors import TurnprocError
+from turnproc.families.g18xx.replay import ReplayError, replay
+
+MAX_FILE_BYTES = 20 * 1024 * 1024
+
+
+def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    parser = subparsers.add_parser("replay", help="replay a recorded 18xx game (18xx.games JSON)")
+    parser.add_argument("file", type=Path, metavar="FILE.json")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(handler=_replay)
+
+
+def read_recorded(path: Path) -> dict[str, Any]:
+    """A recorded game's JSON, bounded in size."""
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise TurnprocError(f"{path}: larger than {MAX_FILE_BYTES // (1024 * 1024)} MB")
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise TurnprocError(f"{path}: {exc.strerror or exc}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise TurnprocError(f"{path}: not JSON ({exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("players"), list):
+        raise TurnprocError(f"{path}: not a recorded game")
+    return data
+
+
+def _replay(args: argparse.Namespace) -> int:
+    path: Path = args.file
+    data = read_recorded(path)
+    try:
+        outcome = replay(data)
+    except ReplayError as exc:
+        raise TurnprocError(f"{path}: {exc}") from None
+    if args.json:
+        print(
+            json.dumps(
+                {"result": outcome.result, "game_end_reason": outcome.end_reason}, sort_keys=True
+            )
+        )
+        return 0
+    print(
+        f"{data.get('title')}: {outcome.applied} actions replayed; game ends: {outcome.end_reason}"
+    )
+    for player, score in sorted(outcome.result.items(), key=lambda item: -item[1]):
+        print(f"  {player:>10}  {score:>6}")
+    for action_id, train, ours, recorded in outcome.game.revenue_differences:
+        print(
+            f"  note: action {action_id}: {train} earns ${ours} by our count; ${recorded} recorded"
+        )
+    return 0

@@ -1,0 +1,65 @@
+"""`turnproc web [--host 127.0.0.1] [--port 8080]`: the games' web pages (docs/web.md).
+
+`turnproc web --link GAME --player P` prints the address of a player's own
+page instead (the same link his mail carries), for the moderator to pass on.
+"""
+
+import argparse
+
+from turnproc.commands.db import database
+from turnproc.config import load_settings
+from turnproc.core.errors import UsageError
+from turnproc.store import repository
+from turnproc.store.db import transaction
+
+
+def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    parser = subparsers.add_parser("web", help="serve the games' web pages (docs/web.md)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8080, help="port (8080)")
+    parser.add_argument("--link", metavar="GAME", help="print a player's page link and exit")
+    parser.add_argument("--player", type=int, help="the player (position) for --link")
+    parser.add_argument(
+        "--base", help="address the link starts with (default: web_url, else http://HOST:PORT)"
+    )
+    parser.set_defaults(handler=_web)
+
+
+def _web(args: argparse.Namespace) -> int:
+    if not 0 < args.port < 65536:
+        raise UsageError("--port must be between 1 and 65535")
+    settings = load_settings()
+    engine = database()
+    if args.link is not None:
+        if args.player is None:
+            raise UsageError("--link needs --player")
+        from turnproc.web.keys import utcnow
+        from turnproc.web.links import player_url
+
+        base = args.base or settings.web_url or f"http://{args.host}:{args.port}"
+        with transaction(engine) as session:
+            game = repository.get_game(session, args.link)
+            player = repository.get_player(session, game.id, args.player)
+            if not player.human or not player.secret_hash:
+                raise UsageError(f"player {args.player} of {game.name} is not a person's")
+            print(player_url(settings, base, game.id, player, utcnow()))
+        return 0
+    import uvicorn
+
+    from turnproc.web.app import create_app
+
+    app = create_app(engine, settings)
+    # Behind a reverse proxy on the same machine, its X-Forwarded-For names the client.
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        proxy_headers=True,
+        forwarded_allow_ips="127.0.0.1",
+        server_header=False,
+        timeout_keep_alive=5,
+        limit_concurrency=200,
+        log_level="info",
+        access_log=False,  # a player's page address is his key: it stays out of the logs
+    )
+    return 0

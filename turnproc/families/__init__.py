@@ -1,0 +1,1 @@
+"""Game families hosted by turnproc besides Continental Rails."""

@@ -1,0 +1,1539 @@
+"""One 18xx game: state, and actions applied one at a time.
+
+Rounds follow the rules' order: the private companies' sale, then stock rounds
+and sets of operating rounds. A company's operating turn is the steps of 4.2 in
+order (home token, track, token, run, dividend, trains, with private purchases
+and abilities at any time); an action for a later step or for the next company
+closes the steps it skips, as the rules would (a company that does not run
+trains withholds, 4.2.4). Every dollar moves between the bank, the players and
+the companies through `_pay`, so the total never changes.
+"""
+
+import copy
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from turnproc.families.g18xx.engine import actions as act
+from turnproc.families.g18xx.engine.market import Market, parse_market
+from turnproc.families.g18xx.engine.routes import (
+    Link,
+    Route,
+    Stop,
+    best_runs,
+    build_links,
+    enumerate_routes,
+)
+from turnproc.families.g18xx.engine.title import Private, Title, TrainType
+from turnproc.families.g18xx.engine.track import (
+    HexState,
+    chain_stops,
+    neighbour,
+    reachable_hexes,
+    rotate,
+)
+
+BANK = "bank"
+IPO = "ipo"
+POOL = "market"
+Holder = int | str
+
+
+class ActionRefused(ValueError):
+    """An action the rules do not allow now; the game is unchanged."""
+
+
+@dataclass
+class Cert:
+    id: str
+    company: str
+    percent: int
+    president: bool
+    owner: Holder = IPO
+
+
+@dataclass
+class Train:
+    id: str
+    type: TrainType
+    name: str
+    price: int
+    cities: int
+    multiplier: int
+    owner: str | None = None  # company id; None while in the bank
+    rusted: bool = False
+    sellable: bool = True
+
+
+@dataclass
+class CompanyState:
+    """A major company's charter."""
+
+    id: str
+    home: str
+    token_costs: tuple[int, ...]
+    par: int | None = None
+    floated: bool = False
+    president: int | None = None
+    tokens_used: int = 0
+    home_placed: bool = False
+    route_bonus: dict[str, int] = field(default_factory=dict)  # hex -> extra revenue per run
+    operated: bool = False
+    home_city_chosen: bool = False
+
+
+@dataclass
+class PrivateState:
+    data: Private
+    owner: Holder | None = None
+    closed: bool = False
+    uses: int = 0
+
+
+@dataclass
+class Turn:
+    """Where the operating company is in its turn."""
+
+    company: str
+    first: bool = False  # the company's first operating turn
+    ran: bool = False
+    revenue: int | None = None
+    bank_trains: int = 0
+    lays: list[bool] = field(default_factory=list)  # each normal tile lay: an upgrade?
+    tokens: int = 0
+
+
+@dataclass
+class Auction:
+    """A waterfall auction of the privates: the cheapest is bought at its price,
+    the others take bids and are settled in order as the cheaper ones go."""
+
+    unsold: list[str]
+    price: dict[str, int]
+    bids: dict[str, dict[int, int]] = field(default_factory=dict)
+    contest: str | None = None
+    passes: int = 0
+
+
+class TitleRules:
+    """A title's special rules; the defaults are the general 18xx ones."""
+
+    def __init__(self, title: Title, options: dict[str, str]) -> None:
+        self.title = title
+        self.options = options
+
+    def bank_cash(self) -> int:
+        return self.title.bank
+
+    def setup(self, game: "Game") -> None:
+        """Hook after the game is laid out."""
+
+    def private_revenue(self, private: Private) -> int:
+        return private.revenue
+
+    def start_operating_round(self, game: "Game") -> None:
+        """Hook at the start of each operating round, before privates pay."""
+
+    def private_sale_refusal(
+        self, game: "Game", company: str, private: PrivateState, price: int
+    ) -> str | None:
+        """Companies buy privates in phases that allow it, at half to one and a
+        half times face value."""
+        if not game.title.phases[game.phase_index].companies_buy_privates:
+            return f"companies may not buy private companies in phase {game.phase}"
+        value = private.data.value
+        low, high = (value + 1) // 2, value * 3 // 2
+        if not low <= price <= high:
+            return f"{private.data.id} sells for ${low} to ${high}"
+        return None
+
+    def after_private_bought(self, game: "Game", company: str, private: PrivateState) -> None:
+        """Hook after a company buys a private."""
+
+    def after_tile_laid(self, game: "Game", company: str, hex_name: str) -> None:
+        """Hook after a tile lay is paid for."""
+
+    def after_token_placed(self, game: "Game", company: str, hex_name: str) -> None:
+        """Hook after a station token is placed and paid for."""
+
+    def ability_lay_is_free(self, private: PrivateState) -> bool:
+        return private.data.ability is not None and private.data.ability.free
+
+    def train_discount(self, private: PrivateState) -> int:
+        return private.data.ability.discount if private.data.ability else 0
+
+    def president_assist(
+        self, game: "Game", company: str, train: Train, price: int
+    ) -> tuple[int, int]:
+        """(amount the president adds, fee) when the title lets a president help."""
+        return (0, 0)
+
+    def loan_fee(self, debt: int) -> int:
+        return 0
+
+    def allows_loans(self) -> bool:
+        """Whether a president short of cash for a forced train borrows from the bank."""
+        return False
+
+    def bank_trains_per_turn(self, game: "Game") -> int | None:
+        """How many trains a company may buy from the bank in one turn (None: any)."""
+        return 1 if game.title.phases[game.phase_index].one_bank_train else None
+
+    def tile_lay_refusal(self, game: "Game", turn: Turn, upgrade: bool) -> str | None:
+        """4.2.1: one tile lay or upgrade a turn."""
+        return "one tile a turn (4.2b)" if turn.lays else None
+
+    def private_sellers(self, game: "Game", company: str) -> set[Holder]:
+        """Who may sell a private to the company: any player by default."""
+        return set(game.players)
+
+    def phase_changed(self, game: "Game") -> None:
+        """Hook after the phase advances."""
+
+    def first_train_bought(self, game: "Game", kind: TrainType) -> None:
+        """Hook after the first train of a type leaves the bank."""
+
+    def end_of_set(self, game: "Game") -> None:
+        """Hook after a set of operating rounds, before the next stock round."""
+
+
+class Game:
+    """The live position of one game."""
+
+    def __init__(self, title: Title, rules: TitleRules, players: list[int]) -> None:
+        seats = title.players.get(str(len(players)))
+        if seats is None:
+            raise ActionRefused(f"{title.title} is for {', '.join(title.players)} players")
+        self.title = title
+        self.rules = rules
+        self.players = list(players)
+        self.cert_limit = seats.certificates
+        self.cash: dict[Holder, int] = {BANK: rules.bank_cash()}
+        self.total_cash = self.cash[BANK]
+        for player in players:
+            self.cash[player] = 0
+            self.pay(BANK, player, seats.cash)
+        self.market = Market(parse_market(title.market))
+        self.companies: dict[str, CompanyState] = {}
+        self.certs: dict[str, Cert] = {}
+        self.holdings: dict[tuple[Holder, str], list[Cert]] = {}
+        self.percent: dict[tuple[Holder, str], int] = {}
+        for data in title.companies:
+            self.companies[data.id] = CompanyState(
+                data.id, data.home, data.tokens, home_city_chosen=data.home_city_chosen
+            )
+            self.cash[data.id] = 0
+            for index in range(title.shares_per_company - 1):
+                share = Cert(f"{data.id}_{index}", data.id, 20 if index == 0 else 10, index == 0)
+                self.certs[share.id] = share
+                self.holdings.setdefault((IPO, data.id), []).append(share)
+            self.percent[(IPO, data.id)] = 100
+        self.privates = {p.id: PrivateState(p) for p in title.privates}
+        self.trains: list[Train] = []
+        for kind in title.trains:
+            for index in range(kind.count):
+                self.trains.append(
+                    Train(
+                        f"{kind.name}-{index}",
+                        kind,
+                        kind.name,
+                        kind.price,
+                        kind.cities,
+                        kind.multiplier,
+                    )
+                )
+        self.phase_index = 0
+        self.hexes = self._build_map()
+        self.tiles_on_map: dict[str, str] = {}  # tile id -> hex
+        self.round = "draft"  # "auction", "stock", "operating"
+        self.operating_round = 0  # counts all operating rounds so far
+        self.round_in_set = 0
+        self.set_number = 0
+        self.order: list[str] = []
+        self.turn: Turn | None = None
+        self.done: set[str] = set()
+        self.ended = False
+        self.end_reason: str | None = None
+        self.flags: dict[str, bool] = {}
+        self.sold_this_round: dict[int, set[str]] = {}
+        self.priority = self.players[0]  # the priority deal
+        self.stock_next = self.priority
+        self.stock_passes = 0
+        self.stock_last_actor: int | None = None
+        self.stock_bought_this_turn = False
+        self.stock_sold_this_turn = False
+        self.map_version = 0
+        self._links_cache: tuple[int, dict[Stop, list[Link]]] | None = None
+        self.types_bought: set[str] = set()
+        self.ors_in_set = title.operating_rounds_per_set
+        self.end_pending: str | None = None
+        self.bankrupt: set[int] = set()
+        self.auction = Auction(
+            [p.id for p in title.privates], {p.id: p.value for p in title.privates}
+        )
+        if title.private_sale == "waterfall":
+            self.round = "auction"
+        # Replays of recorded games pay the revenue stored with each route, as
+        # the site that recorded them does; differences from ours are kept.
+        self.recorded_revenue_stands = False
+        self.revenue_differences: list[tuple[int | None, str, int, int]] = []
+        rules.setup(self)
+
+    # --- the map -------------------------------------------------------------
+
+    def _build_map(self) -> dict[str, HexState]:
+        hexes = {}
+        for h in self.title.hexes:
+            if h.colour == "none":
+                continue
+            colour = {"white": "white", "red": "red", "gray": "gray"}[h.colour]
+            hexes[h.hex] = HexState(
+                name=h.hex,
+                tile=None,
+                tile_id=f"{h.hex}-0",
+                colour=colour,
+                rotation=0,
+                nodes=h.nodes,
+                track=h.track,
+                tokens=[["neutral"] if h.neutral_token else [] for _ in h.nodes],
+                cost=h.cost,
+            )
+        return hexes
+
+    @property
+    def phase(self) -> str:
+        return self.title.phases[self.phase_index].name
+
+    def advance_phase(self, name: str) -> None:
+        names = [p.name for p in self.title.phases]
+        index = names.index(name)
+        if index > self.phase_index:
+            self.phase_index = index
+            self.rules.phase_changed(self)
+
+    def node_revenue(self, hex_name: str, index: int) -> int:
+        revenue = self.hexes[hex_name].nodes[index].revenue
+        if isinstance(revenue, int):
+            return revenue
+        for colour in reversed(self.title.phases[self.phase_index].tiles):
+            if colour in revenue:
+                return revenue[colour]
+        return revenue["yellow"]
+
+    # --- money and shares ----------------------------------------------------
+
+    def pay(self, payer: Holder, payee: Holder, amount: int) -> None:
+        """Move money; the only way money moves, so the total stays the same."""
+        if amount < 0:
+            raise ActionRefused(f"negative payment {amount}")
+        self.cash[payer] -= amount
+        self.cash[payee] = self.cash.get(payee, 0) + amount
+
+    def money_is_conserved(self) -> bool:
+        return sum(self.cash.values()) == self.total_cash
+
+    def percent_of(self, holder: Holder, company: str) -> int:
+        return self.percent.get((holder, company), 0)
+
+    def shares_of(self, holder: Holder, company: str) -> list[Cert]:
+        return self.holdings.setdefault((holder, company), [])
+
+    def _move_cert(self, cert: Cert, to: Holder) -> None:
+        self.holdings[(cert.owner, cert.company)].remove(cert)
+        self.shares_of(to, cert.company).append(cert)
+        cert.owner = to
+
+    def _distance(self, a: int | None, b: int) -> int:
+        if a is None:
+            return 0
+        ia, ib = self.players.index(a), self.players.index(b)
+        return ib - ia if ia < ib else ib - (ia - len(self.players))
+
+    def _transfer(self, certs: list[Cert], source: Holder, to: Holder, percent: int) -> None:
+        """3.5: move certificates, then hand the presidency to the largest holder
+        (ties go to the first clockwise from the outgoing president)."""
+        company = certs[0].company
+        state = self.companies[company]
+        previous = state.president
+        self.percent[(source, company)] = self.percent_of(source, company) - percent
+        self.percent[(to, company)] = self.percent_of(to, company) + percent
+        for cert in certs:
+            self._move_cert(cert, to)
+        best = max(self.percent_of(p, company) for p in self.players)
+        leaders = [p for p in self.players if self.percent_of(p, company) == best]
+        if previous in leaders:
+            return
+        able = [p for p in leaders if self.percent_of(p, company) >= 20]
+        if not able:
+            return
+        president = min(able, key=lambda p: self._distance(previous, p))
+        state.president = president
+        if source == president or previous is None:
+            return
+        bundle_has_president = any(c.president for c in certs)
+        top = next(c for c in self.certs.values() if c.company == company and c.president)
+        if not bundle_has_president and top.owner != previous:
+            return
+        swap_to: Holder = previous if self.percent_of(previous, company) >= top.percent else POOL
+        for cert in self.shares_of(president, company)[: top.percent // 10]:
+            self._move_cert(cert, swap_to)
+        self._move_cert(top, president)
+        given = sum(c.percent for c in certs)
+        for _ in range((given - percent) // 10):
+            self._move_cert(self.shares_of(POOL, company)[0], source)
+
+    def certificate_count(self, player: int) -> int:
+        count = sum(1 for p in self.privates.values() if p.owner == player and not p.closed)
+        for company in self.companies:
+            if self.market.where.get(company) and self.market.cell(company).yellow:
+                continue
+            count += len(self.shares_of(player, company))
+        return count
+
+    # --- turn flow -------------------------------------------------------------
+
+    def acting_company(self, action: act.Action) -> str | None:
+        if action.entity_type == "corporation":
+            return str(action.entity)
+        if action.entity_type == "company":
+            private = self.privates.get(str(action.entity))
+            if private is None or not isinstance(private.owner, str):
+                raise ActionRefused(f"{action.entity} is not owned by a company")
+            return private.owner
+        return None
+
+    def apply(self, action: act.Action) -> None:
+        """Apply one action and its recorded automatic follow-ups; a refused
+        action leaves the game as it was."""
+        snapshot = copy.deepcopy(
+            self.__dict__, {id(self.title): self.title, id(self.rules): self.rules}
+        )
+        try:
+            self.apply_unchecked(action)
+        except ActionRefused:
+            self.__dict__.clear()
+            self.__dict__.update(snapshot)
+            raise
+
+    def apply_unchecked(self, action: act.Action) -> None:
+        """Apply an action without keeping a copy to return to: for replays,
+        which stop at the first refusal anyway."""
+        if self.ended:
+            raise ActionRefused("the game is over")
+        handler = self._handlers().get(action.type)
+        if handler is None:
+            raise ActionRefused(f"{action.type} is not an 18xx move")
+        if action.type not in (
+            "program_share_pass",
+            "program_buy_shares",
+            "program_disable",
+            "program_close_pass",
+            "log",
+            "message",
+        ):
+            self._enter_round(action)
+        handler(action)
+        self._check_end_triggers()
+        for follow in action.auto_actions:
+            self.apply_unchecked(follow)
+
+    def _check_end_triggers(self) -> None:
+        """A company at the top of the market or a broken bank ends the game
+        with the operating round in progress."""
+        if self.end_pending is not None or self.title.last_operating_round:
+            return
+        if any(self.market.cell(c).end for c in self.market.where):
+            self.end_pending = "stock_market"
+        elif self.cash[BANK] < 0:
+            self.end_pending = "bank"
+
+    def _handlers(self) -> dict[str, Callable[[act.Action], None]]:
+        return {
+            "bid": self._bid,  # type: ignore[dict-item]
+            "par": self._par,  # type: ignore[dict-item]
+            "buy_shares": self._buy_shares,  # type: ignore[dict-item]
+            "sell_shares": self._sell_shares,  # type: ignore[dict-item]
+            "pass": self._pass,
+            "bankrupt": self._bankrupt,  # type: ignore[dict-item]
+            "end_turn": self._end_turn,
+            "program_share_pass": self._nothing,
+            "program_buy_shares": self._nothing,
+            "program_disable": self._nothing,
+            "program_close_pass": self._nothing,
+            "log": self._nothing,
+            "message": self._nothing,
+            "buy_company": self._buy_company,  # type: ignore[dict-item]
+            "lay_tile": self._lay_tile,  # type: ignore[dict-item]
+            "place_token": self._place_token,  # type: ignore[dict-item]
+            "run_routes": self._run_routes,  # type: ignore[dict-item]
+            "dividend": self._dividend,  # type: ignore[dict-item]
+            "buy_train": self._buy_train,  # type: ignore[dict-item]
+        }
+
+    def _nothing(self, action: act.Action) -> None:
+        return None
+
+    def _pass(self, action: act.Action) -> None:
+        if self.round == "auction":
+            self._auction_pass(self._player(action))
+        elif self.round == "stock":
+            self._stock_turn_done(self._player(action), passed=True)
+
+    def _after(self, player: int) -> int:
+        return self.players[(self.players.index(player) + 1) % len(self.players)]
+
+    def to_move(self) -> int | None:
+        """The player whose move it is in a stock round, or the president of
+        the company operating (None while the privates are sold)."""
+        if self.ended:
+            return None
+        if self.round == "stock":
+            return self.stock_next
+        if self.round == "draft":
+            bought = sum(1 for p in self.privates.values() if p.owner is not None)
+            return self.players[len(self.players) - 1 - bought]
+        if self.round == "operating":
+            if self.turn is not None:
+                return self.companies[self.turn.company].president
+            waiting = [c for c in self.order if c not in self.done]
+            if waiting:
+                return self.companies[waiting[0]].president
+        return None
+
+    def operating_company(self) -> str | None:
+        """The company operating now, or the next to operate in this round."""
+        if self.round != "operating":
+            return None
+        if self.turn is not None:
+            return self.turn.company
+        waiting = [c for c in self.order if c not in self.done]
+        return waiting[0] if waiting else None
+
+    def _end_turn(self, action: act.Action) -> None:
+        """The president ends the company's turn; the round or set moves on
+        when it was the last company."""
+        self._current(action)
+        self._finish_turn()
+        if [c for c in self.order if c not in self.done]:
+            return
+        if self.round_in_set < self.ors_in_set:
+            self._close_operating_round()
+            if not self.ended:
+                self._start_operating_round()
+            return
+        self._finish_operating_round()
+        if not self.ended:
+            self._start_stock_round()
+
+    def _stock_turn_done(self, player: int, passed: bool) -> None:
+        """A pass ends a stock turn; so does a buy, unless the player may still
+        sell (3.2: one buy, before or after all sales). The round's last
+        actor's left-hand neighbour gets the priority deal (3.6)."""
+        if passed and not (self.stock_bought_this_turn or self.stock_sold_this_turn):
+            self.stock_passes += 1
+        elif passed:
+            # ending a turn in which he bought or sold is no pass (3.6)
+            self.stock_passes = 0
+        else:
+            self.stock_passes = 0
+            self.stock_last_actor = player
+            if not self.stock_sold_this_turn and self._may_sell_any(player):
+                self.stock_bought_this_turn = True
+                return
+        self.stock_next = self._after(player)
+        self.stock_bought_this_turn = False
+        self.stock_sold_this_turn = False
+        # a player who can neither buy nor sell passes without being asked
+        for _ in self.players:
+            if self._can_act_in_stock(self.stock_next) or self.stock_passes >= len(self.players):
+                break
+            self.stock_passes += 1
+            self.stock_next = self._after(self.stock_next)
+        if self.stock_passes >= len(self.players) and self.round == "stock":
+            # 3.6: everyone passed in a row; the operating rounds begin
+            self._end_stock_round()
+            self._start_operating_round()
+
+    def _can_act_in_stock(self, player: int) -> bool:
+        if self._may_sell_any(player):
+            return True
+        cash = self.cash[player]
+        trade = self.title.phases[self.phase_index].players_trade_privates
+        if (
+            cash > 0
+            and trade
+            and any(
+                isinstance(p.owner, int) and p.owner != player and not p.closed
+                for p in self.privates.values()
+            )
+        ):
+            # another player's private may be bought for any amount
+            return True
+        full = self.certificate_count(player) >= self.cert_limit
+        for company, state in self.companies.items():
+            if company in self.sold_this_round.get(player, set()):
+                continue
+            if state.par is None:
+                if not full and 2 * min(self.title.par_prices) <= cash:
+                    return True
+                continue
+            yellow = self.market.cell(company).yellow
+            if (full and not yellow) or (
+                self.percent_of(player, company) + 10 > self.title.holding_limit_percent
+                and not yellow
+            ):
+                continue
+            if any(not c.president for c in self.shares_of(IPO, company)) and state.par <= cash:
+                return True
+            if self.shares_of(POOL, company) and self.market.price(company) <= cash:
+                return True
+        return False
+
+    def _may_sell_any(self, player: int) -> bool:
+        if self.set_number == 0:
+            return False
+        for company, state in self.companies.items():
+            own = self.percent_of(player, company)
+            if not own or state.par is None:
+                continue
+            if self.percent_of(POOL, company) + 10 > self.title.market_pool_limit_percent:
+                continue
+            others = max(self.percent_of(p, company) for p in self.players if p != player)
+            if state.president != player or own - 10 >= 20 or others >= 20:
+                return True
+        return False
+
+    def _enter_round(self, action: act.Action) -> None:
+        company = self.acting_company(action)
+        if self.round == "draft":
+            if company is not None or action.type != "bid":
+                raise ActionRefused("each player first buys one private company (3.1)")
+            return
+        if self.round == "auction":
+            if company is not None or action.type not in ("bid", "pass"):
+                raise ActionRefused("the private companies are being auctioned")
+            return
+        if self.round == "stock":
+            if company is None:
+                if action.type in ("buy_shares", "par", "sell_shares", "pass"):
+                    player = self._player(action)
+                    if player != self.stock_next:
+                        raise ActionRefused(
+                            f"it is player {self.stock_next}'s turn, not {player}'s"
+                        )
+                return
+            raise ActionRefused(f"the stock round goes on: player {self.stock_next} is to move")
+        if company is None:
+            if action.type == "sell_shares" and self._raising_cash(int(action.entity)):
+                return
+            self._finish_operating_round()
+            if self.ended:
+                raise ActionRefused("the game is over")
+            self._start_stock_round()
+            return
+        self._advance_to(company)
+
+    def _raising_cash(self, player: int) -> bool:
+        """4.2.5.2d: the operating company's president sells to buy a train."""
+        if self.turn is None:
+            return False
+        company = self.turn.company
+        return self.companies[company].president == player and not self.trains_of(company)
+
+    def _start_stock_round(self) -> None:
+        self.round = "stock"
+        self.sold_this_round = {p: set() for p in self.players}
+        self.stock_next = self.priority
+        self.stock_passes = 0
+        self.stock_last_actor = None
+        self.stock_bought_this_turn = False
+        self.stock_sold_this_turn = False
+
+    def _end_stock_round(self) -> None:
+        """3.6: companies all in players' hands move up, highest price first."""
+        if self.stock_last_actor is not None:
+            self.priority = self._after(self.stock_last_actor)
+        sold_out = [
+            c
+            for c, s in self.companies.items()
+            if s.par is not None and sum(self.percent_of(p, c) for p in self.players) >= 100
+        ]
+        for company in sorted(sold_out, key=self.market.order_key):
+            self.market.move_up(company)
+        self.ors_in_set = (
+            self.title.phases[self.phase_index].operating_rounds
+            or self.title.operating_rounds_per_set
+        )
+
+    def _start_operating_round(self) -> None:
+        if self.round == "stock":
+            self.set_number += 1
+            self.round_in_set = 0
+        self.round = "operating"
+        self.operating_round += 1
+        self.round_in_set += 1
+        self.rules.start_operating_round(self)
+        for private in self.privates.values():
+            if private.owner is not None and not private.closed:
+                self.pay(BANK, private.owner, self.rules.private_revenue(private.data))
+        floated = [c for c, s in self.companies.items() if s.floated]
+        self.order = sorted(floated, key=self.market.order_key)
+        self.done = set()
+        self.turn = None
+
+    def _begin_turn(self, company: str) -> None:
+        state = self.companies[company]
+        self.turn = Turn(company, first=not state.operated)
+        if not state.home_placed and not state.home_city_chosen:
+            self._place_home(company)
+
+    def _place_home(self, company: str) -> None:
+        state = self.companies[company]
+        hex_state = self.hexes[state.home]
+        index = next(i for i, n in enumerate(hex_state.nodes) if n.kind == "city")
+        hex_state.tokens[index].append(company)
+        state.home_placed = True
+        state.tokens_used = 1
+
+    def _pass_dividend_step(self) -> None:
+        """4.2.4: a company that runs no train withholds nothing and moves left,
+        as soon as its turn goes past the dividend step."""
+        if self.turn is not None and not self.turn.ran:
+            self.turn.ran = True
+            self.market.move_left(self.turn.company)
+
+    def _finish_turn(self) -> None:
+        if self.turn is None:
+            return
+        self._pass_dividend_step()
+        self.companies[self.turn.company].operated = True
+        self.done.add(self.turn.company)
+        self.turn = None
+
+    def _advance_to(self, company: str) -> None:
+        if self.turn is not None and self.turn.company == company:
+            return
+        if company not in self.order:
+            raise ActionRefused(f"{company} does not operate in this round")
+        while True:
+            if self.turn is not None:
+                self._finish_turn()
+            waiting = [c for c in self.order if c not in self.done]
+            if company in waiting:
+                if waiting[0] != company:
+                    raise ActionRefused(f"{waiting[0]} operates before {company} (4b)")
+                self._begin_turn(company)
+                return
+            if waiting:
+                raise ActionRefused(f"{waiting[0]} has not operated yet in this round")
+            if self.round_in_set >= self.ors_in_set:
+                raise ActionRefused(f"{company} has already operated in this set of rounds")
+            self._close_operating_round()
+            if self.ended:
+                raise ActionRefused("the game is over")
+            self._start_operating_round()
+            if company not in self.order:
+                raise ActionRefused(f"{company} does not operate in this round")
+
+    def _close_operating_round(self) -> None:
+        current = self.turn.company if self.turn is not None else None
+        idle = [c for c in self.order if c not in self.done and c != current]
+        if idle:
+            raise ActionRefused(f"{idle[0]} has not operated yet in this round")
+        self._finish_turn()
+        for rule in self.title.obsolete_after_operating_round:
+            if rule.round == self.operating_round:
+                self._rust(rule.train, rule.salvage)
+        if (
+            self.title.last_operating_round
+            and self.operating_round >= self.title.last_operating_round
+        ):
+            self.ended = True
+            self.end_reason = self.title.end_reason
+        elif self.end_pending is not None:
+            self.ended = True
+            self.end_reason = self.end_pending
+
+    def _finish_operating_round(self) -> None:
+        """Close the current round and, at the end of a set, the set itself."""
+        if self.round != "operating":
+            return
+        self._close_operating_round()
+        if not self.ended and self.round_in_set < self.ors_in_set:
+            raise ActionRefused("a stock move during a set of operating rounds")
+        if not self.ended:
+            self.rules.end_of_set(self)
+
+    def finish(self) -> None:
+        """End a replay: close the operating round in progress once every
+        company has operated (a game ending with it is over)."""
+        if self.round != "operating" or self.ended:
+            return
+        current = self.turn.company if self.turn is not None else None
+        if all(c in self.done or c == current for c in self.order):
+            self._close_operating_round()
+
+    def _rust(self, name: str, salvage: int) -> None:
+        for train in self.trains:
+            if train.name == name and not train.rusted:
+                if train.owner is not None and train.owner in self.companies:
+                    self.pay(BANK, train.owner, salvage)
+                train.rusted = True
+                train.owner = None
+
+    # --- the private companies' sale and stock rounds --------------------------
+
+    def _player(self, action: act.Action) -> int:
+        if (
+            action.entity_type != "player"
+            or not isinstance(action.entity, int)
+            or action.entity not in self.players
+        ):
+            raise ActionRefused(f"{action.entity} is not a player in this game")
+        return action.entity
+
+    def _bid(self, action: act.Bid) -> None:
+        """3.1: each player buys one private at its list price."""
+        if self.round == "auction":
+            self._auction_bid(self._player(action), action.company, action.price)
+            return
+        player = self._player(action)
+        private = self.privates.get(action.company)
+        if private is None or private.owner is not None:
+            raise ActionRefused(f"{action.company} is not for sale")
+        if any(p.owner == player for p in self.privates.values()):
+            raise ActionRefused("each player buys exactly one private company")
+        bought = sum(1 for p in self.privates.values() if p.owner is not None)
+        due = self.players[len(self.players) - 1 - bought]
+        if player != due:
+            # 3.1: counter-clockwise from the player to the right of the priority holder
+            raise ActionRefused(f"it is player {due}'s turn to buy a private")
+        if action.price != private.data.value:
+            raise ActionRefused(f"{action.company} costs ${private.data.value}")
+        self._spend(player, action.price)
+        self.pay(player, BANK, action.price)
+        private.owner = player
+        self.priority = player  # the last to buy holds the priority deal (3.1)
+        if all(any(p.owner == pl for p in self.privates.values()) for pl in self.players):
+            for other in self.privates.values():
+                if other.owner is None:
+                    other.closed = True
+            self._start_stock_round()
+
+    def _auction_bid(self, player: int, company: str, price: int) -> None:
+        auction = self.auction
+        if company not in auction.unsold:
+            raise ActionRefused(f"{company} is not for sale")
+        bids = auction.bids.setdefault(company, {})
+        if auction.contest is not None:
+            if company != auction.contest or player not in bids:
+                raise ActionRefused(f"{auction.contest} is being auctioned between its bidders")
+            if price <= max(bids.values()):
+                raise ActionRefused(f"bid more than ${max(bids.values())}")
+            self._spend(player, price)
+            bids[player] = price
+            return
+        auction.passes = 0
+        if company == auction.unsold[0]:
+            if price != auction.price[company]:
+                raise ActionRefused(f"{company} is bought at ${auction.price[company]}")
+            self._sell_private(company, player, price)
+            self._settle_auction()
+            return
+        least = max([auction.price[company], *bids.values()])
+        if price <= least:
+            raise ActionRefused(f"bid more than ${least} for {company}")
+        committed = sum(b.get(player, 0) for c, b in auction.bids.items() if c != company)
+        self._spend(player, price + committed)
+        bids[player] = price
+
+    def _auction_pass(self, player: int) -> None:
+        auction = self.auction
+        if auction.contest is not None:
+            bids = auction.bids[auction.contest]
+            if player not in bids:
+                raise ActionRefused(f"{auction.contest} is being auctioned between its bidders")
+            del bids[player]
+            self._settle_auction()
+            return
+        auction.passes += 1
+        if auction.passes >= len(self.players):
+            # everyone passed: the cheapest private gets cheaper
+            cheapest = auction.unsold[0]
+            auction.price[cheapest] = max(0, auction.price[cheapest] - 5)
+            auction.passes = 0
+
+    def _settle_auction(self) -> None:
+        auction = self.auction
+        auction.contest = None
+        while auction.unsold:
+            cheapest = auction.unsold[0]
+            bids = auction.bids.get(cheapest, {})
+            if not bids:
+                return
+            if len(bids) > 1:
+                auction.contest = cheapest
+                return
+            ((winner, price),) = bids.items()
+            self._sell_private(cheapest, winner, price)
+        self._start_stock_round()
+
+    def _sell_private(self, company: str, player: int, price: int) -> None:
+        self._spend(player, price)
+        self.pay(player, BANK, price)
+        self.privates[company].owner = player
+        self.priority = self._after(player)
+        self.auction.unsold.remove(company)
+        self.auction.bids.pop(company, None)
+        ability = self.privates[company].data.ability
+        if ability is not None and ability.kind == "share" and ability.share:
+            share = self._cert(ability.share)
+            self._transfer([share], share.owner, player, share.percent)
+
+    def _spend(self, player: int, amount: int) -> None:
+        if self.cash[player] < amount:
+            raise ActionRefused(f"costs ${amount}; cash is ${self.cash[player]}")
+
+    def _par(self, action: act.Par) -> None:
+        """3.2c1: buy the president's certificate and set the par value."""
+        player = self._player(action)
+        state = self.companies.get(action.corporation)
+        if state is None or state.par is not None:
+            raise ActionRefused(f"{action.corporation} cannot be started")
+        try:
+            price, row, col = (int(x) for x in action.share_price.split(","))
+        except ValueError:
+            raise ActionRefused(f"bad par value {action.share_price!r}") from None
+        cell = (
+            self.market.grid[row][col]
+            if 0 <= row < len(self.market.grid) and 0 <= col < len(self.market.grid[row])
+            else None
+        )
+        if (
+            cell is None
+            or not cell.par
+            or cell.price != price
+            or price not in self.title.par_prices
+        ):
+            raise ActionRefused(
+                f"par values are {', '.join(f'${p}' for p in self.title.par_prices)}"
+            )
+        self._check_buy_limits(player, action.corporation, 20)
+        self._spend(player, 2 * price)
+        state.par = price
+        self.market.place(action.corporation, row, col)
+        top = self.certs[f"{action.corporation}_0"]
+        self.pay(player, BANK, 2 * price)
+        self._transfer([top], IPO, player, top.percent)
+        state.president = player
+        self._stock_turn_done(player, passed=False)
+
+    def _check_buy_limits(self, player: int, company: str, percent: int) -> None:
+        if company in self.sold_this_round.get(player, set()):
+            raise ActionRefused(f"no buying {company} after selling it this round (3.2)")
+        yellow = self.market.where.get(company) is not None and self.market.cell(company).yellow
+        if (
+            self.percent_of(player, company) + percent > self.title.holding_limit_percent
+            and not yellow
+        ):
+            raise ActionRefused(
+                f"no player may hold more than {self.title.holding_limit_percent}% (3.3a)"
+            )
+        if not yellow and self.certificate_count(player) >= self.cert_limit:
+            raise ActionRefused(f"certificate limit {self.cert_limit} reached (3.3b)")
+
+    def _buy_shares(self, action: act.BuyShares) -> None:
+        player = self._player(action)
+        certs = [self._cert(s) for s in action.shares]
+        company = certs[0].company
+        source = certs[0].owner
+        if source not in (IPO, POOL) or any(
+            c.owner != source or c.company != company for c in certs
+        ):
+            raise ActionRefused(f"{', '.join(action.shares)} not for sale")
+        state = self.companies[company]
+        if state.par is None:
+            raise ActionRefused(f"{company} has no par value yet")
+        per_share = state.par if source == IPO else self.market.price(company)
+        price = per_share * action.percent // 10
+        self._check_buy_limits(player, company, action.percent)
+        self._spend(player, price)
+        self.pay(player, BANK, price)
+        self._transfer(certs, source, player, action.percent)
+        if not state.floated and self.percent_of(IPO, company) <= 100 - self.title.float_percent:
+            state.floated = True
+            self.pay(BANK, company, state.par * self.title.shares_per_company)
+        self._stock_turn_done(player, passed=False)
+
+    def _cert(self, share_id: str) -> Cert:
+        cert = self.certs.get(share_id)
+        if cert is None:
+            raise ActionRefused(f"no share {share_id}")
+        return cert
+
+    def _sell_shares(self, action: act.SellShares) -> None:
+        """3.2a: sell to the open market at the market value, then one row down per share."""
+        player = self._player(action)
+        certs = [self._cert(s) for s in action.shares]
+        company = certs[0].company
+        if any(c.owner != player or c.company != company for c in certs):
+            raise ActionRefused(f"{', '.join(action.shares)} are not yours to sell")
+        if (
+            action.percent <= 0
+            or action.percent > sum(c.percent for c in certs)
+            or action.percent % 10
+        ):
+            raise ActionRefused(f"cannot sell {action.percent}%")
+        if self.round == "stock" and self.set_number == 0:
+            raise ActionRefused("no selling in the first stock round (3.2a1)")
+        if self.percent_of(POOL, company) + action.percent > self.title.market_pool_limit_percent:
+            raise ActionRefused(
+                f"the open market may hold at most {self.title.market_pool_limit_percent}% (3.2a2)"
+            )
+        if self.round == "operating":
+            self._pass_dividend_step()
+        self._sell_bundle(player, certs, action.percent)
+
+    def _sell_bundle(self, player: int, certs: list[Cert], percent: int) -> None:
+        company = certs[0].company
+        price = self.market.price(company) * percent // 10
+        self.pay(BANK, player, price)
+        self._transfer(certs, player, POOL, percent)
+        if self.round == "stock":
+            self.sold_this_round[player].add(company)
+            self.stock_passes = 0
+            self.stock_last_actor = player
+            self.stock_sold_this_turn = True
+            if self.stock_bought_this_turn and not self._may_sell_any(player):
+                self._stock_turn_done(player, passed=False)
+        for _ in range(percent // 10):
+            self.market.move_down(company)
+
+    # --- operating rounds ---------------------------------------------------------
+
+    def trains_of(self, company: str) -> list[Train]:
+        return [t for t in self.trains if t.owner == company and not t.rusted]
+
+    def _current(self, action: act.Action) -> str:
+        company = self.acting_company(action)
+        if company is None or self.turn is None or self.turn.company != company:
+            raise ActionRefused(f"it is not {action.entity}'s turn")
+        return company
+
+    def _buy_company(self, action: act.BuyCompany) -> None:
+        """4.2g: buy a private from its owner, the company's president."""
+        company = self._current(action)
+        private = self.privates.get(action.company)
+        sellers = self.rules.private_sellers(self, company)
+        if private is None or private.closed or private.owner not in sellers:
+            raise ActionRefused(f"{action.company} is not for sale to {company}")
+        reason = self.rules.private_sale_refusal(self, company, private, action.price)
+        if reason:
+            raise ActionRefused(reason)
+        if self.cash[company] < action.price:
+            raise ActionRefused(f"{company} has ${self.cash[company]}")
+        seller = private.owner
+        assert seller is not None
+        self.pay(company, seller, action.price)
+        private.owner = company
+        self.rules.after_private_bought(self, company, private)
+
+    def _tile(self, tile_id: str) -> str:
+        name, _, copy = tile_id.rpartition("-")
+        tile = self.title.tiles.get(name)
+        if tile is None or not copy.isdigit() or int(copy) >= tile.count:
+            raise ActionRefused(f"no tile {tile_id}")
+        if tile_id in self.tiles_on_map:
+            raise ActionRefused(
+                f"tile {tile_id} is already on the map at {self.tiles_on_map[tile_id]}"
+            )
+        return name
+
+    def _lay_tile(self, action: act.LayTile) -> None:
+        """4.2.1: lay or upgrade a tile; the first tile on a hex pays its terrain cost."""
+        company = self._current(action)
+        assert self.turn is not None
+        private = None
+        if action.entity_type == "company":
+            private = self.privates[str(action.entity)]
+            ability = private.data.ability
+            if (
+                ability is None
+                or ability.kind not in ("extra_yellow_tiles", "free_tile_lay")
+                or private.uses >= ability.count
+            ):
+                raise ActionRefused(f"{action.entity} has no tile lay left")
+            if ability.hexes and action.hex not in ability.hexes:
+                raise ActionRefused(f"{action.entity} lays only in {', '.join(ability.hexes)}")
+            if ability.tiles and action.tile.rpartition("-")[0] not in ability.tiles:
+                raise ActionRefused(f"{action.entity} lays only tiles {', '.join(ability.tiles)}")
+        name = self._tile(action.tile)
+        existing = self.hexes.get(action.hex)
+        upgrade = existing is not None and existing.tile is not None
+        if private is None:
+            limit = self.rules.tile_lay_refusal(self, self.turn, upgrade)
+            if limit is not None:
+                raise ActionRefused(limit)
+        reason, new_state = self.tile_refusal(company, action.hex, name, action.rotation, private)
+        if reason is not None:
+            rotations = self.legal_rotations(company, action.hex, name, private)
+            if rotations and rotations != [action.rotation]:
+                reason += f"; legal rotations of {name} on {action.hex}: {rotations}"
+            raise ActionRefused(reason)
+        assert new_state is not None
+        hex_state = self.hexes[action.hex]
+        free = private is not None and self.rules.ability_lay_is_free(private)
+        cost = 0 if free else hex_state.cost
+        if self.cash[company] < cost:
+            raise ActionRefused(f"{company} cannot pay ${cost}")
+        if private is not None:
+            private.uses += 1
+        else:
+            self.turn.lays.append(upgrade)
+        self.pay(company, BANK, cost)
+        new_state.tile_id = action.tile
+        if hex_state.tile is not None:
+            del self.tiles_on_map[hex_state.tile_id]
+        self.tiles_on_map[action.tile] = action.hex
+        self.hexes[action.hex] = new_state
+        self.map_version += 1
+        self.rules.after_tile_laid(self, company, action.hex)
+
+    def legal_rotations(
+        self, company: str, hex_name: str, name: str, private: PrivateState | None = None
+    ) -> list[int]:
+        return [
+            r for r in range(6) if self.tile_refusal(company, hex_name, name, r, private)[0] is None
+        ]
+
+    def tile_refusal(
+        self,
+        company: str,
+        hex_name: str,
+        name: str,
+        rotation: int,
+        private: PrivateState | None = None,
+    ) -> tuple[str | None, HexState | None]:
+        """Why this tile may not go on this hex with this rotation (4.2.1), or
+        None and the hex as it would be."""
+        tile = self.title.tiles[name]
+        hex_state = self.hexes.get(hex_name)
+        if hex_state is None or hex_state.colour in ("red", "gray"):
+            return f"no tile may be laid on {hex_name} (4.2.1c)", None
+        if tile.colour not in self.title.phases[self.phase_index].tiles:
+            return f"{tile.colour} tiles are not available in phase {self.phase}", None
+        order = ["white", "yellow", "green", "brown", "gray"]
+        if order.index(tile.colour) != order.index(hex_state.colour) + 1:
+            return f"a {tile.colour} tile cannot replace a {hex_state.colour} one (4.2.1c)", None
+        if private is not None and tile.colour != "yellow":
+            return "the private lays yellow tiles only", None
+        only = self.title.only_upgrades.get(hex_name, {}).get(hex_state.colour)
+        if only is not None and name not in only:
+            return f"{hex_name} takes only tile {', '.join(only)}", None
+        if tile.label and not any(
+            name in names for names in self.title.only_upgrades.get(hex_name, {}).values()
+        ):
+            return f"tile {name} belongs to another city", None
+        if sorted(n.kind for n in hex_state.nodes) != sorted(n.kind for n in tile.nodes):
+            return f"tile {name} does not match the cities and towns on {hex_name} (4.2.1d)", None
+        track = rotate(tile.track, rotation)
+        tokens = [list(t) for t in hex_state.tokens]
+        tokens += [[] for _ in range(len(tile.nodes) - len(tokens))]
+        new_state = HexState(
+            hex_name, name, f"{name}-?", tile.colour, rotation, tile.nodes, track, tokens, 0
+        )
+        if not hex_state.edges() <= new_state.edges():
+            return f"tile {name} rotation {rotation} drops track on {hex_name} (4.2.1h)", None
+        for edge in new_state.edges() - hex_state.edges():
+            other = neighbour(hex_name, edge, self.title.layout)
+            there = self.hexes.get(other)
+            if there is None or (
+                there.colour in ("red", "gray") and (edge + 3) % 6 not in there.edges()
+            ):
+                return (
+                    f"tile {name} rotation {rotation} runs off the map or into a blank side"
+                    " (4.2.1i)",
+                    None,
+                )
+        needs_link = not (
+            private is not None
+            and private.data.ability
+            and private.data.ability.kind == "free_tile_lay"
+        )
+        if needs_link and hex_name != self.companies[company].home:
+            trial = dict(self.hexes)
+            trial[hex_name] = new_state
+            stations = [
+                (h, i)
+                for h, state in trial.items()
+                for i, held in enumerate(state.tokens)
+                if company in held
+            ]
+            if hex_name not in reachable_hexes(trial, self.title.layout, company, stations):
+                return (
+                    f"tile {name} rotation {rotation} on {hex_name} does not connect to a"
+                    f" {company} station (4.2.1j)",
+                    None,
+                )
+        return None, new_state
+
+    def reachable(self, company: str) -> set[str]:
+        homes = [
+            (name, i)
+            for name, h in self.hexes.items()
+            for i, held in enumerate(h.tokens)
+            if company in held
+        ]
+        return reachable_hexes(self.hexes, self.title.layout, company, homes)
+
+    def _place_token(self, action: act.PlaceToken) -> None:
+        """4.2.2: a station token in a free circle, $40 then $100."""
+        company = self._current(action)
+        state = self.companies[company]
+        tile_id, _, index_text = action.city.rpartition("-")
+        hex_name = next((h for h, s in self.hexes.items() if s.tile_id == tile_id), None)
+        if hex_name is None or not index_text.isdigit():
+            raise ActionRefused(f"no city {action.city} on the map")
+        hex_state = self.hexes[hex_name]
+        index = int(index_text)
+        if index >= len(hex_state.nodes) or hex_state.nodes[index].kind != "city":
+            raise ActionRefused(f"no city {action.city} on the map")
+        if any(company in held for held in hex_state.tokens):
+            raise ActionRefused(f"{company} already has a station in {hex_name} (4.2.2b)")
+        if len(hex_state.tokens[index]) >= hex_state.nodes[index].slots:
+            raise ActionRefused(f"{action.city} is full")
+        if state.tokens_used >= len(state.token_costs):
+            raise ActionRefused(f"{company} has no station token left")
+        cost = state.token_costs[state.tokens_used]
+        home = hex_name == state.home and not state.home_placed
+        assert self.turn is not None
+        if not home and self.turn.tokens:
+            raise ActionRefused("one station token a turn (4.2c)")
+        if action.entity_type == "company":
+            private = self.privates[str(action.entity)]
+            ability = private.data.ability
+            if (
+                ability is None
+                or ability.kind not in ("token_discount", "free_token")
+                or private.uses >= ability.count
+            ):
+                raise ActionRefused(f"{action.entity} gives no token now")
+            if ability.hexes and hex_name not in ability.hexes:
+                raise ActionRefused(
+                    f"{action.entity} places a token only in {', '.join(ability.hexes)}"
+                )
+            private.uses += 1
+            cost = 0 if ability.kind == "free_token" else cost * (100 - ability.percent) // 100
+        if self.cash[company] < cost:
+            raise ActionRefused(f"{company} cannot pay ${cost}")
+        self.pay(company, BANK, cost)
+        hex_state.tokens[index].append(company)
+        state.tokens_used += 1
+        if home:
+            state.home_placed = True
+        else:
+            self.turn.tokens += 1
+        self.rules.after_token_placed(self, company, hex_name)
+
+    def _links(self) -> dict[Stop, list[Link]]:
+        """The map's links, rebuilt only when a tile is laid."""
+        if self._links_cache is None or self._links_cache[0] != self.map_version:
+            self._links_cache = (self.map_version, build_links(self.hexes, self.title.layout))
+        return self._links_cache[1]
+
+    def stop_value(self, company: str, stops: Iterable[Stop], train: Train) -> int | None:
+        """A train's earnings on these stops (4.2.3i, 4.2.3.1), None if too long."""
+        stops = list(stops)
+        towns = sum(1 for h, i in stops if self.hexes[h].nodes[i].kind == "town")
+        counted = len(stops) - towns if train.type.towns_free else len(stops)
+        if counted > train.cities:
+            return None
+        revenue = sum(self.node_revenue(h, i) for h, i in stops) * train.multiplier
+        bonus = self.companies[company].route_bonus
+        return revenue + sum(bonus.get(h, 0) for h in {h for h, _ in stops})
+
+    def best_routes(self, company: str) -> tuple[int, dict[str, Route]]:
+        """The routes earning most for the company's trains (4.2.3.1)."""
+        trains = {t.id: t for t in self.trains_of(company)}
+        if not trains:
+            return 0, {}
+        widest = max(t.cities for t in trains.values())
+        longest = max((t.cities for t in trains.values() if not t.type.towns_free), default=0)
+        most_stops = 99 if any(t.type.towns_free for t in trains.values()) else longest
+        routes = enumerate_routes(self.hexes, self._links(), company, widest, most_stops)
+        return best_runs(
+            routes,
+            sorted(trains),
+            lambda route, train: self.stop_value(company, route.stops, trains[train]),
+        )
+
+    def route_revenue(self, company: str, route: act.Route) -> int:
+        """4.2.3: the stops a route joins, their values, the train's limit."""
+        train = next((t for t in self.trains_of(company) if t.id == route.train), None)
+        if train is None:
+            raise ActionRefused(f"{company} has no train {route.train}")
+        stops: list[tuple[str, int]] = []
+        try:
+            for chain in route.connections:
+                for stop in chain_stops(self.hexes, self.title.layout, chain):
+                    if stop not in stops:
+                        stops.append(stop)
+        except ValueError as exc:
+            raise ActionRefused(f"route of {route.train}: {exc}") from None
+        if len(stops) < 2:
+            raise ActionRefused(f"route of {route.train} needs two stops (4.2.3j)")
+        if not any(
+            company in self.hexes[h].tokens[i] for h, i in stops if i < len(self.hexes[h].tokens)
+        ):
+            raise ActionRefused(f"route of {route.train} has no station of {company} (4.2.3f)")
+        revenue = self.stop_value(company, stops, train)
+        if revenue is None:
+            raise ActionRefused(
+                f"a {train.name} train reaches at most {train.cities} stops (4.2.3i)"
+            )
+        return revenue
+
+    def _run_routes(self, action: act.RunRoutes) -> None:
+        company = self._current(action)
+        assert self.turn is not None
+        if self.turn.ran:
+            raise ActionRefused(f"{company} has already run its trains")
+        used = [r.train for r in action.routes]
+        if len(set(used)) != len(used):
+            raise ActionRefused("each train runs once")
+        total = 0
+        for route in action.routes:
+            revenue = self.route_revenue(company, route)
+            if route.revenue is not None and route.revenue != revenue:
+                if not self.recorded_revenue_stands:
+                    raise ActionRefused(
+                        f"route of {route.train} earns ${revenue}, not ${route.revenue}"
+                    )
+                # A recorded game's stored revenue is what its players were paid.
+                self.revenue_differences.append((action.id, route.train, revenue, route.revenue))
+                revenue = route.revenue
+            total += revenue
+        self.turn.revenue = total
+
+    def _dividend(self, action: act.Dividend) -> None:
+        """4.2.4: pay out (open-market shares pay the company) or withhold."""
+        company = self._current(action)
+        assert self.turn is not None
+        if self.turn.ran:
+            raise ActionRefused(f"{company} has already paid or withheld")
+        revenue = self.turn.revenue or 0
+        self.turn.ran = True
+        if action.kind == "withhold" or revenue == 0:
+            self.pay(BANK, company, revenue)
+            self.market.move_left(company)
+            return
+        if action.kind != "payout":
+            raise ActionRefused("pay out or withhold")
+        per_share = revenue // self.title.shares_per_company
+        holders: list[Holder] = [*self.players, POOL]
+        for holder in holders:
+            amount = self.percent_of(holder, company) // 10 * per_share
+            if amount:
+                self.pay(BANK, company if holder == POOL else holder, amount)
+        self.market.move_right(company)
+
+    def available_trains(self) -> list[Train]:
+        """4.2.5b: trains leave the bank in order; some wait for a phase."""
+        waiting = [t for t in self.trains if t.owner is None and not t.rusted and t.sellable]
+        if not waiting:
+            return []
+        first = waiting[0].type.name
+        names = [p.name for p in self.title.phases]
+        out = []
+        for train in waiting:
+            kind = train.type
+            if kind.name == first or (
+                kind.after_phase and names.index(kind.after_phase) <= self.phase_index
+            ):
+                out.append(train)
+        return out
+
+    def _buy_train(self, action: act.BuyTrain) -> None:
+        """4.2.5: from the bank in order (one a turn) or from another company."""
+        company = self._current(action)
+        assert self.turn is not None
+        self._pass_dividend_step()
+        train = next((t for t in self.trains if t.id == action.train and not t.rusted), None)
+        if train is None:
+            raise ActionRefused(f"no train {action.train}")
+        limit = self.title.phases[self.phase_index].train_limit
+        if len(self.trains_of(company)) >= limit:
+            raise ActionRefused(f"{company} already has {limit} trains (4.2.5g)")
+        if train.owner is not None:
+            self._buy_used_train(company, train, action.price)
+            return
+        if train not in self.available_trains():
+            raise ActionRefused(f"train {action.train} is not on sale yet")
+        most = self.rules.bank_trains_per_turn(self)
+        if most is not None and self.turn.bank_trains >= most:
+            raise ActionRefused(f"{most} train(s) from the bank a turn (4.2.5f)")
+        price, name, cities, multiplier = (
+            train.type.price,
+            train.type.name,
+            train.type.cities,
+            train.type.multiplier,
+        )
+        if action.variant and action.variant != train.type.name:
+            variant = next((v for v in train.type.variants if v.name == action.variant), None)
+            if variant is None:
+                raise ActionRefused(f"no {action.variant} variant of {train.type.name}")
+            price, name, cities, multiplier = (
+                variant.price,
+                variant.name,
+                variant.cities,
+                variant.multiplier,
+            )
+        if action.entity_type == "company":
+            private = self.privates[str(action.entity)]
+            ability = private.data.ability
+            if ability is None or ability.kind != "train_discount" or name not in ability.trains:
+                raise ActionRefused(f"{action.entity} gives no discount on a {name} train")
+            price -= self.rules.train_discount(private)
+            private.closed = True
+        if action.price != price:
+            raise ActionRefused(f"a {name} train costs ${price}")
+        president = self.companies[company].president
+        assert president is not None
+        assist, fee = self.rules.president_assist(self, company, train, price)
+        if assist:
+            self.pay(president, BANK, assist + fee)
+            self.pay(BANK, company, assist)
+        if price > self.cash[company]:
+            if self.trains_of(company):
+                raise ActionRefused(f"{company} has ${self.cash[company]}")
+            shortfall = price - self.cash[company]
+            if self.cash[president] >= shortfall:
+                self.pay(president, company, shortfall)
+            elif not self.rules.allows_loans():
+                raise ActionRefused(
+                    f"{company} and its president have ${self.cash[company] + self.cash[president]}"
+                )
+            else:
+                # 4.2.5.2: the president borrows what he cannot raise
+                own = max(self.cash[president], 0)
+                debt = shortfall - own
+                self.pay(BANK, company, debt)
+                self.pay(president, company, own)
+                fee = self.rules.loan_fee(debt)
+                self.pay(president, BANK, debt + fee)  # into debt
+        self.pay(company, BANK, price)
+        train.owner = company
+        train.name, train.price, train.cities, train.multiplier = name, price, cities, multiplier
+        self.turn.bank_trains += 1
+        if train.type.name not in self.types_bought:
+            self._first_of_type(train.type)
+
+    def _first_of_type(self, kind: TrainType) -> None:
+        """The first train of a type bought: a new phase, rusting, privates closing."""
+        self.types_bought.add(kind.name)
+        if kind.phase:
+            self.advance_phase(kind.phase)
+        if kind.rusts:
+            for old in self.trains:
+                if old.name == kind.rusts and not old.rusted:
+                    old.rusted = True
+                    old.owner = None
+        if kind.closes_privates:
+            for private in self.privates.values():
+                private.closed = True
+        self.rules.first_train_bought(self, kind)
+
+    def _buy_used_train(self, company: str, train: Train, price: int) -> None:
+        seller = train.owner
+        assert seller is not None
+        if seller == company:
+            raise ActionRefused(f"{company} already owns {train.id}")
+        if not train.sellable:
+            raise ActionRefused(f"train {train.id} may not be sold")
+        if price < 1 or price > self.cash[company]:
+            raise ActionRefused(f"{company} cannot pay ${price} for {train.id}")
+        self.pay(company, seller, price)
+        train.owner = company
+
+    # --- the end ----------------------------------------------------------------
+
+    def _bankrupt(self, action: act.Bankrupt) -> None:
+        """The president of a company that must buy a train and cannot goes
+        bankrupt: he sells what the market takes, gives up his cash, and the
+        game ends."""
+        company = self._current(action)
+        player = self.companies[company].president
+        assert player is not None
+        cheapest = min((t.price for t in self.available_trains()), default=0)
+        power = self.emergency_power(player, company)
+        if self.trains_of(company) or power >= cheapest:
+            raise ActionRefused(
+                f"{company} and its president can raise ${power};"
+                f" the cheapest train costs ${cheapest}"
+            )
+        for held in self.companies:
+            if self.market.where.get(held) is None or not self.shares_of(player, held):
+                continue
+            self._sell_most(player, held)
+        if self.cash[player] > 0:
+            self.pay(player, BANK, self.cash[player])
+        self.bankrupt.add(player)
+        self.ended = True
+        self.end_reason = "bankrupt"
+
+    def emergency_power(self, player: int, operating: str) -> int:
+        """What the company and its president can raise for a forced train
+        (4.2.5.2d): their cash and the shares the president may sell without
+        giving up the operating company."""
+        power = self.cash[operating] + self.cash[player]
+        for company, state in self.companies.items():
+            own = self.percent_of(player, company)
+            if not own or company not in self.market.where:
+                continue
+            room = self.title.market_pool_limit_percent - self.percent_of(POOL, company)
+            others = max(
+                (self.percent_of(p, company) for p in self.players if p != player), default=0
+            )
+            most = min(own, room) // 10 * 10
+            if state.president == player:
+                keep = max(others, 20) if company == operating else 20
+                if company == operating or others < 20:
+                    most = min(most, max(own - keep, 0) // 10 * 10)
+            power += self.market.price(company) * most // 10
+        return power
+
+    def _sell_most(self, player: int, company: str) -> None:
+        """The largest sale the market allows (pool limit; the presidency only
+        to a player holding enough)."""
+        own = self.percent_of(player, company)
+        room = self.title.market_pool_limit_percent - self.percent_of(POOL, company)
+        others = max((self.percent_of(p, company) for p in self.players if p != player), default=0)
+        president = self.companies[company].president == player
+        for percent in range(min(own, room) // 10 * 10, 0, -10):
+            keeps_top = own - percent >= 20
+            if president and not keeps_top and others < 20:
+                continue
+            certs = sorted(self.shares_of(player, company), key=lambda c: c.president)
+            chosen: list[Cert] = []
+            for cert in certs:
+                if sum(c.percent for c in chosen) >= percent:
+                    break
+                if cert.president and keeps_top:
+                    continue
+                chosen.append(cert)
+            if sum(c.percent for c in chosen) >= percent:
+                self._sell_bundle(player, chosen, percent)
+                return
+
+    def scores(self) -> dict[int, int]:
+        """5: cash (less loans), shares at market value, privates at list price."""
+        out = {}
+        for player in self.players:
+            value = self.cash[player]
+            for company, state in self.companies.items():
+                if state.par is not None:
+                    value += self.percent_of(player, company) // 10 * self.market.price(company)
+            value += sum(
+                p.data.value for p in self.privates.values() if p.owner == player and not p.closed
+            )
+            out[player] = value
+        return out

@@ -1,0 +1,181 @@
+"""18MS special rules (rules 1.0, 19 October 2015) and the later edition that
+18xx.games plays (option `edition=18xx.games`)."""
+
+from typing import TYPE_CHECKING
+
+from turnproc.families.g18xx.engine.game import (
+    BANK,
+    Holder,
+    PrivateState,
+    TitleRules,
+    Train,
+    Turn,
+)
+from turnproc.families.g18xx.engine.title import Private, Title, TrainType
+
+if TYPE_CHECKING:
+    from turnproc.families.g18xx.engine.game import Game
+
+EDITIONS = ("1.0", "18xx.games")
+CHATTANOOGA_APPROACH = "B10"
+CHATTANOOGA = "B12"
+NEW_ORLEANS = "I1"
+
+
+class Rules(TitleRules):
+    def __init__(self, title: Title, options: dict[str, str]) -> None:
+        super().__init__(title, options)
+        self.edition = options.get("edition", "1.0")
+        if self.edition not in EDITIONS:
+            raise ValueError(f"18MS editions: {', '.join(EDITIONS)}")
+        self.later = self.edition == "18xx.games"
+
+    def bank_cash(self) -> int:
+        """1.4: $12,000 (the later edition: $10,000)."""
+        return 10_000 if self.later else self.title.bank
+
+    def private_revenue(self, private: Private) -> int:
+        """10.III: AGS pays $10 (the later edition: $15, as does M&M)."""
+        if self.later and private.id in ("AGS", "M&M"):
+            return 15
+        return private.revenue
+
+    def start_operating_round(self, game: "Game") -> None:
+        """Round of Play chart: in the later edition phase 3 (green tiles)
+        begins with OR2; a player still in debt after a stock round borrows
+        again with 50% interest."""
+        if self.later and game.operating_round == 2:
+            game.advance_phase("3")
+        if game.round_in_set == 1:
+            for player in game.players:
+                debt = -game.cash[player]
+                if debt > 0:
+                    interest = (debt + 1) // 2 if self.later else debt // 2
+                    game.pay(player, BANK, interest)
+
+    def private_sale_refusal(
+        self, game: "Game", company: str, private: PrivateState, price: int
+    ) -> str | None:
+        """4.2g: from OR3 at half to one and a half times par (the later edition:
+        from OR2, and AGS and BS at face value in OR1); MC only before OR5 and
+        with room for its train."""
+        value = private.data.value
+        first = game.operating_round == 1 and private.data.id in ("AGS", "BS") and self.later
+        opens = 2 if self.later else 3
+        if game.operating_round < opens and not first:
+            return f"companies buy private companies from OR{opens} (4.2g)"
+        if first and price != value:
+            return f"{private.data.id} sells for exactly ${value} in OR1"
+        if not value // 2 <= price <= value * 3 // 2:
+            return f"{private.data.id} sells for ${(value + 1) // 2} to ${value * 3 // 2}"
+        if private.data.id == "MC":
+            if game.operating_round > 4:
+                return "MC cannot be sold to a company after OR4"
+            if len(game.trains_of(company)) >= game.title.phases[game.phase_index].train_limit:
+                return "no room for MC's train"
+        return None
+
+    def setup(self, game: "Game") -> None:
+        """10.I: the last 2+ train is kept aside for MC's exchange."""
+        reserved = [t for t in game.trains if t.type.name == "2+"][-1]
+        reserved.sellable = False
+
+    def private_sellers(self, game: "Game", company: str) -> set[Holder]:
+        """4: a company buys privates only from its president."""
+        president = game.companies[company].president
+        return {president} if president is not None else set()
+
+    def phase_changed(self, game: "Game") -> None:
+        """The first 6-train ends the New Orleans run bonus (4.2.2.1)."""
+        if game.phase == "6":
+            for state in game.companies.values():
+                state.route_bonus.pop(NEW_ORLEANS, None)
+
+    def after_private_bought(self, game: "Game", company: str, private: PrivateState) -> None:
+        """10.III.4: MC is exchanged at once for a special 2+ train that cannot be sold."""
+        if private.data.id != "MC":
+            return
+        train = next(
+            (t for t in game.trains if t.type.name == "2+" and not t.sellable and t.owner is None),
+            None,
+        )
+        if train is None or train.rusted:
+            return
+        train.owner = company
+        train.sellable = False
+        private.closed = True
+
+    def tile_lay_refusal(self, game: "Game", turn: Turn, upgrade: bool) -> str | None:
+        """4.2b: one tile a turn; on its first turn a company may lay a second
+        yellow tile (not after an upgrade)."""
+        if not turn.lays:
+            return None
+        if turn.first and len(turn.lays) == 1 and not turn.lays[0] and not upgrade:
+            return None
+        return "one tile a turn, and a second yellow one on the first turn (4.2b)"
+
+    def first_train_bought(self, game: "Game", kind: TrainType) -> None:
+        """10.I (rules 1.0): green tiles become available with the first 3-train."""
+        if not self.later and kind.name == "3+":
+            game.advance_phase("3")
+
+    def after_tile_laid(self, game: "Game", company: str, hex_name: str) -> None:
+        """4.2.1.1: the first company to build to Chattanooga gets $50."""
+        if game.flags.get("chattanooga") or hex_name != CHATTANOOGA_APPROACH:
+            return
+        if CHATTANOOGA in game.reachable(company):
+            game.flags["chattanooga"] = True
+            game.pay(BANK, company, 50)
+
+    def after_token_placed(self, game: "Game", company: str, hex_name: str) -> None:
+        """4.2.2.1: a station in New Orleans earns $100 and, until the first
+        6-train, $10 more for each run there."""
+        if hex_name != NEW_ORLEANS:
+            return
+        if game.phase_index < [p.name for p in game.title.phases].index("6"):
+            game.companies[company].route_bonus[NEW_ORLEANS] = 10
+        game.pay(BANK, company, 100)
+
+    def ability_lay_is_free(self, private: PrivateState) -> bool:
+        """AGS lays at normal cost (the later edition: free); BS always free."""
+        if private.data.id == "AGS":
+            return self.later
+        return super().ability_lay_is_free(private)
+
+    def train_discount(self, private: PrivateState) -> int:
+        """M&O: $90 off a 3+ or 4+ train (the later edition: $100)."""
+        return 100 if self.later else super().train_discount(private)
+
+    def president_assist(
+        self, game: "Game", company: str, train: Train, price: int
+    ) -> tuple[int, int]:
+        """Later edition: a president may add the missing cash (for a $50 fee)
+        when the company has a train, the new one is permanent and the company
+        has at least half its price."""
+        if not self.later:
+            return (0, 0)
+        cash = game.cash[company]
+        president = game.companies[company].president
+        assert president is not None
+        if (
+            game.trains_of(company)
+            and not train.type.towns_free
+            and cash >= price // 2
+            and price > cash
+        ):
+            assist = price - cash
+            if game.cash[president] >= assist + 50:
+                return (assist, 50)
+        return (0, 0)
+
+    def allows_loans(self) -> bool:
+        """4.2.5.2: the president borrows what he cannot raise."""
+        return True
+
+    def loan_fee(self, debt: int) -> int:
+        """4.2.5.2: 50% interest (the later edition: $50 when borrowing)."""
+        return 50 if self.later else debt // 2
+
+    def bank_trains_per_turn(self, game: "Game") -> int | None:
+        """4.2.5f: one train from the bank a turn (the later edition: no limit)."""
+        return None if self.later else 1

@@ -1,0 +1,1 @@
+"""The games' web pages (`turnproc web`, docs/web.md): app.py serves them."""

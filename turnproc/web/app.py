@@ -1,0 +1,530 @@
+"""The web pages of the games: an ASGI application (Starlette), served by `turnproc web`.
+
+Public, read-only: `/` (the games), `/games/ID` (a game: standings, railroads,
+PCs, map, the news of every turn), `/games/ID/turns/N` (a turn's public report)
+the maps as SVG, and `/18xx/ID` (an 18xx game: whose move it is, companies,
+players). A player's own page is `/play/TOKEN` (keys.py): his
+private report, his PDFs, and the order form, checked as he types
+(`/play/TOKEN/check`) and submitted through the mail intake (orders.py).
+
+Safe by default: every page is rendered by Jinja2 with autoescaping (names
+and announcements are the players' own text); a Content-Security-Policy
+allows only this site's own script and style; the form carries a CSRF token
+tied to a SameSite cookie and to the form; request bodies are bounded;
+checks and submits are rate-limited per player and per client address;
+private pages are never cached, and no page sends a Referer to another site (the
+token is in the address of a player's pages).
+"""
+
+import secrets
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from pydantic import ValidationError
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from turnproc.config import Settings
+from turnproc.intake.auth import FAILURE_WINDOW, failure_decision
+from turnproc.render.report import PlayerReport
+from turnproc.store import repository as repo
+from turnproc.store.models import Game, Player
+from turnproc.web import g18xx, keys, orders, pages
+from turnproc.web.limits import Limit, RateLimiter
+from turnproc.web.sections import sections_for
+
+HERE = Path(__file__).resolve().parent
+MAX_BODY_BYTES = 128 * 1024  # a turnsheet is a few KB
+CSRF_COOKIE = "turnproc_csrf"
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+)
+HEADERS = {
+    "content-security-policy": CSP,
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",
+    "referrer-policy": "same-origin",  # the link token never goes to another site
+    "cross-origin-opener-policy": "same-origin",
+    "permissions-policy": "camera=(), microphone=(), geolocation=()",
+}
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class Guard:
+    """ASGI middleware: security headers on every response, bounded request bodies."""
+
+    def __init__(self, app: ASGIApp, max_body: int = MAX_BODY_BYTES) -> None:
+        self.app = app
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        private = scope["path"].startswith("/play/")
+        for name, value in scope.get("headers", []):
+            if name == b"content-length" and (not value.isdigit() or int(value) > self.max_body):
+                await _plain(send, 413, "request too large")
+                return
+        seen = 0
+        started = False
+
+        async def bounded() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_body:
+                    raise _TooLarge
+            return message
+
+        async def headed(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                headers = [
+                    (k, v)
+                    for k, v in message.get("headers", [])
+                    if k.decode("latin-1").lower() not in HEADERS
+                ]
+                headers += [(k.encode(), v.encode()) for k, v in HEADERS.items()]
+                if private:
+                    headers.append((b"cache-control", b"no-store"))
+                message["headers"] = headers
+            await send(message)
+
+        try:
+            await self.app(scope, bounded, headed)
+        except _TooLarge:
+            if not started:
+                await _plain(send, 413, "request too large")
+
+
+async def _plain(send: Send, status: int, text: str) -> None:
+    headers = [(b"content-type", b"text/plain; charset=utf-8")]
+    headers += [(k.encode(), v.encode()) for k, v in HEADERS.items()]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": text.encode()})
+
+
+@dataclass
+class Web:
+    """The application's shared parts: database, settings, signing key, limits."""
+
+    engine: Engine
+    settings: Settings
+    key: bytes
+    clock: Callable[[], datetime] = keys.utcnow
+    checks: RateLimiter = field(default_factory=lambda: RateLimiter(Limit(120, 60)))
+    submits: RateLimiter = field(default_factory=lambda: RateLimiter(Limit(10, 600)))
+    clients: RateLimiter = field(default_factory=lambda: RateLimiter(Limit(300, 60)))
+    bad_links: RateLimiter = field(default_factory=lambda: RateLimiter(Limit(20, 600)))
+    templates: Environment = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.templates = Environment(
+            loader=FileSystemLoader(HERE / "templates"),
+            autoescape=select_autoescape(["html", "j2"], default_for_string=True),
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        self.templates.globals["money"] = orders.money
+        self.templates.globals["signed"] = orders.signed
+
+    def page(self, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+        html = self.templates.get_template(name).render(**context)
+        return HTMLResponse(html, status_code=status)
+
+    def session(self) -> Session:
+        return Session(self.engine)
+
+
+def _client(request: Request) -> str:
+    return request.client.host if request.client else "?"
+
+
+def _game(session: Session, game_id: int) -> Game:
+    try:
+        return repo.get_game(session, game_id)
+    except repo.NotFound:
+        raise HTTPException(404, "no such game") from None
+
+
+def _turn_of(path: str) -> tuple[int, bool]:
+    number, _, zoom = path.partition("-")
+    if not number.isdigit() or zoom not in ("0", "1"):
+        raise HTTPException(404, "no such map")
+    return int(number), zoom == "1"
+
+
+def create_app(engine: Engine, settings: Settings, web: Web | None = None) -> Starlette:
+    """The application over `engine`; `web` replaces its shared parts (tests)."""
+    web = web or Web(engine, settings, keys.signing_key(settings))
+
+    async def index(request: Request) -> Response:
+        def build() -> dict[str, Any]:
+            with web.session() as session:
+                return {"games": pages.games_index(session), "games18xx": g18xx.index(session)}
+
+        return web.page("index.html", **await run_in_threadpool(build))
+
+    async def game_page(request: Request) -> Response:
+        game_id = int(request.path_params["game_id"])
+        return web.page("game.html", **await run_in_threadpool(game_context, web, game_id))
+
+    async def page_18xx(request: Request) -> Response:
+        def build() -> dict[str, Any]:
+            with web.session() as session:
+                context = g18xx.page(session, int(request.path_params["game_id"]))
+            if context is None:
+                raise HTTPException(404, "no such game")
+            return context
+
+        return web.page("g18xx.html", **await run_in_threadpool(build))
+
+    async def turn_page(request: Request) -> Response:
+        game_id, turn = int(request.path_params["game_id"]), int(request.path_params["turn"])
+        return web.page("turn.html", **await run_in_threadpool(turn_context, web, game_id, turn))
+
+    async def public_map(request: Request) -> Response:
+        game_id = int(request.path_params["game_id"])
+        turn, zoom = _turn_of(request.path_params["name"])
+
+        def build() -> str:
+            with web.session() as session:
+                game = _game(session, game_id)
+                if not 0 <= turn <= pages.last_turn(game):
+                    raise HTTPException(404, "no such turn")
+                view = pages.turn_view(session, game, turn)
+                key = ("public", *pages.turn_key(session, game, turn))
+                return pages.map_svg(game.scenario, key, view.report, zoom, _map_title(turn, zoom))
+
+        svg = await run_in_threadpool(build)
+        return Response(
+            svg, media_type="image/svg+xml", headers={"cache-control": "public, max-age=300"}
+        )
+
+    async def play(request: Request) -> Response:
+        found = await run_in_threadpool(_player, web, request)
+        browser = request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(24)
+        context = await run_in_threadpool(player_context, web, found, browser)
+        response = web.page("play.html", **context)
+        _set_browser(request, response, browser)
+        return response
+
+    async def check(request: Request) -> Response:
+        found = await run_in_threadpool(_player, web, request)
+        form = await request.form()
+        refusal = _form_refusal(web, request, found, form)
+        if refusal is None and not (
+            web.checks.allow(f"player:{found.key}") and web.clients.allow(_client(request))
+        ):
+            refusal = "too many checks; wait a minute"
+        if refusal is not None:
+            return web.page("_check.html", status=400, refusal=refusal, result=None)
+        text = str(form.get("sheet", ""))
+        result = await run_in_threadpool(_check, web, found, text)
+        return web.page("_check.html", result=result, refusal=None)
+
+    async def submit(request: Request) -> Response:
+        found = await run_in_threadpool(_player, web, request)
+        form = await request.form()
+        browser = request.cookies.get(CSRF_COOKIE, "")
+        refusal = _form_refusal(web, request, found, form)
+        text = str(form.get("sheet", ""))
+        secret = str(form.get("secret", "")).strip()
+        if refusal is None and (len(secret) > orders.MAX_SECRET_CHARS or not secret.isprintable()):
+            refusal = "the secret is not one we hand out; copy it from your welcome mail"
+        wants_secret = orders.with_secret(text, "?", only_blank=True) != text
+        if refusal is None and form.get("action") != "check" and not secret and wants_secret:
+            refusal = "write your secret in its field below the sheet"
+        if refusal is None and not (
+            web.submits.allow(f"player:{found.key}") and web.clients.allow(_client(request))
+        ):
+            refusal = "too many submissions in the last minutes; wait a little"
+        if refusal is None and form.get("action") == "check":
+            result = await run_in_threadpool(_check, web, found, text)
+            context = await run_in_threadpool(player_context, web, found, browser, text, result)
+            return web.page("play.html", **context)
+        if refusal is not None:
+            context = await run_in_threadpool(
+                player_context, web, found, browser, text, None, None, refusal
+            )
+            return web.page("play.html", status=400, **context)
+        form_id = str(form.get("form_id", ""))
+        done = await run_in_threadpool(_submit, web, found, text, secret, form_id)
+        context = await run_in_threadpool(player_context, web, found, browser, text, None, done)
+        return web.page("play.html", **context)
+
+    async def report_pdf(request: Request) -> Response:
+        found = await run_in_threadpool(_player, web, request)
+        turn = int(request.path_params["turn"])
+
+        def load() -> bytes | None:
+            with web.session() as session:
+                report = repo.get_report(session, found.game_id, turn, found.position)
+                return report.pdf if report is not None else None
+
+        pdf = await run_in_threadpool(load)
+        if pdf is None:
+            raise HTTPException(404, "no such report")
+        name = f"{found.game_name}-turn-{turn}-position-{found.position}.pdf"
+        return Response(
+            pdf,
+            media_type="application/pdf",
+            headers={"content-disposition": f'attachment; filename="{_ascii(name)}"'},
+        )
+
+    async def own_map(request: Request) -> Response:
+        found = await run_in_threadpool(_player, web, request)
+        turn, zoom = _turn_of(request.path_params["name"])
+
+        def build() -> str:
+            with web.session() as session:
+                row = repo.get_report(session, found.game_id, turn, found.position)
+                if row is None:
+                    raise HTTPException(404, "no such report")
+                try:
+                    report = PlayerReport.model_validate_json(row.json)
+                except ValidationError:  # a report stored by an older program
+                    raise HTTPException(404, "this report has no map to show") from None
+                game = _game(session, found.game_id)
+                key = ("player", found.position, *pages.turn_key(session, game, turn))
+                title = _map_title(turn, zoom) + ", your lines on a yellow band"
+                return pages.map_svg(game.scenario, key, report, zoom, title)
+
+        svg = await run_in_threadpool(build)
+        return Response(svg, media_type="image/svg+xml")
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        detail = exc.detail if isinstance(exc, HTTPException) else "server error"
+        return web.page("error.html", status=status, message=detail)
+
+    routes = [
+        Route("/", index),
+        Route("/games/{game_id:int}", game_page),
+        Route("/games/{game_id:int}/turns/{turn:int}", turn_page),
+        Route("/games/{game_id:int}/map/{name}.svg", public_map),
+        Route("/18xx/{game_id:int}", page_18xx),
+        Route("/play/{token}", play),
+        Route("/play/{token}", submit, methods=["POST"]),
+        Route("/play/{token}/check", check, methods=["POST"]),
+        Route("/play/{token}/report/{turn:int}.pdf", report_pdf),
+        Route("/play/{token}/map/{name}.svg", own_map),
+        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+    ]
+    app = Starlette(routes=routes, exception_handlers={HTTPException: not_found})
+    app.state.web = web
+    return Guard(app)  # type: ignore[return-value]
+
+
+def _ascii(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+
+
+def _map_title(turn: int, zoom: bool) -> str:
+    where = "the north-east" if zoom else "North America"
+    when = "the start of the game" if turn == 0 else f"the end of turn {turn}"
+    return f"Map: {where}, railroads at {when}"
+
+
+def _set_browser(request: Request, response: Response, browser: str) -> None:
+    response.set_cookie(
+        CSRF_COOKIE,
+        browser,
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+        path="/play/",
+    )
+
+
+# --- a player's link ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Found:
+    """The player a valid link names."""
+
+    token: str
+    game_id: int
+    game_name: str
+    position: int
+
+    @property
+    def key(self) -> str:
+        return f"{self.game_id}/{self.position}"
+
+
+def _player(web: Web, request: Request) -> Found:
+    """The player of the request's link; 404 for a forged, expired or stale link."""
+    token = request.path_params["token"]
+    client = _client(request)
+    gone = HTTPException(
+        404, "This link is not valid (or has expired): use the link in your latest report mail."
+    )
+    read = keys.read_token(web.key, token, web.clock())
+    if read is None:
+        if not web.bad_links.allow(client):
+            raise HTTPException(429, "Too many links that are not valid: wait ten minutes.")
+        raise gone
+    with web.session() as session:
+        try:
+            game = repo.get_game(session, read.game_id)
+            player = repo.get_player(session, game.id, read.position)
+        except repo.NotFound:
+            raise gone from None
+        if not player.human or keys.fingerprint(player.secret_hash, player.email) != (
+            read.fingerprint
+        ):
+            raise gone
+        return Found(token, game.id, game.name, player.position)
+
+
+def _form_refusal(web: Web, request: Request, found: Found, form: Any) -> str | None:
+    origin = request.headers.get("origin")
+    if origin and origin != f"{request.url.scheme}://{request.url.netloc}":
+        return "the form was sent from another site"
+    browser = request.cookies.get(CSRF_COOKIE, "")
+    return keys.check_csrf(
+        web.key,
+        browser,
+        found.token,
+        str(form.get("form_id", "")),
+        str(form.get("csrf", "")),
+        web.clock(),
+    )
+
+
+def _check(web: Web, found: Found, text: str) -> orders.Check:
+    with web.session() as session:
+        game = repo.get_game(session, found.game_id)
+        player = repo.get_player(session, game.id, found.position)
+        return orders.check_sheet(session, game, player, text)
+
+
+def _submit(web: Web, found: Found, text: str, secret: str, form_id: str) -> orders.Submitted:
+    now = web.clock()
+    with web.session() as session:
+        game = repo.get_game(session, found.game_id)
+        player = repo.get_player(session, game.id, found.position)
+        earlier = repo.recent_refusals(
+            session, since=now - FAILURE_WINDOW, game_id=game.id, position=player.position
+        )
+        if not failure_decision(earlier, now).answer:
+            # As mail goes silent after so many refusals, the form stops taking sheets.
+            return orders.Submitted(
+                "refused",
+                "too many refused sheets for your position in the last hour; try later",
+                "",
+                False,
+            )
+    return orders.submit_sheet_by_web(
+        web.engine, web.settings, game, player, text, secret, form_id, now
+    )
+
+
+# --- page contexts -------------------------------------------------------------------
+
+
+def game_context(web: Web, game_id: int) -> dict[str, Any]:
+    with web.session() as session:
+        game = _game(session, game_id)
+        players = {p.position: p for p in repo.players(session, game.id)}
+        turn = pages.last_turn(game)
+        view = pages.turn_view(session, game, turn)
+        wording = view.wording  # the words of the game's current state
+        return {
+            "game": game,
+            "deadline": pages.when(game),
+            "turn": turn,
+            "view": view,
+            "report": view.report,
+            "charts": pages.standings_charts(session, game, wording, players),
+            "news": pages.news_of_every_turn(session, game, wording, players),
+            "sections": sections_for(session, game),
+        }
+
+
+def turn_context(web: Web, game_id: int, turn: int) -> dict[str, Any]:
+    with web.session() as session:
+        game = _game(session, game_id)
+        if not 0 <= turn <= pages.last_turn(game):
+            raise HTTPException(404, "no such turn")
+        view = pages.turn_view(session, game, turn)
+        return {"game": game, "turn": turn, "view": view, "report": view.report}
+
+
+def player_context(
+    web: Web,
+    found: Found,
+    browser: str,
+    sheet: str | None = None,
+    result: orders.Check | None = None,
+    submitted: orders.Submitted | None = None,
+    refusal: str | None = None,
+) -> dict[str, Any]:
+    now = web.clock()
+    with web.session() as session:
+        game = repo.get_game(session, found.game_id)
+        player = repo.get_player(session, game.id, found.position)
+        turns = repo.report_turns(session, game.id, player.position)
+        latest = repo.get_report(session, game.id, turns[-1], player.position) if turns else None
+        in_force = repo.orders_row(session, game.id, game.current_turn, player.position)
+        if sheet is None:
+            sheet = _sheet_to_edit(session, game, player)
+        if submitted is not None and submitted.verdict in ("accepted", "errors"):
+            sheet = orders.without_secret(sheet)
+        form_id = keys.new_form_id(now)
+        return {
+            "game": game,
+            "player": player,
+            "deadline": pages.when(game),
+            "token": found.token,
+            "turns": turns,
+            "latest": latest,
+            "in_force": in_force,
+            "open": game.status == "active",
+            "sheet": sheet,
+            "form_id": form_id,
+            "csrf": keys.form_csrf(web.key, browser, found.token, form_id),
+            "result": result,
+            "submitted": submitted,
+            "refusal": refusal,
+            "worth_chart": pages.own_net_worth_chart(session, game, player),
+            "sections": sections_for(session, game, player),
+        }
+
+
+def _sheet_to_edit(session: Session, game: Game, player: Player) -> str:
+    """The sheet last accepted from the player this turn (secret blanked), else a blank one."""
+    row = repo.orders_row(session, game.id, game.current_turn, player.position)
+    if row is not None and row.submission_id is not None:
+        submission = repo.get_submission(session, row.submission_id)
+        if submission is not None and submission.text:
+            return orders.without_secret(submission.text)
+    if game.status != "active":
+        return ""
+    return orders.blank_sheet(session, game, player)
