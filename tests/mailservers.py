@@ -7,13 +7,17 @@ server on loopback that delivers over LMTP. Both offer the same interface.
 """
 
 import abc
+import asyncio
+import email
 import shutil
 import smtplib
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -194,3 +198,94 @@ class Dovecot(MailWorld):
         self.process.terminate()
         self.process.wait(timeout=10)
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+class TroubledSmtp:
+    """An aiosmtpd server on 127.0.0.1 that misbehaves on cue, the way real
+    servers do: a limit of messages per connection (then "421" and the
+    connection closed), a connection dropped at the DATA command, after the
+    whole text arrived but before the reply, or right after the 250; a reply
+    held back (for killing the sender while a message is in flight).
+
+    The cues count messages over the server's life, from 1: `drop_at_data`
+    counts DATA commands, the others count texts received. `received` lists
+    the Message-ID of every text that arrived whole (answered or not),
+    `accepted` those answered 250; `connections` counts the connections that
+    began a mail transaction."""
+
+    def __init__(
+        self,
+        *,
+        per_connection: int | None = None,
+        drop_at_data: Iterable[int] = (),
+        drop_before_reply: Iterable[int] = (),
+        drop_after_reply: Iterable[int] = (),
+        hold_reply: Iterable[int] = (),
+    ) -> None:
+        from aiosmtpd.controller import Controller
+        from aiosmtpd.smtp import SMTP
+
+        self.per_connection = per_connection
+        self.drop_at_data = set(drop_at_data)
+        self.drop_before_reply = set(drop_before_reply)
+        self.drop_after_reply = set(drop_after_reply)
+        self.hold_reply = set(hold_reply)
+        self.received: list[str] = []
+        self.accepted: list[str] = []
+        self.connections = 0
+        self.data_commands = 0
+        self.holding = threading.Event()
+        world = self
+
+        class Troubled(SMTP):  # type: ignore[misc]
+            delivered_here = 0
+            counted = False
+
+            async def smtp_MAIL(self, arg: str) -> None:
+                if not self.counted:  # not the controller's own probe at start
+                    self.counted = True
+                    world.connections += 1
+                limit = world.per_connection
+                if limit is not None and self.delivered_here >= limit:
+                    await self.push("421 4.7.0 Too many messages on one connection, closing")
+                    self.transport.close()
+                    return
+                await super().smtp_MAIL(arg)
+
+            async def smtp_DATA(self, arg: str) -> None:
+                world.data_commands += 1
+                if world.data_commands in world.drop_at_data:
+                    self.transport.close()
+                    return
+                await super().smtp_DATA(arg)
+
+        class Handler:
+            async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+                message = email.message_from_bytes(envelope.original_content)
+                world.received.append(str(message["Message-ID"]))
+                arrival = len(world.received)
+                if arrival in world.drop_before_reply:
+                    server.transport.abort()
+                    return "250 never sent: the connection is gone"
+                if arrival in world.hold_reply:
+                    world.holding.set()
+                    await asyncio.sleep(600)  # until the sender's connection goes away
+                if arrival in world.drop_after_reply:
+                    asyncio.get_running_loop().call_soon(server.transport.close)
+                server.delivered_here += 1
+                world.accepted.append(str(message["Message-ID"]))
+                return "250 2.0.0 OK queued"
+
+        class TroubledController(Controller):  # type: ignore[misc]
+            def factory(self) -> Any:
+                return Troubled(self.handler, **self.SMTP_kwargs)
+
+        self.smtp_port = free_port()
+        self.controller = TroubledController(Handler(), hostname="127.0.0.1", port=self.smtp_port)
+        self.controller.start()
+
+    def smtp_url(self) -> str:
+        return f"smtp://127.0.0.1:{self.smtp_port}"
+
+    def stop(self) -> None:
+        self.controller.stop()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine, update
 
-from turnproc.mail.outbound import RETRY_DELAYS, requeue_stuck, send_outbox, write_eml
+from turnproc.mail.outbound import RETRY_DELAYS, requeue, send_outbox, write_eml
 from turnproc.mail.sources import ImapSource
 from turnproc.mail.transport import SmtpTransport
 from turnproc.mail.urls import imap_url, smtp_url
@@ -102,8 +102,9 @@ def test_a_message_interrupted_mid_send_is_reported_not_resent(tmp_path: Path) -
     clock.now = T0 + timedelta(hours=1)
     report = send_outbox(engine, SmtpTransport(smtp_url("smtp://127.0.0.1:1")), SENDER, clock)
     assert report.sent == [] and report.failed == []
-    assert report.stuck == ["g1/t1/receipt/4"]
-    assert requeue_stuck(engine, now=clock) == 1
+    assert [note.key for note in report.ambiguous] == ["g1/t1/receipt/4"]
+    assert _statuses(engine) == {"g1/t1/receipt/4": "ambiguous"}
+    assert [key for _, key, _ in requeue(engine, ["ambiguous"], now=clock)] == ["g1/t1/receipt/4"]
     assert _statuses(engine) == {"g1/t1/receipt/4": "queued"}
 
 

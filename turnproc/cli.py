@@ -4,17 +4,32 @@ Each module in `turnproc.commands` adds its own subcommands through a
 `register(subparsers)` function, so commands live next to the layer they drive.
 Every command exits 0 on success, 1 when the request is refused, 2 on a usage
 error, and prints one clear line (no traceback) on bad input.
+
+Failures of the machine rather than the request (a full disk, a database
+connection lost, a damaged database file) are turned into one line here, for
+every command, and exit 75 (EX_TEMPFAIL): each command commits its work in
+whole units, so the unit that failed was rolled back, nothing is stored half,
+and the same command can simply run again once the cause is fixed. A mail
+server piping a message into `mail ingest -` keeps it and retries.
 """
 
 import argparse
+import errno
 import importlib
 import os
 import pkgutil
 import sys
 from collections.abc import Sequence
 
+from sqlalchemy.exc import DBAPIError, OperationalError
+
 from turnproc import __version__, commands
 from turnproc.core.errors import TurnprocError
+
+EX_TEMPFAIL = 75
+_DISK_FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
+_SQLITE_DAMAGED = {"SQLITE_CORRUPT", "SQLITE_NOTADB"}
+_POSTGRES_DAMAGED = {"XX001", "XX002"}  # data_corrupted, index_corrupted
 
 
 class _Parser(argparse.ArgumentParser):
@@ -50,7 +65,49 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except (OSError, DBAPIError) as exc:
+        line = machine_failure(exc)
+        if line is None:
+            raise  # a bug: the traceback is what its report needs
+        print(f"turnproc: {line}", file=sys.stderr)
+        return EX_TEMPFAIL
     return int(result or 0)
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def machine_failure(exc: OSError | DBAPIError) -> str | None:
+    """The one line for a failure of the disk or the database, or None when
+    `exc` is something else (an integrity or programming error is a bug)."""
+    if isinstance(exc, OSError):
+        if exc.errno in _DISK_FULL:
+            where = f" writing {exc.filename}" if exc.filename else ""
+            return (
+                f"the disk is full ({exc.strerror}{where}); nothing was stored half: "
+                "free some space and run the command again"
+            )
+        return None
+    original = exc.orig
+    code = getattr(original, "sqlite_errorname", None) or getattr(original, "sqlstate", None)
+    detail = _first_line(original or exc)
+    if code == "SQLITE_FULL":
+        return (
+            f"the disk is full (the database says: {detail}); nothing was stored half: "
+            "free some space and run the command again"
+        )
+    if code in _SQLITE_DAMAGED or code in _POSTGRES_DAMAGED:
+        return (
+            f"the database is damaged ({detail}); nothing more was stored: restore it from "
+            "a backup (for SQLite, `sqlite3 FILE 'PRAGMA integrity_check'` shows the damage)"
+        )
+    if exc.connection_invalidated or isinstance(exc, OperationalError):
+        return (
+            f"the database failed ({detail}); what this command had not yet committed was "
+            "rolled back: run it again"
+        )
+    return None
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""`turnproc mail ingest [-|--maildir DIR|--imap]` and `turnproc mail send [--dry-run DIR]`."""
+"""`turnproc mail ingest [-|--maildir DIR|--imap]`, `mail retry ID`, `mail send [--dry-run DIR]`
+and `mail requeue --dead | --ambiguous | --id N`."""
 
 import argparse
 import imaplib
@@ -15,7 +16,7 @@ from turnproc.commands.db import database
 from turnproc.config import load_settings
 from turnproc.core.errors import TurnprocError, UsageError
 from turnproc.mail.inbound import IngestOutcome, StoreFailed, ingest, resume_pending, retry
-from turnproc.mail.outbound import requeue_stuck, send_outbox, write_eml
+from turnproc.mail.outbound import requeue, send_outbox, write_eml
 from turnproc.mail.sources import MAX_MESSAGE_BYTES, ImapSource, Incoming, from_bytes, from_maildir
 from turnproc.mail.transport import SmtpTransport
 from turnproc.mail.urls import imap_url, smtp_url
@@ -49,13 +50,26 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p_send.add_argument(
         "--dry-run", type=Path, metavar="DIR", help="write .eml files to DIR instead of sending"
     )
-    p_send.add_argument(
-        "--requeue-stuck",
-        action="store_true",
-        help="put messages interrupted mid-send back in the queue (check them first)",
-    )
     p_send.add_argument("--json", action="store_true", help="print JSON")
     p_send.set_defaults(handler=_send)
+
+    p_requeue = sub.add_parser(
+        "requeue",
+        help="send given-up (dead) or ambiguous messages again",
+        description="Put messages back in the queue with fresh attempts: --dead, the ones "
+        "given up after repeated failures; --ambiguous, the ones that may or may not have "
+        "arrived (check first: ask the player, or read the mail server's log); --id N, "
+        "those messages only.",
+    )
+    p_requeue.add_argument("--dead", action="store_true", help="messages given up")
+    p_requeue.add_argument(
+        "--ambiguous", action="store_true", help="messages that may or may not have arrived"
+    )
+    p_requeue.add_argument(
+        "--id", type=int, action="append", default=[], metavar="N", help="only message N"
+    )
+    p_requeue.add_argument("--json", action="store_true", help="print JSON")
+    p_requeue.set_defaults(handler=_requeue)
 
 
 def _send(args: argparse.Namespace) -> int:
@@ -72,33 +86,65 @@ def _send(args: argparse.Namespace) -> int:
         return 0
     if not settings.smtp_url:
         raise UsageError("no mail server: set TURNPROC_SMTP_URL (smtp://user:pass@host:port)")
-    requeued = requeue_stuck(engine) if args.requeue_stuck else 0
     with SmtpTransport(smtp_url(settings.smtp_url)) as transport:
-        report = send_outbox(engine, transport, settings.mail_from)
+        report = send_outbox(
+            engine, transport, settings.mail_from, moderator=settings.moderator_email
+        )
     if args.json:
         print(
             json.dumps(
                 {
-                    "requeued": requeued,
                     "sent": report.sent,
                     "failed": [{"key": k, "error": e} for k, e in report.failed],
                     "dead": [{"key": k, "error": e} for k, e in report.dead],
-                    "stuck": report.stuck,
+                    "ambiguous": [
+                        {"id": a.id, "key": a.key, "why": a.why} for a in report.ambiguous
+                    ],
+                    "reconnects": report.reconnects,
+                    "stopped": report.stopped,
+                    "waiting": report.waiting,
                 }
             )
         )
     else:
-        print(f"sent {len(report.sent)}, failed {len(report.failed)} (will retry)")
+        for note in report.ambiguous:
+            print(f"moderator: {note.line()}", flush=True)
+        reconnected = (
+            f"; the server closed the connection {report.reconnects} time(s), reconnected"
+            if report.reconnects
+            else ""
+        )
+        print(f"sent {len(report.sent)}, failed {len(report.failed)} (will retry){reconnected}")
         for key, error in report.failed + report.dead:
             print(f"  {key}: {error}")
         if report.dead:
-            print(f"gave up on {len(report.dead)} message(s) after repeated failures")
-        if report.stuck:
             print(
-                f"{len(report.stuck)} message(s) were interrupted mid-send and may or may not "
-                "have arrived; check, then run `turnproc mail send --requeue-stuck`"
+                f"gave up on {len(report.dead)} message(s) after repeated failures; "
+                "`turnproc mail requeue --dead` queues them again"
             )
-    return 1 if report.dead else 0
+        if report.stopped:
+            print(f"stopped: {report.stopped}; {report.waiting} message(s) wait for the next run")
+    return 1 if report.dead or report.ambiguous else 0
+
+
+def _requeue(args: argparse.Namespace) -> int:
+    statuses = [s for s, chosen in (("dead", args.dead), ("ambiguous", args.ambiguous)) if chosen]
+    if not statuses and not args.id:
+        raise UsageError("say which messages: --dead, --ambiguous or --id N")
+    requeued = requeue(database(), statuses or ["dead", "ambiguous"], args.id)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "requeued": [{"id": n, "key": k, "was": was} for n, k, was in requeued],
+                }
+            )
+        )
+    else:
+        for number, key, was in requeued:
+            print(f"mail {number} ({key}) was {was}: queued again")
+        print(f"{len(requeued)} message(s) queued again: `turnproc mail send` sends them")
+    return 0
 
 
 def _now() -> datetime:

@@ -2,7 +2,8 @@
 
 `render` rebuilds the reports of a stored turn from the database (the states
 at the start of turn N and N+1, the turn's events, rejections and ledger) and
-writes DIR/turn-N/player-P.pdf, .txt and .json. Rendering uses only stored
+writes DIR/turn-N/player-P.pdf, .txt and .json, each file whole or not at all
+(`files.write_whole`). Rendering uses only stored
 data, so a past turn renders to the same files every time. Turn 0 is the
 opening report of a new game.
 
@@ -18,6 +19,7 @@ from turnproc import batch
 from turnproc.commands.db import database
 from turnproc.core.errors import UsageError
 from turnproc.cr.orders import PlayerOrders
+from turnproc.files import write_whole
 from turnproc.render.batch import RenderedReport, render_turn_reports
 from turnproc.render.sample import sample_turn
 from turnproc.scenario.loader import load_scenario
@@ -51,9 +53,9 @@ def _write(out: Path, turn: int, reports: dict[int, RenderedReport]) -> Path:
     for position, report in sorted(reports.items()):
         stem = folder / f"player-{position}"
         if report.pdf is not None:
-            stem.with_suffix(".pdf").write_bytes(report.pdf)
-        stem.with_suffix(".txt").write_text(report.text, encoding="utf-8")
-        stem.with_suffix(".json").write_text(report.json, encoding="utf-8")
+            write_whole(stem.with_suffix(".pdf"), report.pdf)
+        write_whole(stem.with_suffix(".txt"), report.text.encode("utf-8"))
+        write_whole(stem.with_suffix(".json"), report.json.encode("utf-8"))
     return folder
 
 

@@ -37,7 +37,7 @@ from email.utils import parseaddr
 from pathlib import Path
 
 from sqlalchemy import Engine
-from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from turnproc.core.errors import TurnprocError
@@ -241,6 +241,10 @@ def _process(
                 session, submission_id, raw, head, received_at, moderator, synthetic, message_id
             )
             return reader.run(origin)
+    except OperationalError:
+        # The database, not the message: it stays "received" for the next run,
+        # and the command line says what failed (exit 75).
+        raise
     except Exception as exc:  # any failure: the raw message stays, the moderator hears
         detail = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
         with transaction(engine) as session:

@@ -1,26 +1,40 @@
 """Sending the outbox: each message at most once, failures retried with back-off.
 
-A message is claimed ("sending") and that claim committed before the SMTP
-conversation starts; it is marked "sent" as soon as the server accepts it. A
-crash between the two leaves it "sending": such a message is reported to the
-moderator as stuck (`stuck`), never resent blindly, because the server may
-already have accepted it. `turnproc mail send --requeue-stuck` puts stuck
-messages back after the moderator has checked; they keep their Message-ID, so
-a resent copy threads with (and in most mail programs replaces) the first.
+A message is marked in flight ("sending", with the sender's host:pid) and
+that mark committed just before the DATA command; it is marked "sent" when
+the server answers the final "." with 250 (`transport` explains the stages).
+So whatever happens, at most one message per sender is in flight:
+
+- a server that closes the connection (a 421 after so many messages per
+  connection, or a dropped connection) before the message was handed over
+  has not accepted it: the same message goes again at once on a new
+  connection, and no attempt is counted against it;
+- a connection lost after the message was handed over, before the server's
+  answer, and a sender killed while a message was in flight, leave that one
+  message "ambiguous": it may or may not have arrived, so it is never resent
+  blindly. The moderator is told (one line, the moderator's log, a mail)
+  and `turnproc mail requeue --id N` sends it again after checking; it keeps
+  its Message-ID, so a second copy threads with (and in most mail programs
+  replaces) the first. The next run notices a killed sender's message at
+  once (its process is gone) and sends the rest straight away.
 """
 
-import smtplib
-from collections.abc import Callable, Iterable
+import os
+import socket
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Protocol
 
-from sqlalchemy import Engine, update
+from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
+from turnproc.core.errors import TurnprocError
+from turnproc.files import write_whole
 from turnproc.mail.compose import Attachment, Outgoing, compose, message_id
+from turnproc.mail.transport import NotDelivered, ServerUnavailable, Undecided
 from turnproc.render.rules_pdf import RULES_PDF_NAME, game_rules_pdf
 from turnproc.store import repository as repo
 from turnproc.store.db import transaction
@@ -34,11 +48,33 @@ RETRY_DELAYS = (
     timedelta(hours=2),
     timedelta(hours=8),
 )
+# A message in flight longer than this is ambiguous even if its sender seems
+# alive (another machine's sender, or a process number used again).
 STUCK_AFTER = timedelta(minutes=10)
+# New connections that fail in a row before the run stops: the server, not
+# the message, is the trouble, and later messages should not pay for it.
+FRESH_FAILURES_TO_STOP = 2
 
 
 class Transport(Protocol):
-    def send(self, message: EmailMessage) -> None: ...
+    def send(self, message: EmailMessage, before_data: Callable[[], bool]) -> bool: ...
+
+
+@dataclass(frozen=True)
+class Ambiguous:
+    """A message that may or may not have arrived, as the moderator is told."""
+
+    id: int
+    key: str
+    to: str
+    subject: str
+    why: str
+
+    def line(self) -> str:
+        return (
+            f"mail {self.id} to {self.to} ({self.subject}) may or may not have arrived: "
+            f"{self.why}; check, then `turnproc mail requeue --id {self.id}` sends it again"
+        )
 
 
 @dataclass
@@ -46,7 +82,10 @@ class SendReport:
     sent: list[str] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)  # (key, error)
     dead: list[tuple[str, str]] = field(default_factory=list)
-    stuck: list[str] = field(default_factory=list)
+    ambiguous: list[Ambiguous] = field(default_factory=list)
+    reconnects: int = 0  # connections the server closed that were opened again
+    stopped: str | None = None  # why the run stopped early (the server, not a message)
+    waiting: int = 0  # due messages left for the next run when it did
 
 
 # Mails that carry the rules PDF, made from the docs when sent (not stored per message).
@@ -55,6 +94,10 @@ RULES_ATTACHED = frozenset({"welcome", "rules"})
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+def sender_id() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
 
 
 def attached_pdf(session: Session, row: OutboxMessage) -> bytes | None:
@@ -92,54 +135,205 @@ def outgoing(row: OutboxMessage, pdf: bytes | None) -> Outgoing:
     )
 
 
+@dataclass(frozen=True)
+class _Item:
+    id: int
+    key: str
+    attempts: int
+    message: EmailMessage
+
+
 def send_outbox(
     engine: Engine,
     transport: Transport,
     sender: str,
     now: Callable[[], datetime] = utcnow,
-    batch: int = 20,
+    moderator: str | None = None,
 ) -> SendReport:
-    """Send every due message; returns what happened to each."""
-    report = SendReport()
-    while True:
+    """Send every due message, oldest first; returns what happened to each.
+
+    Messages a killed run left in flight are declared ambiguous first (and the
+    moderator told); each message is then loaded, claimed and sent on its own,
+    so a crash leaves at most the one in flight undecided."""
+    report = SendReport(ambiguous=settle_interrupted(engine, now, moderator))
+    tried: set[int] = set()
+    fresh_failures = 0
+    while report.stopped is None:
+        # Again after each pass: alerts about ambiguous mail go out in this run.
         with transaction(engine) as session:
-            claimed = [
-                (row.id, outgoing(row, attached_pdf(session, row)), row.attempts)
-                for row in repo.claim_mail(session, now(), limit=batch)
-            ]
-        if not claimed:
+            due = [row_id for row_id in repo.due_mail(session, now()) if row_id not in tried]
+        if not due:
             break
-        for row_id, out, attempts in claimed:
-            try:
-                transport.send(compose(out, sender))
-            except (smtplib.SMTPException, OSError) as exc:
-                error = f"{type(exc).__name__}: {exc}"
-                retry = (
-                    now() + RETRY_DELAYS[attempts - 1] if attempts <= len(RETRY_DELAYS) else None
+        for index, row_id in enumerate(due):
+            tried.add(row_id)
+            item = _load(engine, row_id, sender)
+            if item is None:
+                continue  # sent or claimed by another sender meanwhile
+            result = _deliver(engine, transport, item, now, moderator, report)
+            if result == "lost on a new connection":
+                fresh_failures += 1
+            elif result in ("sent", "ambiguous"):
+                fresh_failures = 0
+            if result == "server unavailable" or fresh_failures >= FRESH_FAILURES_TO_STOP:
+                report.stopped = report.stopped or (
+                    f"the mail server closed {fresh_failures} new connections in a row"
                 )
-                with transaction(engine) as session:
-                    repo.mark_failed(session, row_id, error, retry)
-                (report.failed if retry else report.dead).append((out.key, error))
-                continue
-            with transaction(engine) as session:
-                repo.mark_sent(session, row_id, now())
-            report.sent.append(out.key)
-    with transaction(engine) as session:
-        report.stuck = [row.idempotency_key for row in repo.stuck_mail(session, STUCK_AFTER, now())]
+                report.waiting = len(due) - index - 1
+                break
     return report
 
 
-def requeue_stuck(engine: Engine, now: Callable[[], datetime] = utcnow) -> int:
-    """Put messages stuck in "sending" back in the queue (the moderator's call)."""
+def _load(engine: Engine, row_id: int, sender: str) -> _Item | None:
     with transaction(engine) as session:
-        rows = repo.stuck_mail(session, STUCK_AFTER, now())
-        for row in rows:
-            session.execute(
-                update(OutboxMessage)
-                .where(OutboxMessage.id == row.id)
-                .values(status="queued", next_attempt_at=now())
+        row = repo.outbox_message(session, row_id)
+        if row is None or row.status not in ("queued", "failed"):
+            return None
+        return _Item(
+            row.id,
+            row.idempotency_key,
+            row.attempts,
+            compose(outgoing(row, attached_pdf(session, row)), sender),
+        )
+
+
+def _deliver(
+    engine: Engine,
+    transport: Transport,
+    item: _Item,
+    now: Callable[[], datetime],
+    moderator: str | None,
+    report: SendReport,
+) -> str:
+    """One message: sent, or failed, or ambiguous; sent again once on a new
+    connection when the server closed a connection that had delivered mail."""
+    me = sender_id()
+
+    def claim() -> bool:
+        with transaction(engine) as session:
+            return repo.mark_in_flight(session, item.id, me, now())
+
+    while True:
+        try:
+            if not transport.send(item.message, before_data=claim):
+                return "taken by another sender"
+        except Undecided as exc:
+            with transaction(engine) as session:
+                repo.mark_ambiguous(session, item.id, str(exc))
+                row = repo.outbox_message(session, item.id)
+                assert row is not None
+                report.ambiguous.append(_tell(session, row, str(exc), now(), moderator))
+            return "ambiguous"
+        except NotDelivered as exc:
+            if exc.connection_lost and not exc.fresh:
+                with transaction(engine) as session:
+                    repo.release_in_flight(session, item.id, me)
+                report.reconnects += 1
+                continue  # the next try is on a new connection, so this loop ends
+            _fail(engine, item, str(exc), now(), report)
+            if isinstance(exc, ServerUnavailable):
+                report.stopped = str(exc)
+                return "server unavailable"
+            return "lost on a new connection" if exc.connection_lost else "refused"
+        with transaction(engine) as session:
+            repo.mark_sent(session, item.id, now())
+        report.sent.append(item.key)
+        return "sent"
+
+
+def _fail(engine: Engine, item: _Item, error: str, now: datetime, report: SendReport) -> None:
+    retry = now + RETRY_DELAYS[item.attempts] if item.attempts < len(RETRY_DELAYS) else None
+    with transaction(engine) as session:
+        repo.mark_failed(session, item.id, error, retry)
+    (report.failed if retry else report.dead).append((item.key, error))
+
+
+def settle_interrupted(
+    engine: Engine, now: Callable[[], datetime] = utcnow, moderator: str | None = None
+) -> list[Ambiguous]:
+    """Messages left in flight by a sender that is gone (killed, or the machine
+    stopped) become ambiguous at once; the moderator is told of each once."""
+    found = []
+    with transaction(engine) as session:
+        for row in repo.in_flight_mail(session):
+            since = row.next_attempt_at
+            if _sender_alive(row.sending_by) and since is not None and since > now() - STUCK_AFTER:
+                continue  # another `mail send` is sending it right now
+            why = "the sending run stopped after handing it to the server, before its answer"
+            repo.mark_ambiguous(session, row.id, why)
+            found.append(_tell(session, row, why, now(), moderator))
+    return found
+
+
+def _sender_alive(sending_by: str | None) -> bool:
+    host, _, pid = (sending_by or "").rpartition(":")
+    if host != socket.gethostname():
+        return bool(host)  # another machine's sender: only the time can tell
+    if not pid.isdigit() or int(pid) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # a process of another user has that number
+    return True
+
+
+def _tell(
+    session: Session, row: OutboxMessage, why: str, now: datetime, moderator: str | None
+) -> Ambiguous:
+    note = Ambiguous(row.id, row.idempotency_key, row.to_address, row.subject, why)
+    repo.log_action(
+        session,
+        action="mail ambiguous",
+        now=now,
+        game_id=row.game_id,
+        turn=row.turn,
+        reason=note.line(),
+        details={"outbox": row.id, "key": row.idempotency_key, "to": row.to_address},
+    )
+    if moderator:
+        repo.queue_mail(
+            session,
+            key=f"alert/ambiguous/{row.id}/{now.isoformat()}",
+            kind="alert",
+            to_address=moderator,
+            subject=f"mail {row.id} to {row.to_address} may or may not have arrived",
+            body=note.line() + "\n",
+            now=now,
+        )
+    return note
+
+
+def requeue(
+    engine: Engine,
+    statuses: Sequence[str],
+    ids: Sequence[int] = (),
+    now: Callable[[], datetime] = utcnow,
+) -> list[tuple[int, str, str]]:
+    """The moderator's call: dead or ambiguous messages (all of those statuses,
+    or the ones numbered) back in the queue with fresh attempts; returns
+    (number, key, former status) of each, each also in the moderator's log.
+    A number that is not such a message refuses the whole request."""
+    with transaction(engine) as session:
+        requeued = repo.requeue_mail(session, now(), statuses, ids)
+        missing = sorted(set(ids) - {row.id for row, _ in requeued})
+        if missing:
+            raise TurnprocError(
+                f"no {' or '.join(statuses)} message numbered "
+                f"{', '.join(map(str, missing))}; nothing was requeued"
             )
-        return len(rows)
+        for row, former in requeued:
+            repo.log_action(
+                session,
+                action="mail requeue",
+                now=now(),
+                game_id=row.game_id,
+                turn=row.turn,
+                reason=f"mail {row.id} to {row.to_address} was {former}",
+                details={"outbox": row.id, "key": row.idempotency_key},
+            )
+        return [(row.id, row.idempotency_key, former) for row, former in requeued]
 
 
 def write_eml(
@@ -152,6 +346,6 @@ def write_eml(
         out = outgoing(row, attached_pdf(session, row))
         name = message_id(out.key, sender).strip("<>").split("@")[0][:16]
         path = folder / f"{row.id:05d}-{row.kind}-{name}.eml"
-        path.write_bytes(compose(out, sender).as_bytes())
+        write_whole(path, compose(out, sender).as_bytes())
         written.append(path)
     return written

@@ -281,7 +281,11 @@ class OutboxMessage(Base):
     pdf_name: Mapped[str | None] = mapped_column(String(120))
     json_attachment: Mapped[str | None] = mapped_column(Text)
     in_reply_to: Mapped[str | None] = mapped_column(String(998))
+    # queued, sending (in flight: handed to the server, no answer yet), sent,
+    # failed (retried later), dead (given up), ambiguous (in flight when the
+    # connection or the sender died: may or may not have arrived), cancelled
     status: Mapped[str] = mapped_column(String(12), default="queued")
+    sending_by: Mapped[str | None] = mapped_column(String(120))  # host:pid of the sender
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_error: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)

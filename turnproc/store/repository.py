@@ -8,10 +8,10 @@ grouped under their own headings below.
 
 import json
 from collections.abc import Collection, Iterable, Sequence
-from datetime import datetime, timedelta
-from typing import Any
+from datetime import datetime
+from typing import Any, cast
 
-from sqlalchemy import delete, func, insert, or_, select, update
+from sqlalchemy import CursorResult, delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -678,33 +678,59 @@ def queue_mail(
     return message
 
 
-def claim_mail(session: Session, now: datetime, limit: int = 50) -> Sequence[OutboxMessage]:
-    """Messages due to be sent, marked "sending" and locked (SKIP LOCKED on
-    PostgreSQL) so two senders never take the same one. Commit, send, then
-    `mark_sent` or `mark_failed` in a new transaction; a message left "sending"
-    by a crash is reported by `stuck_mail`, not resent blindly."""
-    rows = session.scalars(
-        select(OutboxMessage)
+def due_mail(session: Session, now: datetime) -> Sequence[int]:
+    """The outbox numbers of messages due to be sent, oldest first. Nothing is
+    claimed here: `mark_in_flight` claims each one just before its DATA."""
+    return session.scalars(
+        select(OutboxMessage.id)
         .where(
             OutboxMessage.status.in_(("queued", "failed")),
             (OutboxMessage.next_attempt_at.is_(None)) | (OutboxMessage.next_attempt_at <= now),
         )
         .order_by(OutboxMessage.id)
-        .limit(limit)
-        .with_for_update(skip_locked=True)
     ).all()
-    for row in rows:
-        row.status = "sending"
-        row.attempts += 1
-        row.next_attempt_at = now
-    return rows
+
+
+def mark_in_flight(session: Session, message_id: int, sender: str, now: datetime) -> bool:
+    """Claim a message for `sender` (host:pid) before the server is given its
+    text; False when another sender has claimed it or it is no longer due.
+    Commit before DATA: a message left "sending" may or may not have arrived."""
+    result = session.execute(
+        update(OutboxMessage)
+        .where(
+            OutboxMessage.id == message_id,
+            OutboxMessage.status.in_(("queued", "failed")),
+        )
+        .values(status="sending", sending_by=sender, next_attempt_at=now)
+    )
+    return cast("CursorResult[Any]", result).rowcount == 1
+
+
+def release_in_flight(session: Session, message_id: int, sender: str) -> None:
+    """Undo `mark_in_flight`: the server refused the message before it had the
+    whole text, so it cannot have accepted it."""
+    session.execute(
+        update(OutboxMessage)
+        .where(
+            OutboxMessage.id == message_id,
+            OutboxMessage.status == "sending",
+            OutboxMessage.sending_by == sender,
+        )
+        .values(status="queued", sending_by=None)
+    )
 
 
 def mark_sent(session: Session, message_id: int, now: datetime) -> None:
     session.execute(
         update(OutboxMessage)
         .where(OutboxMessage.id == message_id)
-        .values(status="sent", sent_at=now, last_error=None)
+        .values(
+            status="sent",
+            sent_at=now,
+            last_error=None,
+            sending_by=None,
+            attempts=OutboxMessage.attempts + 1,
+        )
     )
 
 
@@ -717,16 +743,54 @@ def mark_failed(session: Session, message_id: int, error: str, retry_at: datetim
             status="failed" if retry_at is not None else "dead",
             last_error=error,
             next_attempt_at=retry_at,
+            sending_by=None,
+            attempts=OutboxMessage.attempts + 1,
         )
     )
 
 
-def stuck_mail(session: Session, older_than: timedelta, now: datetime) -> Sequence[OutboxMessage]:
-    return session.scalars(
-        select(OutboxMessage).where(
-            OutboxMessage.status == "sending", OutboxMessage.next_attempt_at < now - older_than
+def mark_ambiguous(session: Session, message_id: int, error: str) -> None:
+    """The message was in flight when the connection or its sender died: it may
+    or may not have arrived, so it waits for the moderator (`requeue_mail`)."""
+    session.execute(
+        update(OutboxMessage)
+        .where(OutboxMessage.id == message_id, OutboxMessage.status == "sending")
+        .values(
+            status="ambiguous",
+            last_error=error,
+            next_attempt_at=None,
+            sending_by=None,
+            attempts=OutboxMessage.attempts + 1,
         )
+    )
+
+
+def in_flight_mail(session: Session) -> Sequence[OutboxMessage]:
+    return session.scalars(
+        select(OutboxMessage).where(OutboxMessage.status == "sending").order_by(OutboxMessage.id)
     ).all()
+
+
+def requeue_mail(
+    session: Session, now: datetime, statuses: Sequence[str], ids: Sequence[int] = ()
+) -> list[tuple[OutboxMessage, str]]:
+    """Put messages of the given statuses (all, or those numbered `ids`) back in
+    the queue with their attempts reset; returns each with its former status."""
+    query = select(OutboxMessage).where(OutboxMessage.status.in_(statuses))
+    if ids:
+        query = query.where(OutboxMessage.id.in_(ids))
+    requeued = []
+    for row in session.scalars(query.order_by(OutboxMessage.id)).all():
+        requeued.append((row, row.status))
+        row.status = "queued"
+        row.attempts = 0
+        row.next_attempt_at = now
+        row.sending_by = None
+    return requeued
+
+
+def outbox_message(session: Session, message_id: int) -> OutboxMessage | None:
+    return session.get(OutboxMessage, message_id)
 
 
 def outbox(
