@@ -66,10 +66,13 @@ def test_a_copied_database_holds_every_row_and_plays_on_alike(
             _play(source, game_id, 1)
             copied = copy_database(source, target)
             assert copied == _counts(source) == _counts(target)
-            assert copied["turn_states"] == 2 and copied["reports"] == 15
+            # The turn's 15 reports and the opening reports of the two humans.
+            assert copied["turn_states"] == 2 and copied["reports"] == 17
             assert _exports(target, game_id) == _exports(source, game_id)
             with transaction(source) as s1, transaction(target) as s2:
-                pdfs = [s.scalars(select(Report.pdf).order_by(Report.id)).all() for s in (s1, s2)]
+                pdfs = [
+                    s.scalars(select(Report.pdf_sha256).order_by(Report.id)).all() for s in (s1, s2)
+                ]
             assert pdfs[0] == pdfs[1] and pdfs[0][0] is not None
             # Both go on: new rows get new ids, and the same turn gives the same result.
             _play(source, game_id, 1)

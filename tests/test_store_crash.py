@@ -6,6 +6,7 @@ uninterrupted run. Two workers against PostgreSQL with 20 due games process
 each exactly once.
 """
 
+import hashlib
 import json
 import os
 import random
@@ -200,8 +201,13 @@ def test_due_worker_processes_run_the_real_renderer(tmp_path: Path) -> None:
         assert report["failed"] == [] and [o["game_id"] for o in report["processed"]] == ids
         _assert_each_run_once(engine, ids)
         with transaction(engine) as session:
-            pdfs = session.scalars(select(Report.pdf).where(Report.game_id.in_(ids))).all()
-        assert len(pdfs) == 45 and all(pdf and pdf.startswith(b"%PDF") for pdf in pdfs)
+            reports = session.scalars(select(Report).where(Report.game_id.in_(ids))).all()
+            assert len(reports) == 45 and all(len(r.pdf_sha256 or "") == 64 for r in reports)
+            # The PDFs the workers rendered are the ones rendered again for the mail.
+            again = batch.report_pdfs(session, reports[:15])
+        assert [hashlib.sha256(again[r.id]).hexdigest() for r in reports[:15]] == [
+            r.pdf_sha256 for r in reports[:15]
+        ]
 
 
 def test_sqlite_takes_one_due_worker(tmp_path: Path) -> None:

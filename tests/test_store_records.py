@@ -14,7 +14,7 @@ from turnproc.scenario.model import Scenario
 from turnproc.store import mapping, repository
 from turnproc.store.db import transaction
 
-from .store_support import NOW, fresh_database, open_fresh
+from .store_support import NOW, fresh_database, open_fresh, use_stand_in_engine
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -49,7 +49,8 @@ def _end_game(engine: Engine, game_id: int, records: list[RecordHolder]) -> None
         repository.replace_turn_state(
             session, game_id, game.current_turn, mapping.state_json(state)
         )
-        game.status = "ended"
+        game.status = "ended"  # as the batch ends a game: its records join the rows
+        batch.add_game_records(session, batch.scenario_for(game.scenario), state)
 
 
 def _new(engine: Engine, name: str) -> int:
@@ -86,3 +87,18 @@ def test_a_new_game_starts_with_the_records_of_ended_games(engine: Engine) -> No
         "rail_builder": (70, "Hill"),
     }
     assert _records_of(engine, running) == _records_of(engine, third)
+
+
+def test_rolling_back_an_ended_game_takes_its_records_back(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use_stand_in_engine(monkeypatch)
+    kept, undone = _new(engine, "kept"), _new(engine, "undone")
+    with transaction(engine) as session:
+        batch.run_turn(session, undone, now=NOW, force=True)
+    _end_game(engine, kept, [_record("rail_builder", 70, "Hill", "kept")])
+    _end_game(engine, undone, [_record("rail_builder", 90, "Gould", "undone")])
+    assert _records_of(engine, _new(engine, "after-both")) == {"rail_builder": (90, "Gould")}
+    with transaction(engine) as session:
+        batch.rollback(session, undone, 1, NOW, reason="a wrong result")
+    assert _records_of(engine, _new(engine, "after-rollback")) == {"rail_builder": (70, "Hill")}

@@ -40,7 +40,7 @@ from turnproc.scenario.loader import load_scenario, resolve_path, scenario_names
 from turnproc.scenario.model import Scenario
 from turnproc.store import mapping, repository
 from turnproc.store.db import transaction
-from turnproc.store.models import Game, Player, StandbyPlayer
+from turnproc.store.models import Game, Player, Report, StandbyPlayer
 from turnproc.web.links import mail_footer
 
 PROGRAM_VERSION = __version__
@@ -300,9 +300,7 @@ def create_game(
     setups = [PlayerSetup(position=e.position, character=e.character, human=True) for e in entries]
     family = family_of(loaded)
     state = family.carry_records(
-        loaded,
-        family.new_game(loaded, seed, setups, name),
-        [mapping.state_from_json(t) for t in repository.final_states_of_ended_games(session)],
+        family.new_game(loaded, seed, setups, name), repository.game_records(session)
     )
     if any(e.position > len(state.tycoons) for e in entries):
         raise UsageError(f"this scenario has positions 1-{len(state.tycoons)}")
@@ -348,16 +346,17 @@ def create_game(
         )
     session.flush()
     reports: dict[int, RenderedReport] = {}
+    report_ids: dict[int, int] = {}
     if entries:
         opening = _report_input(
             session, game, loaded, state, state, [], [], [], turn=0, deadline=_when(game.deadline)
         )
         reports = render_reports(opening, [e.position for e in entries])
+        report_ids = _store_reports(session, game.id, 0, reports, opening.deadline)
     for entry in entries:
         # The welcome tells every player his secret, made here or given in the players file.
-        _queue_welcome(
-            session, game, state, entry, entry.secret or generated.get(entry.position), reports, now
-        )
+        secret = entry.secret or generated.get(entry.position)
+        _queue_welcome(session, game, state, entry, secret, reports, now, report_ids)
     repository.log_action(
         session,
         game_id=game.id,
@@ -377,7 +376,10 @@ def _queue_welcome(
     secret: str | None,
     reports: dict[int, RenderedReport],
     now: datetime,
+    report_ids: dict[int, int] | None = None,
 ) -> None:
+    """The welcome mail: the position's report in the body and attached; a
+    report stored in `report_ids` is attached by reference, not copied."""
     tycoon = state.tycoon(entry.position)
     lines = [
         f"Welcome to {game.name}, {entry.real_name or tycoon.character}.",
@@ -392,6 +394,7 @@ def _queue_welcome(
     report = reports.get(entry.position)
     if report is not None:
         lines += ["", report.text]
+    report_id = (report_ids or {}).get(entry.position)
     footer = mail_footer(game.id, repository.get_player(session, game.id, entry.position), now)
     repository.queue_mail(
         session,
@@ -404,11 +407,12 @@ def _queue_welcome(
         game_id=game.id,
         turn=game.current_turn,
         position=entry.position,
-        pdf=report.pdf if report else None,
+        pdf=report.pdf if report and report_id is None else None,
         pdf_name=f"{game.name}-turn-{game.current_turn}-position-{entry.position}.pdf"
         if report and report.pdf
         else None,
-        json_attachment=report.json if report else None,
+        json_attachment=report.json if report and report_id is None else None,
+        report_id=report_id,
     )
 
 
@@ -756,11 +760,8 @@ def run_turn(
     if problems:
         _refuse(game, turn, problems)
     with _timed(timings, "store"):
-        for position, report in sorted(reports.items()):
-            repository.add_report(
-                session, game.id, turn, position, report.text, report.pdf, report.json
-            )
-        _queue_reports(session, game, turn, players, reports, now)
+        report_ids = _store_reports(session, game.id, turn, reports, report_input.deadline)
+        _queue_reports(session, game, turn, players, reports, report_ids, now)
         game.current_turn = turn + 1
         game.deadline = next_deadline or now + timedelta(days=game.turn_days)
         worker = game.claimed_by  # None: run by hand
@@ -768,8 +769,10 @@ def run_turn(
         game.claimed_at = None
         if result.state.ended:
             game.status = "ended"
+            add_game_records(session, scenario, result.state)
         else:
             _apply_missed_turn_policy(session, game, turn, players, computer, now)
+        repository.refresh_all_in(session, game.id, now)
         repository.log_action(
             session,
             game_id=game.id,
@@ -845,34 +848,94 @@ def missing_orders_problem(
     )
 
 
+def _store_reports(
+    session: Session, game_id: int, turn: int, reports: dict[int, RenderedReport], deadline: str
+) -> dict[int, int]:
+    """Store a turn's reports once (report ids by position)."""
+    return repository.add_reports(
+        session,
+        game_id,
+        turn,
+        {position: (r.text, r.pdf, r.json) for position, r in reports.items()},
+        deadline,
+    )
+
+
+def add_game_records(session: Session, scenario: Scenario, final: GameState) -> None:
+    """11.3 A game has ended: its records join those over all games."""
+    records = family_of(scenario).add_records(scenario, repository.game_records(session), final)
+    repository.replace_game_records(session, records)
+
+
+def rebuild_game_records(session: Session) -> None:
+    """The records over all games worked out again from the final states of
+    the ended games (after an ended game was rolled back)."""
+    records: list[dict[str, Any]] = []
+    for game in repository.ended_games(session):
+        scenario = scenario_for(game.scenario)
+        final = mapping.state_from_json(
+            repository.turn_state(session, game.id, game.current_turn).state
+        )
+        records = family_of(scenario).add_records(scenario, records, final)
+    repository.replace_game_records(session, records)
+
+
 def _queue_reports(
     session: Session,
     game: Game,
     turn: int,
     players: dict[int, Player],
     reports: dict[int, RenderedReport],
+    report_ids: dict[int, int],
     now: datetime,
 ) -> None:
+    """The report mail of a turn, in one statement; each message carries its
+    stored report by reference (text, JSON and PDF are not copied)."""
+    messages = []
     for position, report in sorted(reports.items()):
         player = players.get(position)
         if player is None or not player.human or not player.email:
             continue
         digest = hashlib.sha256((report.text + report.json).encode()).hexdigest()[:16]
-        repository.queue_mail(
-            session,
-            key=f"report/{game.id}/{turn}/{position}/{digest}",
-            kind="report",
-            to_address=player.email,
-            subject=f"[{game.name}] Turn {turn} report: position {position}",
-            body=report.text + mail_footer(game.id, player, now),
-            now=now,
-            game_id=game.id,
-            turn=turn,
-            position=position,
-            # The PDF is kept once, in the reports table; the sender attaches it.
-            pdf_name=f"{game.name}-turn-{turn}-position-{position}.pdf" if report.pdf else None,
-            json_attachment=report.json,
+        messages.append(
+            {
+                "idempotency_key": f"report/{game.id}/{turn}/{position}/{digest}",
+                "kind": "report",
+                "to_address": player.email,
+                "subject": f"[{game.name}] Turn {turn} report: position {position}",
+                # Mailed after the report's text (see OutboxMessage).
+                "body": mail_footer(game.id, player, now),
+                "game_id": game.id,
+                "turn": turn,
+                "position": position,
+                "pdf_name": f"{game.name}-turn-{turn}-position-{position}.pdf"
+                if report.pdf
+                else None,
+                "report_id": report_ids[position],
+            }
         )
+    repository.queue_mails(session, messages, now)
+
+
+def report_pdfs(session: Session, reports: Iterable[Report]) -> dict[int, bytes]:
+    """The PDFs of stored reports (by report id), rendered again from the
+    stored facts, one rendering per game, turn and printed deadline. A PDF
+    that does not match the digest stored with its report (a program release
+    that draws reports differently, a player's contact details changed since)
+    is still the report of those facts, and is sent as rendered now."""
+    groups: dict[tuple[int, int, str], list[Report]] = {}
+    for report in reports:
+        groups.setdefault((report.game_id, report.turn, report.deadline), []).append(report)
+    pdfs: dict[int, bytes] = {}
+    for (game_id, turn, deadline), wanted in groups.items():
+        game = repository.get_game(session, game_id)
+        data = stored_report_input(session, game, turn, deadline=deadline or None)
+        rendered = render_reports(data, [r.position for r in wanted])
+        for report in wanted:
+            pdf = rendered[report.position].pdf
+            if pdf is not None:
+                pdfs[report.id] = pdf
+    return pdfs
 
 
 def _apply_missed_turn_policy(
@@ -1080,11 +1143,7 @@ def batch_turn(engine: Engine, game_key: str | int, now: datetime | None = None)
 
 def due_games(session: Session, now: datetime) -> list[tuple[int, int, str]]:
     """(id, turn, name) of every game whose turn is due, earliest deadline first."""
-    return [
-        (game.id, game.current_turn, game.name)
-        for game in repository.active_games_with_deadline(session)
-        if is_due(session, game, now)
-    ]
+    return repository.due_game_rows(session, now)
 
 
 def run_due(
@@ -1168,46 +1227,55 @@ def _report_refusal(
 
 def queue_reminders(session: Session, now: datetime) -> int:
     """Reminder mail to human players without orders in force as a deadline nears
-    (at the game's reminder hours, e.g. 48 and 12 hours before); each once."""
-    queued = 0
-    for game in repository.active_games_with_deadline(session):
-        assert game.deadline is not None
-        left = game.deadline - now
-        if left <= timedelta(0):
-            continue
-        hours = sorted(int(h) for h in game.reminder_hours.split(",") if h.strip().isdigit())
+    (at the game's reminder hours, e.g. 48 and 12 hours before); each once.
+    A few queries whatever the number of games: the games' deadlines, then the
+    players still without orders and the reminders already queued for the
+    games past a mark, then one INSERT."""
+    marks: dict[int, tuple[int, int, str, datetime, int]] = {}
+    for game_id, name, turn, deadline, hours_text in repository.deadlines_ahead(session, now):
+        left = deadline - now
+        hours = sorted(int(h) for h in hours_text.split(",") if h.strip().isdigit())
         passed = [h for h in hours if left <= timedelta(hours=h)]
-        if not passed:
+        if passed:
+            marks[game_id] = (game_id, turn, name, deadline, passed[0])
+    if not marks:
+        return 0
+    until = max(deadline for _, _, _, deadline, _ in marks.values())
+    waiting = [
+        player
+        for player in repository.humans_without_orders(session, now, until)
+        if player.game_id in marks
+    ]
+    keys = {
+        player.id: f"reminder/{player.game_id}/{marks[player.game_id][1]}/{player.position}/"
+        f"{marks[player.game_id][4]}"
+        for player in waiting
+    }
+    sent = repository.reminder_keys(session, now, until)
+    messages = []
+    for player in waiting:
+        if keys[player.id] in sent:
             continue
-        mark = passed[0]
-        submitted = repository.positions_with_orders(session, game.id, game.current_turn)
-        for player in repository.players(session, game.id):
-            if not player.human or player.standby or not player.email:
-                continue
-            if player.position in submitted:
-                continue
-            key = f"reminder/{game.id}/{game.current_turn}/{player.position}/{mark}"
-            if repository.mail_exists(session, key):
-                continue
-            repository.queue_mail(
-                session,
-                key=key,
-                kind="reminder",
-                to_address=player.email,
-                subject=f"[{game.name}] Turn {game.current_turn}: orders due in {mark} hours",
-                body=(
+        game_id, turn, name, deadline, mark = marks[player.game_id]
+        messages.append(
+            {
+                "idempotency_key": keys[player.id],
+                "kind": "reminder",
+                "to_address": player.email,
+                "subject": f"[{name}] Turn {turn}: orders due in {mark} hours",
+                "body": (
                     f"We have no orders from position {player.position} "
-                    f"({player.character}) for turn {game.current_turn} of {game.name}.\n"
-                    f"The deadline is {_when(game.deadline)}. Without orders the computer "
+                    f"({player.character}) for turn {turn} of {name}.\n"
+                    f"The deadline is {_when(deadline)}. Without orders the computer "
                     "plays your position this turn.\n"
                 ),
-                now=now,
-                game_id=game.id,
-                turn=game.current_turn,
-                position=player.position,
-            )
-            queued += 1
-    return queued
+                "game_id": game_id,
+                "turn": turn,
+                "position": player.position,
+            }
+        )
+    repository.queue_mails(session, messages, now)
+    return len(messages)
 
 
 # --- export, rollback, rerun -------------------------------------------------
@@ -1247,7 +1315,11 @@ def rollback(
     repository.forget_turns_from(session, game.id, to_turn)
     repository.add_events(session, game.id, to_turn, carried, origin="moderator")
     game.current_turn = to_turn
-    game.status = "active"
+    ended, game.status = game.status == "ended", "active"
+    if ended:  # its records no longer count until it ends again
+        session.flush()
+        rebuild_game_records(session)
+    repository.refresh_all_in(session, game.id, now)  # the players' orders are kept
     repository.log_action(
         session,
         game_id=game.id,
@@ -1714,6 +1786,7 @@ def drop(
     player.secret_hash = None
     player.standby = False
     player.missed_turns = 0
+    repository.refresh_all_in(session, game.id, now)  # the others may all be in
     session.flush()
 
 
@@ -1766,10 +1839,11 @@ def status(session: Session, game_key: str | int, now: datetime) -> dict[str, An
 def replay_orders(session: Session, game_key: str | int) -> dict[int, dict[int, PlayerOrders]]:
     """Every turn's players' orders (not computer ones), for replaying a game."""
     game = repository.get_game(session, game_key)
-    return {
-        turn: repository.orders_in_force(session, game.id, turn)
-        for turn in repository.stored_turns(session, game.id)
-    }
+    stored = repository.stored_turns(session, game.id)
+    # Every turn from the first to the last stored, also those a prune
+    # (`turnproc db prune`) took the states of.
+    turns = range(stored[0], stored[-1] + 1) if stored else range(0)
+    return {turn: repository.orders_in_force(session, game.id, turn) for turn in turns}
 
 
 def export_json(data: Any) -> str:

@@ -112,11 +112,14 @@ def _turn_result(scenario: Scenario, state: GameState) -> TurnResult:
     return resolve_turn(scenario, state, all_orders(scenario, state))
 
 
-def bench_render(scenario: Scenario, state: GameState, runs: int) -> float:
-    """The 15 reports of one turn (PDF with map), without the database."""
+def bench_render(scenario: Scenario, state: GameState, runs: int) -> dict[str, float]:
+    """The 15 reports of one turn (PDF with map, text, JSON), without the
+    database: wall and CPU seconds (this process and its workers), and the
+    bare-canvas floor: the same drawing calls replayed on a plain ReportLab
+    canvas and written (render.floor), CPU seconds in this process."""
     try:
         renderer = importlib.import_module("turnproc.render.batch")
-        render = renderer.render_turn_reports
+        measure = renderer.render_turn_seconds
         batch = importlib.import_module("turnproc.batch")
     except (ImportError, AttributeError) as exc:
         raise Unavailable(f"report renderer not wired yet: {exc}") from None
@@ -143,8 +146,28 @@ def bench_render(scenario: Scenario, state: GameState, runs: int) -> float:
         },
         anonymous=False,
     )
-    render(report)
-    return median_seconds(lambda: render(report), runs)
+    wall, cpu = measure(report, runs)
+    floor = importlib.import_module("turnproc.render.floor")
+    recorded = floor.record_turn(report)
+    for pdf, ops in recorded:
+        if floor.replay(ops) != pdf:
+            raise RuntimeError("the floor's replayed PDF is not the report's")
+    floor_cpu: list[float] = []
+    median_seconds(lambda: [floor.replay(ops) for _, ops in recorded], runs, floor_cpu)
+    return {
+        "render_reports_s": wall,
+        "render_reports_cpu_s": cpu,
+        "render_floor_s": floor_cpu[-1],
+        "render_floor_ratio": round(cpu / floor_cpu[-1], 2),
+    }
+
+
+def _cpu_with_children() -> float:
+    """CPU seconds of this process and of its finished children (the report
+    renderer's workers); the database server's are not counted."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _batch_runs(url: str, scenario_name: str, state_json: str, runs: int) -> dict[str, Any]:
@@ -188,10 +211,11 @@ def _batch_runs(url: str, scenario_name: str, state_json: str, runs: int) -> dic
             for orders in all_orders(scenario, state).values():
                 sent = orders.model_copy(update={"source": "player"})
                 repository.set_orders_in_force(session, game.id, state.turn, sent, now)
-        times = []
+        times, cpu_times = [], []
         for _ in range(runs):
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), _cpu_with_children()
             outcome = batch.batch_turn(engine, created.game_id, now=now)
+            cpu_times.append(_cpu_with_children() - start_cpu)
             times.append(time.perf_counter() - start)
             if not outcome.processed:
                 return {"error": f"the batch did not run the turn: {outcome.message}"}
@@ -205,6 +229,7 @@ def _batch_runs(url: str, scenario_name: str, state_json: str, runs: int) -> dic
         worker = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         return {
             "seconds": round(statistics.median(times), 4),
+            "cpu_seconds": round(statistics.median(cpu_times), 4),
             "peak_rss_mb": round(peak, 1),
             "peak_rss_render_worker_mb": round(worker, 1),
         }
@@ -295,7 +320,7 @@ def run_bench(
 
     log("render_reports")
     try:
-        figures["render_reports_s"] = bench_render(scenario, state, max(1, runs // 2))
+        figures.update(bench_render(scenario, state, max(1, runs // 2)))
     except Unavailable as exc:
         notes["render_reports_s"] = str(exc)
     except Exception as exc:
@@ -310,6 +335,7 @@ def run_bench(
         notes["peak_rss_mb"] = "no batch run was measured"
     else:
         figures["batch_turn_sqlite_s"] = outcome["seconds"]
+        figures["batch_turn_sqlite_cpu_s"] = outcome["cpu_seconds"]
         figures["peak_rss_mb"] = outcome["peak_rss_mb"]
         figures["peak_rss_render_worker_mb"] = outcome["peak_rss_render_worker_mb"]
 
@@ -323,6 +349,7 @@ def run_bench(
             notes["batch_turn_postgres_s"] = outcome["error"]
         else:
             figures["batch_turn_postgres_s"] = outcome["seconds"]
+            figures["batch_turn_postgres_cpu_s"] = outcome["cpu_seconds"]
 
     log("web_game_page (a turn-25 game)")
     _bench_web(figures, notes, scenario_name, seed, max(3, runs))

@@ -20,7 +20,7 @@ from turnproc.core.ledger import LedgerEntry
 from turnproc.cr import ai, invariants, resolve, setup
 from turnproc.cr.orders import PlayerOrders
 from turnproc.cr.resolve import TurnResult
-from turnproc.cr.state import GameState
+from turnproc.cr.state import GameState, RecordHolder
 from turnproc.cr.steps import victory
 from turnproc.scenario.model import Scenario
 
@@ -34,8 +34,11 @@ class GameFamily:
     resolve_turn: Callable[[Scenario, GameState, Mapping[int, PlayerOrders]], TurnResult]
     computer_orders: Callable[[Scenario, GameState, int], PlayerOrders]
     turn_problems: Callable[[GameState, GameState, list[LedgerEntry]], list[str]]
-    # 11.3 A new game starts with the records of the games that ended before it.
-    carry_records: Callable[[Scenario, GameState, list[GameState]], GameState]
+    # 11.3 A new game starts with the records of the games that ended before
+    # it, kept as rows (category, score, character, game): `carry_records`
+    # puts them in a new game's state, `add_records` folds a final state in.
+    carry_records: Callable[[GameState, list[dict[str, Any]]], GameState]
+    add_records: Callable[[Scenario, list[dict[str, Any]], GameState], list[dict[str, Any]]]
     # Starts rendering a turn's reports and returns at once (an object whose
     # result() waits for them). Imported on first use: rendering pulls in
     # ReportLab, which intake and the engine's users do not need.
@@ -52,12 +55,16 @@ def _cr_turn_problems(start: GameState, end: GameState, ledger: list[LedgerEntry
     return invariants.money_problems(start, end, ledger) + invariants.share_problems(end)
 
 
-def _cr_carry_records(scenario: Scenario, state: GameState, ended: list[GameState]) -> GameState:
+def _cr_carry_records(state: GameState, records: list[dict[str, Any]]) -> GameState:
+    return state.model_copy(update={"records": [RecordHolder(**r) for r in records]})
+
+
+def _cr_add_records(
+    scenario: Scenario, records: list[dict[str, Any]], final: GameState
+) -> list[dict[str, Any]]:
     params = victory.victory_params(scenario).game_end
-    records = list(state.records)
-    for final in ended:
-        records = victory.merge_records(records, final.records, params)
-    return state.model_copy(update={"records": records})
+    merged = victory.merge_records([RecordHolder(**r) for r in records], final.records, params)
+    return [r.model_dump() for r in merged]
 
 
 def _cr_report_renderer() -> Callable[..., Any]:
@@ -73,6 +80,7 @@ CONTINENTAL_RAILS = GameFamily(
     computer_orders=ai.computer_orders,
     turn_problems=_cr_turn_problems,
     carry_records=_cr_carry_records,
+    add_records=_cr_add_records,
     report_renderer=_cr_report_renderer,
 )
 

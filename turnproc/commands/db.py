@@ -1,5 +1,6 @@
-"""`turnproc db upgrade | copy`: bring the schema to the newest migration; copy a
-whole database into the configured (empty) one."""
+"""`turnproc db upgrade | copy | prune`: bring the schema to the newest migration;
+copy a whole database into the configured (empty) one; delete what ended games'
+replays can make again."""
 
 import argparse
 import json
@@ -7,8 +8,9 @@ import json
 from sqlalchemy import Engine
 
 from turnproc.config import load_settings
+from turnproc.store import repository
 from turnproc.store.copy import copy_database
-from turnproc.store.db import create_db_engine, open_database, safe_url, upgrade
+from turnproc.store.db import create_db_engine, open_database, safe_url, transaction, upgrade
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -23,6 +25,16 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p_copy.add_argument("--from", dest="source", required=True, help="the source database URL")
     p_copy.add_argument("--json", action="store_true", help="print JSON")
     p_copy.set_defaults(handler=_copy)
+    p_prune = sub.add_parser(
+        "prune",
+        help="delete ended games' reports, sent mail and turn records (kept: what a replay needs)",
+    )
+    p_prune.add_argument("--game", help="only this game (name or id)")
+    p_prune.add_argument(
+        "--dry-run", action="store_true", help="list the games it would prune; delete nothing"
+    )
+    p_prune.add_argument("--json", action="store_true", help="print JSON")
+    p_prune.set_defaults(handler=_prune)
 
 
 def database() -> Engine:
@@ -54,4 +66,26 @@ def _copy(args: argparse.Namespace) -> int:
         print(f"{name:<16} {count:>8} rows")
     games = copied.get("games", 0)
     print(f"copied {games} game(s) from {safe_url(args.source)}")
+    return 0
+
+
+def _prune(args: argparse.Namespace) -> int:
+    """Each game in its own transaction, so a long prune holds no lock for long."""
+    engine = database()
+    with transaction(engine) as session:
+        game_id = None if args.game is None else repository.get_game(session, args.game).id
+        games = [(g.id, g.name) for g in repository.prunable_games(session, game_id)]
+    deleted: dict[str, int] = {}
+    if not args.dry_run:
+        for game_id, _name in games:
+            with transaction(engine) as session:
+                for table, count in repository.prune_game(session, game_id).items():
+                    deleted[table] = deleted.get(table, 0) + count
+    if args.json:
+        print(json.dumps({"games": [name for _, name in games], "deleted": deleted}))
+        return 0
+    verb = "would prune" if args.dry_run else "pruned"
+    print(f"{verb} {len(games)} ended game(s): {', '.join(n for _, n in games) or 'none'}")
+    for table, count in sorted(deleted.items()):
+        print(f"{table:<16} {count:>8} rows deleted")
     return 0

@@ -427,16 +427,15 @@ def _resend(args: argparse.Namespace) -> int:
             kind="report",
             to_address=player.email,
             subject=f"[{game.name}] Turn {turn} report (again): position {args.position}",
-            body=report.text,
+            body="",
             now=now,
             game_id=game.id,
             turn=turn,
             position=args.position,
-            pdf=report.pdf,
             pdf_name=f"{game.name}-turn-{turn}-position-{args.position}.pdf"
-            if report.pdf
+            if report.pdf is not None or report.pdf_sha256 is not None
             else None,
-            json_attachment=report.json,
+            report_id=report.id,
         )
         repository.log_action(
             session,

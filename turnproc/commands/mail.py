@@ -12,6 +12,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
+from turnproc import batch
 from turnproc.commands.db import database
 from turnproc.config import load_settings
 from turnproc.core.errors import TurnprocError, UsageError
@@ -78,7 +79,9 @@ def _send(args: argparse.Namespace) -> int:
     if args.dry_run is not None:
         with transaction(engine) as session:
             rows = [row for row in repo.outbox(session) if row.status in ("queued", "failed")]
-            paths = write_eml(session, rows, args.dry_run, settings.mail_from)
+            paths = write_eml(
+                session, rows, args.dry_run, settings.mail_from, render=batch.report_pdfs
+            )
         if args.json:
             print(json.dumps({"written": [str(p) for p in paths]}))
         else:
@@ -88,7 +91,11 @@ def _send(args: argparse.Namespace) -> int:
         raise UsageError("no mail server: set TURNPROC_SMTP_URL (smtp://user:pass@host:port)")
     with SmtpTransport(smtp_url(settings.smtp_url)) as transport:
         report = send_outbox(
-            engine, transport, settings.mail_from, moderator=settings.moderator_email
+            engine,
+            transport,
+            settings.mail_from,
+            moderator=settings.moderator_email,
+            render=batch.report_pdfs,
         )
     if args.json:
         print(

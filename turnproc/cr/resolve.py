@@ -85,12 +85,9 @@ def resolve_turn(
 ) -> TurnResult:
     """Resolve the turn `state.turn`. `after_step` lets tests check invariants
     between steps; it must not change the context."""
-    ctx = TurnContext(
-        scenario=scenario,
-        state=state.model_copy(deep=True),
-        start=state.model_copy(deep=True),
-        orders=orders,
-    )
+    # `start` is the caller's state itself: the steps only read it (the
+    # purity tests check that resolving leaves its input as it was).
+    ctx = TurnContext(scenario=scenario, state=state.working_copy(), start=state, orders=orders)
     for name, step in SEQUENCE:
         step(ctx)
         if after_step is not None:

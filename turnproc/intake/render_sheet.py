@@ -11,6 +11,8 @@ secret filled in) parses to the orders it showed.
 from dataclasses import dataclass
 from typing import Any
 
+from jinja2 import Template
+
 from turnproc.cr.network import prohibited_reason, route_owners, touches
 from turnproc.cr.orders import PlayerOrders
 from turnproc.cr.state import GameState
@@ -38,6 +40,12 @@ class _PCForSale:
     name: str
     price: int
     offered: bool
+
+
+def turnsheet_template() -> Template:
+    """The compiled turnsheet template, once per process (the report renderer
+    compiles it before forking its workers)."""
+    return template("turnsheet.txt.j2")
 
 
 def render_turnsheet(
@@ -114,7 +122,7 @@ def render_turnsheet(
             for code in presides
         ],
     }
-    return template("turnsheet.txt.j2").render(context)
+    return turnsheet_template().render(context)
 
 
 _RAILROAD_KINDS = frozenset(

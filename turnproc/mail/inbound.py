@@ -455,6 +455,7 @@ class _Reader:
         pdf: bytes | None = None,
         pdf_name: str | None = None,
         json_attachment: str | None = None,
+        report_id: int | None = None,
     ) -> None:
         repo.queue_mail(
             self.session,
@@ -471,6 +472,7 @@ class _Reader:
             pdf_name=pdf_name,
             json_attachment=json_attachment,
             in_reply_to=self.in_reply_to,
+            report_id=report_id,
         )
 
     def _refuse(self, reason: str, hint: str, *, answer_anyone: bool) -> IngestOutcome:
@@ -678,11 +680,16 @@ class _Reader:
         turn = int(wanted) if wanted else game.current_turn - 1
         position = player.position
         report = repo.get_report(self.session, game.id, turn, position) if turn >= 1 else None
+        # A report's PDF may be kept by its digest only: the sender finds the
+        # report (by game, turn and position, or the welcome's `report_id`)
+        # and renders it again.
         if report is not None:
             subject = f"[{game.name}] Turn {turn} report (again): position {position}"
             body, pdf = report.text, report.pdf
             data: str | None = report.json
             name = f"{game.name}-turn-{turn}-position-{position}.pdf"
+            report_id: int | None = None
+            has_pdf = pdf is not None or report.pdf_sha256 is not None
         else:
             welcome = self._welcome(game, position) if turn < 1 else None
             if welcome is None:
@@ -690,6 +697,8 @@ class _Reader:
             subject = f"{welcome.subject} (again)"
             body, pdf, data = welcome.body, welcome.pdf, welcome.json_attachment
             name = welcome.pdf_name or f"{game.name}-start.pdf"
+            report_id = welcome.report_id
+            has_pdf = welcome.pdf_name is not None
         self._reply(
             subject,
             body,
@@ -698,8 +707,9 @@ class _Reader:
             position=position,
             turn=turn,
             pdf=pdf,
-            pdf_name=name if pdf else None,
+            pdf_name=name if has_pdf else None,
             json_attachment=data,
+            report_id=report_id,
         )
         repo.log_action(
             self.session,

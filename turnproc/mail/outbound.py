@@ -21,7 +21,7 @@ So whatever happens, at most one message per sender is in flight:
 
 import os
 import socket
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
@@ -38,7 +38,7 @@ from turnproc.mail.transport import NotDelivered, ServerUnavailable, Undecided
 from turnproc.render.rules_pdf import RULES_PDF_NAME, game_rules_pdf
 from turnproc.store import repository as repo
 from turnproc.store.db import transaction
-from turnproc.store.models import OutboxMessage
+from turnproc.store.models import OutboxMessage, Report
 
 # Back-off between attempts; after the last, the message is given up ("dead").
 RETRY_DELAYS = (
@@ -100,34 +100,77 @@ def sender_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def attached_pdf(session: Session, row: OutboxMessage) -> bytes | None:
-    """The PDF a message carries: its own, or for a turn report the report
-    stored for that game, turn and position (kept once, not copied into the
-    outbox)."""
-    if row.pdf is not None or row.pdf_name is None:
-        return row.pdf
+# Renders the PDFs of stored reports that keep only their digest, by report id
+# (turnproc.batch.report_pdfs: the mail layer does not render reports itself).
+PdfRenderer = Callable[[Session, Sequence[Report]], dict[int, bytes]]
+
+
+def carried_report(session: Session, row: OutboxMessage) -> Report | None:
+    """The stored report a message carries: by its `report_id`, or for report
+    mail queued before messages referred to reports, the report of its game,
+    turn and position."""
+    if row.report_id is not None:
+        return repo.get_report_by_id(session, row.report_id)
+    if row.pdf is not None or row.pdf_name is None or row.kind != "report":
+        return None
     if row.game_id is None or row.turn is None or row.position is None:
         return None
-    report = repo.get_report(session, row.game_id, row.turn, row.position)
-    return report.pdf if report is not None else None
+    return repo.get_report(session, row.game_id, row.turn, row.position)
 
 
-def outgoing(row: OutboxMessage, pdf: bytes | None) -> Outgoing:
+def outgoing_messages(
+    session: Session, rows: Sequence[OutboxMessage], render: PdfRenderer | None
+) -> list[Outgoing]:
+    """The messages as they are mailed: a message carrying a stored report gets
+    its JSON and its PDF (stored, or rendered again: one rendering for all the
+    claimed messages of one turn), and report mail its text, followed by the
+    message's own body (the player's page link, if any)."""
+    reports = {row.id: carried_report(session, row) for row in rows}
+    unrendered = [
+        report
+        for row in rows
+        if row.pdf is None
+        and row.pdf_name is not None
+        and (report := reports[row.id]) is not None
+        and report.pdf is None
+    ]
+    rendered: dict[int, bytes] = {}
+    if unrendered:
+        if render is None:
+            raise TurnprocError("the outbox holds reports whose PDF must be rendered again")
+        rendered = render(session, list({r.id: r for r in unrendered}.values()))
+    out = []
+    for row in rows:
+        report = reports[row.id]
+        pdf = row.pdf
+        if pdf is None and row.pdf_name is not None and report is not None:
+            pdf = report.pdf if report.pdf is not None else rendered.get(report.id)
+        body, data = row.body, row.json_attachment
+        if report is not None and row.report_id is not None:
+            if row.kind == "report":
+                body = report.text + row.body
+            data = report.json if data is None else data
+        out.append(outgoing(row, pdf, body, data))
+    return out
+
+
+def outgoing(
+    row: OutboxMessage, pdf: bytes | None, body: str | None = None, data: str | None = None
+) -> Outgoing:
     attachments: list[Attachment] = []
     if pdf is not None:
         attachments.append(Attachment(row.pdf_name or "report.pdf", pdf, "application", "pdf"))
     if row.kind in RULES_ATTACHED:
         attachments.append(Attachment(RULES_PDF_NAME, game_rules_pdf(), "application", "pdf"))
-    if row.json_attachment is not None:
+    data = row.json_attachment if data is None else data
+    if data is not None:
         name = (row.pdf_name or "report.pdf").removesuffix(".pdf") + ".json"
-        attachments.append(
-            Attachment(name, row.json_attachment.encode("utf-8"), "application", "json")
-        )
+        attachments.append(Attachment(name, data.encode("utf-8"), "application", "json"))
     return Outgoing(
         key=row.idempotency_key,
         to=row.to_address,
         subject=row.subject,
-        body=row.body,
+        body=row.body if body is None else body,
         created=row.created_at,
         in_reply_to=row.in_reply_to,
         attachments=tuple(attachments),
@@ -149,14 +192,17 @@ def send_outbox(
     sender: str,
     now: Callable[[], datetime] = utcnow,
     moderator: str | None = None,
+    render: PdfRenderer | None = None,
 ) -> SendReport:
     """Send every due message, oldest first; returns what happened to each.
 
     Messages a killed run left in flight are declared ambiguous first (and the
     moderator told); each message is then loaded, claimed and sent on its own,
-    so a crash leaves at most the one in flight undecided."""
+    so a crash leaves at most the one in flight undecided. `render` gives
+    the PDFs of stored reports kept by digest only (one rendering a turn)."""
     report = SendReport(ambiguous=settle_interrupted(engine, now, moderator))
     tried: set[int] = set()
+    pdfs = _TurnPdfs(render)
     fresh_failures = 0
     while report.stopped is None:
         # Again after each pass: alerts about ambiguous mail go out in this run.
@@ -166,7 +212,7 @@ def send_outbox(
             break
         for index, row_id in enumerate(due):
             tried.add(row_id)
-            item = _load(engine, row_id, sender)
+            item = _load(engine, row_id, sender, pdfs)
             if item is None:
                 continue  # sent or claimed by another sender meanwhile
             result = _deliver(engine, transport, item, now, moderator, report)
@@ -183,17 +229,38 @@ def send_outbox(
     return report
 
 
-def _load(engine: Engine, row_id: int, sender: str) -> _Item | None:
+def _load(engine: Engine, row_id: int, sender: str, pdfs: PdfRenderer) -> _Item | None:
     with transaction(engine) as session:
         row = repo.outbox_message(session, row_id)
         if row is None or row.status not in ("queued", "failed"):
             return None
-        return _Item(
-            row.id,
-            row.idempotency_key,
-            row.attempts,
-            compose(outgoing(row, attached_pdf(session, row)), sender),
-        )
+        (out,) = outgoing_messages(session, [row], pdfs)
+        return _Item(row.id, row.idempotency_key, row.attempts, compose(out, sender))
+
+
+class _TurnPdfs:
+    """Renders the PDFs of stored reports one turn at a time: asked for one
+    report of a game's turn, it renders every report of that turn still waiting
+    in the outbox (the turn's map pages are drawn once), and keeps them while
+    the messages of that turn are sent one by one."""
+
+    def __init__(self, render: PdfRenderer | None) -> None:
+        self.render = render
+        self.turn: tuple[int, int] | None = None
+        self.pdfs: dict[int, bytes] = {}
+
+    def __call__(self, session: Session, reports: Sequence[Report]) -> dict[int, bytes]:
+        missing = [report for report in reports if report.id not in self.pdfs]
+        if missing:
+            if self.render is None:
+                raise TurnprocError("the outbox holds reports whose PDF must be rendered again")
+            turn = (missing[0].game_id, missing[0].turn)
+            if turn != self.turn:
+                self.turn, self.pdfs = turn, {}
+            waiting = repo.reports_waiting_in_outbox(session, *turn)
+            wanted = {report.id: report for report in [*missing, *waiting] if report.pdf is None}
+            self.pdfs.update(self.render(session, list(wanted.values())))
+        return {report.id: self.pdfs[report.id] for report in reports if report.id in self.pdfs}
 
 
 def _deliver(
@@ -337,13 +404,16 @@ def requeue(
 
 
 def write_eml(
-    session: Session, rows: Iterable[OutboxMessage], folder: Path, sender: str
+    session: Session,
+    rows: Sequence[OutboxMessage],
+    folder: Path,
+    sender: str,
+    render: PdfRenderer | None = None,
 ) -> list[Path]:
     """--dry-run: each queued message as an .eml file; nothing is marked sent."""
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    for row in rows:
-        out = outgoing(row, attached_pdf(session, row))
+    for row, out in zip(rows, outgoing_messages(session, rows, render), strict=True):
         name = message_id(out.key, sender).strip("<>").split("@")[0][:16]
         path = folder / f"{row.id:05d}-{row.kind}-{name}.eml"
         write_whole(path, compose(out, sender).as_bytes())

@@ -29,7 +29,7 @@ from turnproc.cr.events import Event, Rejection
 from turnproc.cr.orders import PlayerOrders
 from turnproc.cr.resolve import TurnResult
 from turnproc.cr.state import GameState
-from turnproc.intake.render_sheet import render_turnsheet
+from turnproc.intake.render_sheet import render_turnsheet, turnsheet_template
 from turnproc.intake.turnsheet import format_order
 from turnproc.render.export import render_json
 from turnproc.render.maps import Drawn, MapPages
@@ -365,7 +365,12 @@ def start_turn_reports(
         if pages is not None:
             pages.prepare(first)
         return PendingReports(ready={pos: turn.render(pos) for pos in wanted})
-    text_template()  # compiled here once, inherited by every worker
+    # Compiled and drawn here once per process, inherited by every worker.
+    text_template()
+    turnsheet_template()
+    if pages is not None:
+        pages.geography(False)
+        pages.geography(True)
     chunks = [wanted[i::count] for i in range(count)]
     _JOB.clear()
     _JOB.append(turn)

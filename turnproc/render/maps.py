@@ -404,6 +404,10 @@ def own_bbox(scenario: Scenario, report: PlayerReport) -> BBox | None:
     return (west - grow_x, south - grow_y, east + grow_x, north + grow_y)
 
 
+# Each page's geography by its frame, style and box (see MapPages.geography).
+_GEOGRAPHY: dict[str, Drawn] = {}
+
+
 class MapPages:
     """The two map pages of the reports of one scenario."""
 
@@ -449,13 +453,17 @@ class MapPages:
         return (-2.0, -2.0, self.width + 2.0, self.height + 2.0)
 
     def geography(self, zoom: bool) -> Drawn:
-        """Coasts, lakes and borders of one page: the same for every turn of the scenario."""
+        """Coasts, lakes and borders of one page: the same for every turn of the
+        scenario, so drawn once per process (and inherited by forked workers)."""
         if zoom not in self._geography:
             frame, style = self._frames[zoom]
-            scratch = _scratch()
-            mapdraw.draw_geography(scratch, frame, style)
-            ops = "\n".join(scratch._code)
-            self._geography[zoom] = Drawn(f"MapGeography{int(zoom)}", ops, {}, self._box())
+            key = repr((frame, style, self._box()))
+            if key not in _GEOGRAPHY:
+                scratch = _scratch()
+                mapdraw.draw_geography(scratch, frame, style)
+                ops = "\n".join(scratch._code)
+                _GEOGRAPHY[key] = Drawn(f"MapGeography{int(zoom)}", ops, {}, self._box())
+            self._geography[zoom] = _GEOGRAPHY[key]
         return self._geography[zoom]
 
     def layer(self, report: MapFacts, zoom: bool) -> "Drawn | None":

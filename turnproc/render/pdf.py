@@ -33,6 +33,7 @@ from reportlab.platypus import (
     Table,
     TableStyle,
 )
+from reportlab.platypus.tables import CellStyle
 
 from turnproc.render.maps import MapPages
 from turnproc.render.report import CashFlow, PlayerReport
@@ -253,35 +254,69 @@ def _table(
             else:
                 cells.append(cell)
         data.append(cells)
-    table = Table(data, colWidths=list(widths), repeatRows=1, hAlign="LEFT")
-    style: list[tuple[Any, ...]] = [
-        ("FONT", (0, 0), (-1, -1), NARROW, 7, 8.4),
+    # Cell styles are made here, row by row, rather than by TableStyle's
+    # FONT, ALIGN and padding commands: those set each cell's attributes one
+    # command and one cell at a time (most of a table's layout time), and
+    # these are the attributes they would set.
+    columns = len(widths)
+    bold = [[False] * columns for _ in data]
+    right = [[r > 0 and c >= numeric_from for c in range(columns)] for r in range(len(data))]
+    bold[0] = [True] * columns
+    spanned = {r for r, _ in spans}
+    if code_column:
+        # A spanned row (a railroad's lines) keeps the regular font.
+        for r in range(1, len(data)):
+            bold[r][1] = bold[r][1] or r not in spanned
+    for _, (c, r), _, _, _ in bold_cells:
+        bold[r][c] = True
+    commands: list[tuple[Any, ...]] = [
         ("BACKGROUND", (0, 0), (-1, 0), _HEAD),
         ("LINEBELOW", (0, 0), (-1, 0), 0.6, _GRID),
         ("LINEBELOW", (0, 1), (-1, -1), 0.25, _GRID),
-        ("VALIGN", (0, 0), (-1, -1), "TOP"),
-        ("TOPPADDING", (0, 0), (-1, -1), 1.5),
-        ("BOTTOMPADDING", (0, 0), (-1, -1), 1.5),
-        ("LEFTPADDING", (0, 0), (-1, -1), 2.5),
-        ("RIGHTPADDING", (0, 0), (-1, -1), 2.5),
-        ("ALIGN", (numeric_from, 1), (-1, -1), "RIGHT"),
     ]
-    spanned = {r for r, _ in spans}
-    bold_codes: list[tuple[Any, ...]] = []
-    if code_column and not spanned:
-        bold_codes = [("FONT", (1, 1), (1, -1), NARROW_BOLD, 7)]
-    elif code_column:
-        # A spanned row (a railroad's lines) keeps the regular font.
-        bold_codes = [
-            ("FONT", (1, r), (1, r), NARROW_BOLD, 7)
-            for r in range(1, len(rows) + 1)
-            if r not in spanned
-        ]
-    style += bold_codes + bold_cells + [("FONT", (0, 0), (-1, 0), NARROW_BOLD, 7)]
-    style += [("BACKGROUND", (0, r), (-1, r), _MINE) for r in mine]
-    style += list(extra)
-    table.setStyle(TableStyle(style))
+    commands += [("BACKGROUND", (0, r), (-1, r), _MINE) for r in mine]
+    for command in extra:
+        if command[0] not in ("ALIGN", "FONT"):
+            commands.append(command)
+            continue
+        (c0, r0), (c1, r1) = command[1], command[2]
+        for r in range(r0 % len(data), r1 % len(data) + 1):
+            for c in range(c0 % columns, c1 % columns + 1):
+                if command[0] == "ALIGN":
+                    right[r][c] = command[3] == "RIGHT"
+                else:
+                    bold[r][c] = command[3] == NARROW_BOLD
+    cell_styles = [
+        [_CELL_STYLES[bold[r][c], right[r][c]] for c in range(columns)] for r in range(len(data))
+    ]
+    table = Table(data, colWidths=list(widths), repeatRows=1, hAlign="LEFT", cellStyles=cell_styles)
+    table.setStyle(TableStyle(commands))
     return table
+
+
+_CELL = {
+    "fontsize": 7,
+    "leading": 8.4,
+    "valign": "TOP",
+    "topPadding": 1.5,
+    "bottomPadding": 1.5,
+    "leftPadding": 2.5,
+    "rightPadding": 2.5,
+}
+
+
+def _cell_style(bold: bool, right: bool) -> CellStyle:
+    """A table cell's style: 7-point narrow type, bold or not, left or right
+    aligned, tight padding, text at the top."""
+    style = CellStyle(f"{'bold' if bold else 'regular'}-{'right' if right else 'left'}")
+    style.__dict__.update(
+        _CELL, fontname=NARROW_BOLD if bold else NARROW, alignment="RIGHT" if right else "LEFT"
+    )
+    return style
+
+
+# Shared by every cell of that style: the tables set no style cell by cell.
+_CELL_STYLES = {(b, r): _cell_style(b, r) for b in (False, True) for r in (False, True)}
 
 
 # Room a section needs at the foot of a page: its heading, a note, a table's
@@ -708,8 +743,11 @@ def _front(report: PlayerReport) -> list[Flowable]:
     return out
 
 
-def render_pdf(report: PlayerReport, maps: MapPages | None = None) -> bytes:
-    """The whole report as PDF bytes; `maps` adds the reader's map pages."""
+def render_pdf(
+    report: PlayerReport, maps: MapPages | None = None, canvasmaker: Any = Canvas
+) -> bytes:
+    """The whole report as PDF bytes; `maps` adds the reader's map pages.
+    `canvasmaker`: the canvas class (the bench's floor records the drawing)."""
     buffer = io.BytesIO()
     header = _Header(report)
     doc = BaseDocTemplate(
@@ -745,5 +783,5 @@ def render_pdf(report: PlayerReport, maps: MapPages | None = None) -> bytes:
         story += [NextPageTemplate("report")]
     story += _closing(report)
     doc.addPageTemplates(templates)
-    doc.build(story)
+    doc.build(story, canvasmaker=canvasmaker)
     return buffer.getvalue()

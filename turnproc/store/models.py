@@ -1,12 +1,14 @@
 """The database tables: games, players, turn snapshots, submissions, orders,
-events, ledger, standings, reports, the outbox and the moderator's log.
+events, ledger, standings, reports, the outbox, the records over all games and
+the moderator's log.
 
 ORM classes are storage only; the game itself lives in `GameState` (stored as
 JSON in `turn_states`). Constraint names come from one naming convention so
 Alembic migrations stay stable on SQLite and PostgreSQL alike.
 """
 
-from datetime import UTC, datetime
+import zlib
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import (
@@ -22,8 +24,9 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    event,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.orm import DeclarativeBase, Mapped, Mapper, mapped_column
 from sqlalchemy.types import TypeDecorator
 
 NAMING_CONVENTION = {
@@ -67,6 +70,10 @@ class Game(Base):
     """One game: its scenario and seed, where it stands, its schedule and policy."""
 
     __tablename__ = "games"
+    __table_args__ = (
+        Index("ix_games_status_due_at", "status", "due_at"),
+        Index("ix_games_status_all_in_at", "status", "all_in_at"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(80), unique=True)
@@ -88,6 +95,24 @@ class Game(Base):
     claimed_by: Mapped[str | None] = mapped_column(String(120))
     claimed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # The deadline plus the grace: kept by the ORM (below) so that the due
+    # scan finds every game past it with one range scan of an index.
+    due_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # When every human player still in had orders in force for the current
+    # turn (None: not all in). Set where orders, players or the turn change
+    # (repository.refresh_all_in), so the due scan looks for early runs among
+    # these games only, and checks each against the orders themselves.
+    all_in_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+@event.listens_for(Game, "before_insert")
+@event.listens_for(Game, "before_update")
+def _set_due_at(_mapper: Mapper[Game], _connection: Any, game: Game) -> None:
+    game.due_at = (
+        None
+        if game.deadline is None
+        else game.deadline + timedelta(minutes=game.grace_minutes or 0)
+    )
 
 
 class Player(Base):
@@ -247,8 +272,22 @@ class Standing(Base):
     vp_rail_baron: Mapped[int] = mapped_column(Integer)
 
 
+def pack(text: str) -> bytes:
+    """Report text as stored: UTF-8, deflated (text and JSON shrink 4-7 times)."""
+    return zlib.compress(text.encode("utf-8"), 6)
+
+
+def unpack(data: bytes) -> str:
+    return zlib.decompress(data).decode("utf-8")
+
+
 class Report(Base):
-    """A rendered report of one position for one turn, kept so resends match."""
+    """A rendered report of one position for one turn (turn 0: a new game's
+    opening report), stored once: the text and JSON deflated, the PDF by its
+    SHA-256 only. The PDF is rendered again from the stored facts and the
+    printed `deadline` whenever it is mailed (it is byte for byte the one the
+    turn rendered: see docs/scale.md). `pdf` holds the PDFs of reports stored
+    before that, which are kept as they were."""
 
     __tablename__ = "reports"
     __table_args__ = (UniqueConstraint("game_id", "turn", "position"),)
@@ -257,9 +296,19 @@ class Report(Base):
     game_id: Mapped[int] = mapped_column(_game_fk())
     turn: Mapped[int] = mapped_column(Integer)
     position: Mapped[int] = mapped_column(Integer)
-    text: Mapped[str] = mapped_column(Text)
+    text_z: Mapped[bytes] = mapped_column(LargeBinary)
+    json_z: Mapped[bytes] = mapped_column(LargeBinary)
     pdf: Mapped[bytes | None] = mapped_column(LargeBinary)
-    json: Mapped[str] = mapped_column(Text)
+    pdf_sha256: Mapped[str | None] = mapped_column(String(64))
+    deadline: Mapped[str] = mapped_column(String(40), default="", server_default="")
+
+    @property
+    def text(self) -> str:
+        return unpack(self.text_z)
+
+    @property
+    def json(self) -> str:
+        return unpack(self.json_z)
 
 
 class OutboxMessage(Base):
@@ -267,6 +316,10 @@ class OutboxMessage(Base):
 
     __tablename__ = "outbox"
     __table_args__ = (Index("ix_outbox_status_next_attempt_at", "status", "next_attempt_at"),)
+    # A message with `report_id` carries that report: its JSON (unless
+    # `json_attachment` is set) and its PDF are the attachments and, for report
+    # mail (kind "report"), its text begins the body (`body` holds what
+    # follows it); nothing of the report is copied into the outbox.
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     idempotency_key: Mapped[str] = mapped_column(String(200), unique=True)
@@ -280,6 +333,9 @@ class OutboxMessage(Base):
     pdf: Mapped[bytes | None] = mapped_column(LargeBinary)
     pdf_name: Mapped[str | None] = mapped_column(String(120))
     json_attachment: Mapped[str | None] = mapped_column(Text)
+    report_id: Mapped[int | None] = mapped_column(
+        ForeignKey("reports.id", ondelete="SET NULL"), index=True
+    )
     in_reply_to: Mapped[str | None] = mapped_column(String(998))
     # queued, sending (in flight: handed to the server, no answer yet), sent,
     # failed (retried later), dead (given up), ambiguous (in flight when the
@@ -291,6 +347,19 @@ class OutboxMessage(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     next_attempt_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class RecordRow(Base):
+    """11.3 A record over all games that have ended in this database (the
+    scores a new game starts with), kept up to date as each game ends."""
+
+    __tablename__ = "records"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    category: Mapped[str] = mapped_column(String(40))
+    score: Mapped[int] = mapped_column(Integer)
+    character: Mapped[str] = mapped_column(String(80))
+    game: Mapped[str] = mapped_column(String(80))
 
 
 class ModeratorLog(Base):

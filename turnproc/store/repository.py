@@ -6,12 +6,27 @@ the intake and mail code call (submissions, orders in force, the outbox) are
 grouped under their own headings below.
 """
 
+import hashlib
 import json
 from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, delete, func, insert, or_, select, update
+from sqlalchemy import (
+    and_,
+    case,
+    delete,
+    exists,
+    func,
+    insert,
+    literal,
+    not_,
+    or_,
+    select,
+    update,
+)
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import CursorResult
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -28,12 +43,15 @@ from turnproc.store.models import (
     OrdersInForce,
     OutboxMessage,
     Player,
+    RecordRow,
     RejectionRow,
     Report,
     StandbyPlayer,
     Standing,
     Submission,
     TurnState,
+    UTCDateTime,
+    pack,
 )
 
 
@@ -72,12 +90,60 @@ def list_games(session: Session) -> Sequence[Game]:
     return session.scalars(select(Game).order_by(Game.id)).all()
 
 
-def active_games_with_deadline(session: Session) -> Sequence[Game]:
-    return session.scalars(
-        select(Game)
-        .where(Game.status == "active", Game.deadline.is_not(None))
-        .order_by(Game.deadline, Game.id)
-    ).all()
+def _all_in(game_id: Any, turn: Any) -> Any:
+    """SQL: every human player still in of `game_id` has orders of his own in
+    force for `turn`, and there is at least one."""
+    human = and_(Player.game_id == game_id, Player.human.is_(True), Player.standby.is_(False))
+    has_orders = (
+        select(OrdersInForce.id)
+        .where(
+            OrdersInForce.game_id == game_id,
+            OrdersInForce.turn == turn,
+            OrdersInForce.position == Player.position,
+            OrdersInForce.source != "computer",
+        )
+        .correlate(Game, Player)
+        .exists()
+    )
+    return and_(
+        select(Player.id).where(human).correlate(Game).exists(),
+        not_(select(Player.id).where(human, not_(has_orders)).correlate(Game).exists()),
+    )
+
+
+def refresh_all_in(session: Session, game_id: int, now: datetime) -> None:
+    """Note whether every human player still in has orders in force for the
+    game's current turn (`Game.all_in_at`); called wherever that can change."""
+    session.flush()
+    session.execute(
+        update(Game)
+        .where(Game.id == game_id)
+        .values(
+            all_in_at=case(
+                (_all_in(Game.id, Game.current_turn), func.coalesce(Game.all_in_at, now)),
+                else_=None,
+            )
+        )
+        .execution_options(synchronize_session="fetch")
+    )
+
+
+def due_game_rows(session: Session, now: datetime) -> list[tuple[int, int, str]]:
+    """(id, turn, name) of every active game whose turn is due, earliest
+    deadline first, in one query of two index range scans: past its deadline
+    plus grace, or, in a game that allows early runs, all its human players'
+    orders in (`Game.all_in_at`, checked again against the orders)."""
+    columns = (Game.id, Game.current_turn, Game.name, Game.deadline)
+    past = select(*columns).where(Game.status == "active", Game.due_at <= now)
+    early = select(*columns).where(
+        Game.status == "active",
+        Game.all_in_at.is_not(None),
+        Game.due_at > now,
+        Game.early_run.is_(True),
+        _all_in(Game.id, Game.current_turn),
+    )
+    rows = sorted(session.execute(past.union_all(early)).all(), key=lambda row: (row[3], row[0]))
+    return [(game_id, turn, name) for game_id, turn, name, _ in rows]
 
 
 def claim_game(
@@ -97,6 +163,21 @@ def claim_game(
         game.claimed_by = worker
         game.claimed_at = now
     return game
+
+
+def deadlines_ahead(session: Session, now: datetime) -> list[tuple[int, str, int, datetime, str]]:
+    """(id, name, turn, deadline, reminder hours) of every active game whose
+    deadline is still ahead and that sends reminders."""
+    rows = session.execute(
+        select(Game.id, Game.name, Game.current_turn, Game.deadline, Game.reminder_hours).where(
+            Game.status == "active", Game.due_at > now, Game.reminder_hours != ""
+        )
+    ).all()
+    return [
+        (game_id, name, turn, deadline, hours)
+        for game_id, name, turn, deadline, hours in rows
+        if deadline is not None and deadline > now
+    ]
 
 
 def games_past_turn(session: Session, turns: dict[int, int]) -> int:
@@ -127,6 +208,40 @@ def get_player(session: Session, game_id: int, position: int) -> Player:
     if player is None:
         raise NotFound(f"game {game_id} has no position {position}")
     return player
+
+
+def humans_without_orders(session: Session, now: datetime, until: datetime) -> list[Any]:
+    """The human players still in, with an address, of the active games whose
+    deadline is between `now` and `until`, who have no orders of their own in
+    force for their game's current turn, by game and position (rows of id,
+    game_id, position, character, email). Two range scans: the players, then
+    the orders."""
+    window = and_(Game.status == "active", Game.deadline > now, Game.deadline <= until)
+    players = session.execute(
+        select(Player.id, Player.game_id, Player.position, Player.character, Player.email)
+        .join(Game, Game.id == Player.game_id)
+        .where(
+            window,
+            Player.human.is_(True),
+            Player.standby.is_(False),
+            Player.email.is_not(None),
+            Player.email != "",
+        )
+        .order_by(Player.game_id, Player.position)
+    ).all()
+    sent = {
+        (game_id, position)
+        for game_id, position in session.execute(
+            select(OrdersInForce.game_id, OrdersInForce.position)
+            .join(Game, Game.id == OrdersInForce.game_id)
+            .where(
+                window,
+                OrdersInForce.turn == Game.current_turn,
+                OrdersInForce.source != "computer",
+            )
+        )
+    }
+    return [p for p in players if (p.game_id, p.position) not in sent]
 
 
 def players_by_email(session: Session, email: str) -> Sequence[Player]:
@@ -339,7 +454,7 @@ def set_orders_in_force(
             recorded_at=now,
         )
     )
-    session.flush()
+    refresh_all_in(session, game_id, now)
 
 
 def orders_in_force(
@@ -559,9 +674,51 @@ def add_report(
     pdf: bytes | None,
     json_text: str,
 ) -> None:
+    """One report with its PDF stored as given (reports of the batch go in
+    through `add_reports`, which stores the PDF's digest only)."""
     session.add(
-        Report(game_id=game_id, turn=turn, position=position, text=text, pdf=pdf, json=json_text)
+        Report(
+            game_id=game_id,
+            turn=turn,
+            position=position,
+            text_z=pack(text),
+            json_z=pack(json_text),
+            pdf=pdf,
+            pdf_sha256=None if pdf is None else hashlib.sha256(pdf).hexdigest(),
+        )
     )
+
+
+def add_reports(
+    session: Session,
+    game_id: int,
+    turn: int,
+    reports: dict[int, tuple[str, bytes | None, str]],
+    deadline: str,
+) -> dict[int, int]:
+    """A turn's reports (position -> text, PDF, JSON) in one statement: text
+    and JSON deflated, the PDF by its digest only (it is rendered again from
+    the stored facts and `deadline` when mailed). Returns the report ids by
+    position."""
+    rows = [
+        {
+            "game_id": game_id,
+            "turn": turn,
+            "position": position,
+            "text_z": pack(text),
+            "json_z": pack(json_text),
+            "pdf": None,
+            "pdf_sha256": None if pdf is None else hashlib.sha256(pdf).hexdigest(),
+            "deadline": deadline,
+        }
+        for position, (text, pdf, json_text) in sorted(reports.items())
+    ]
+    if not rows:
+        return {}
+    result = session.execute(
+        insert(Report).returning(Report.position, Report.id, sort_by_parameter_order=True), rows
+    )
+    return {position: report_id for position, report_id in result.all()}
 
 
 def get_report(session: Session, game_id: int, turn: int, position: int) -> Report | None:
@@ -570,6 +727,25 @@ def get_report(session: Session, game_id: int, turn: int, position: int) -> Repo
             Report.game_id == game_id, Report.turn == turn, Report.position == position
         )
     )
+
+
+def get_report_by_id(session: Session, report_id: int) -> Report | None:
+    return session.get(Report, report_id)
+
+
+def reports_waiting_in_outbox(session: Session, game_id: int, turn: int) -> Sequence[Report]:
+    """The reports of a game's turn that messages still to be sent carry."""
+    return session.scalars(
+        select(Report)
+        .join(OutboxMessage, OutboxMessage.report_id == Report.id)
+        .where(
+            Report.game_id == game_id,
+            Report.turn == turn,
+            OutboxMessage.status.in_(("queued", "failed")),
+        )
+        .distinct()
+        .order_by(Report.id)
+    ).all()
 
 
 def report_count(session: Session, game_id: int, turn: int) -> int:
@@ -638,14 +814,18 @@ def queue_mail(
     pdf_name: str | None = None,
     json_attachment: str | None = None,
     in_reply_to: str | None = None,
+    report_id: int | None = None,
 ) -> OutboxMessage:
     """Queue a message once per idempotency `key`: a key seen before returns the
-    existing message (requeued if it had been cancelled, never sent twice)."""
+    existing message (requeued if it had been cancelled, never sent twice).
+    `report_id`: the message carries that stored report (see OutboxMessage)."""
     existing = session.scalar(select(OutboxMessage).where(OutboxMessage.idempotency_key == key))
     if existing is not None:
         if existing.status == "cancelled":
             existing.status = "queued"
             existing.next_attempt_at = now
+            if report_id is not None:
+                existing.report_id = report_id
         return existing
     message = OutboxMessage(
         idempotency_key=key,
@@ -660,6 +840,7 @@ def queue_mail(
         pdf_name=pdf_name,
         json_attachment=json_attachment,
         in_reply_to=in_reply_to,
+        report_id=report_id,
         status="queued",
         attempts=0,
         created_at=now,
@@ -676,6 +857,46 @@ def queue_mail(
             select(OutboxMessage).where(OutboxMessage.idempotency_key == key)
         ).one()
     return message
+
+
+def queue_mails(session: Session, messages: list[dict[str, Any]], now: datetime) -> None:
+    """Many messages (OutboxMessage fields, `idempotency_key` included) in one
+    statement, each at most once per key like `queue_mail`: a key queued
+    before is left as it is, or requeued (with the new `report_id`) if it had
+    been cancelled."""
+    if not messages:
+        return
+    rows = [
+        {
+            "pdf": None,
+            "pdf_name": None,
+            "json_attachment": None,
+            "in_reply_to": None,
+            "report_id": None,
+            **message,
+            "status": "queued",
+            "attempts": 0,
+            "created_at": now,
+            "next_attempt_at": now,
+        }
+        for message in messages
+    ]
+    # PostgreSQL and SQLite share the ON CONFLICT clause.
+    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+    table = OutboxMessage.__table__
+    stmt = dialect.insert(table)
+    cancelled = table.c.status == "cancelled"
+    stmt = stmt.on_conflict_do_update(
+        index_elements=[table.c.idempotency_key],
+        set_={
+            "status": case((cancelled, "queued"), else_=table.c.status),
+            "next_attempt_at": case(
+                (cancelled, literal(now, UTCDateTime())), else_=table.c.next_attempt_at
+            ),
+            "report_id": case((cancelled, stmt.excluded.report_id), else_=table.c.report_id),
+        },
+    )
+    session.execute(stmt, rows)
 
 
 def due_mail(session: Session, now: datetime) -> Sequence[int]:
@@ -804,10 +1025,21 @@ def outbox(
     return session.scalars(query.order_by(OutboxMessage.id)).all()
 
 
-def mail_exists(session: Session, key: str) -> bool:
-    return (
-        session.scalar(select(OutboxMessage.id).where(OutboxMessage.idempotency_key == key))
-        is not None
+def reminder_keys(session: Session, now: datetime, until: datetime) -> set[str]:
+    """The keys of the reminders queued for the current turns of the active
+    games whose deadline is between `now` and `until`."""
+    return set(
+        session.scalars(
+            select(OutboxMessage.idempotency_key)
+            .join(Game, Game.id == OutboxMessage.game_id)
+            .where(
+                Game.status == "active",
+                Game.deadline > now,
+                Game.deadline <= until,
+                OutboxMessage.kind == "reminder",
+                OutboxMessage.turn == Game.current_turn,
+            )
+        )
     )
 
 
@@ -928,22 +1160,97 @@ def recent_refusals(
 # --- 11.3 records over all games ----------------------------------------------
 
 
-def final_states_of_ended_games(session: Session) -> list[str]:
-    """The last stored state (engine JSON) of every ended game, in the order
-    the games ended."""
+def ended_games(session: Session) -> Sequence[Game]:
+    """Every ended game, in the order the games ended (their last turn's time)."""
     last = (
-        select(TurnState.game_id, func.max(TurnState.turn).label("turn"))
+        select(TurnState.game_id, func.max(TurnState.processed_at).label("at"))
         .group_by(TurnState.game_id)
         .subquery()
     )
-    rows = session.execute(
-        select(TurnState.state)
-        .join(Game, Game.id == TurnState.game_id)
-        .join(last, (last.c.game_id == TurnState.game_id) & (last.c.turn == TurnState.turn))
+    return session.scalars(
+        select(Game)
+        .join(last, last.c.game_id == Game.id)
         .where(Game.status == "ended")
-        .order_by(TurnState.processed_at, TurnState.game_id)
+        .order_by(last.c.at, Game.id)
+    ).all()
+
+
+def game_records(session: Session) -> list[dict[str, Any]]:
+    """The records over all ended games (category, score, character, game), in
+    the order they were set."""
+    return [
+        {"category": r.category, "score": r.score, "character": r.character, "game": r.game}
+        for r in session.scalars(select(RecordRow).order_by(RecordRow.id))
+    ]
+
+
+def replace_game_records(session: Session, records: Iterable[dict[str, Any]]) -> None:
+    session.execute(delete(RecordRow))
+    _insert(session, RecordRow, list(records))
+
+
+# --- pruning ended games ---------------------------------------------------------
+
+
+def prunable_games(session: Session, game_id: int | None = None) -> Sequence[Game]:
+    """Ended games with no mail still waiting to go out (their reports may be
+    needed until it has gone)."""
+    unsent = exists().where(
+        OutboxMessage.game_id == Game.id,
+        OutboxMessage.status.in_(("queued", "failed", "sending")),
     )
-    return [state for (state,) in rows]
+    query = select(Game).where(Game.status == "ended", not_(unsent))
+    if game_id is not None:
+        query = query.where(Game.id == game_id)
+    return session.scalars(query.order_by(Game.id)).all()
+
+
+def prune_game(session: Session, game_id: int) -> dict[str, int]:
+    """Delete what an ended game's replay can make again: its reports, mail
+    already sent or given up, the turn-made events, rejections and ledger, the
+    standings and states between the first and the last turn. Kept: the game,
+    its players, every submission and order in force, the moderator's
+    adjustments and log, and the states of the first turn, the last turn and
+    every turn a moderator changed. Returns rows deleted by table."""
+    turns = stored_turns(session, game_id)
+    adjusted = set(
+        session.scalars(
+            select(EventRow.turn).where(EventRow.game_id == game_id, EventRow.origin == "moderator")
+        )
+    )
+    keep = {turns[0], turns[-1], *adjusted} if turns else set()
+    last = turns[-1] if turns else 0
+    deleted: dict[str, int] = {}
+
+    def run(name: str, statement: Any) -> None:
+        result: CursorResult[Any] = session.execute(statement)  # type: ignore[assignment]
+        count = result.rowcount or 0
+        if count:
+            deleted[name] = deleted.get(name, 0) + count
+
+    run(
+        "outbox",
+        delete(OutboxMessage).where(
+            OutboxMessage.game_id == game_id,
+            OutboxMessage.status.in_(("sent", "dead", "cancelled")),
+        ),
+    )
+    run("reports", delete(Report).where(Report.game_id == game_id))
+    for model in (EventRow, LedgerRow):
+        run(
+            model.__tablename__,
+            delete(model).where(model.game_id == game_id, model.origin == "turn"),
+        )
+    run("rejections", delete(RejectionRow).where(RejectionRow.game_id == game_id))
+    run(
+        "standings",
+        delete(Standing).where(Standing.game_id == game_id, Standing.turn != last),
+    )
+    run(
+        "turn_states",
+        delete(TurnState).where(TurnState.game_id == game_id, TurnState.turn.not_in(keep)),
+    )
+    return deleted
 
 
 # --- the web pages (turnproc/web) ------------------------------------------------
@@ -989,11 +1296,12 @@ def public_events_between(
 
 
 def report_turns(session: Session, game_id: int, position: int) -> list[int]:
-    """The turns of which a position has a stored report, oldest first."""
+    """The turns of which a position has a stored report, oldest first (not
+    the opening report, turn 0, which the welcome mail carries)."""
     return list(
         session.scalars(
             select(Report.turn)
-            .where(Report.game_id == game_id, Report.position == position)
+            .where(Report.game_id == game_id, Report.position == position, Report.turn >= 1)
             .order_by(Report.turn)
         )
     )

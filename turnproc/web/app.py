@@ -282,9 +282,14 @@ def create_app(engine: Engine, settings: Settings, web: Web | None = None) -> St
         turn = int(request.path_params["turn"])
 
         def load() -> bytes | None:
+            from turnproc.batch import report_pdfs
+
             with web.session() as session:
                 report = repo.get_report(session, found.game_id, turn, found.position)
-                return report.pdf if report is not None else None
+                if report is None or report.pdf is not None:
+                    return report.pdf if report is not None else None
+                # Kept by its digest only: rendered again from the stored facts.
+                return report_pdfs(session, [report]).get(report.id)
 
         pdf = await run_in_threadpool(load)
         if pdf is None:

@@ -1,0 +1,316 @@
+"""Storage for many games: reports stored once and mailed by reference (the PDF
+rendered again, byte for byte), the due scan as one query, mail queued in
+bulk, `db prune`, and the 0003 migration carrying existing data over."""
+
+import hashlib
+import json
+import zlib
+from collections.abc import Iterator
+from datetime import timedelta
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, select, text
+
+from turnproc import batch
+from turnproc.cli import main
+from turnproc.cr.orders import PlayerOrders
+from turnproc.mail.outbound import send_outbox
+from turnproc.store import db, repository
+from turnproc.store.db import transaction
+from turnproc.store.models import OutboxMessage, Report
+
+from .store_support import NOW, fresh_database, open_fresh, use_stand_in_engine
+
+SCENARIO = "continental-rails"
+HUMANS = [
+    batch.PlayerEntry(position=2, email="ada@example.org", secret="s1"),
+    batch.PlayerEntry(position=5, email="bob@example.org", secret="s2"),
+]
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    yield from fresh_database(request.param, tmp_path)
+
+
+class Capture:
+    def __init__(self) -> None:
+        self.sent: list[EmailMessage] = []
+
+    def send(self, message: EmailMessage) -> None:
+        self.sent.append(message)
+
+
+def _attachments(message: EmailMessage) -> dict[str, bytes]:
+    found = {}
+    for part in message.iter_attachments():
+        payload = part.get_payload(decode=True)
+        assert isinstance(payload, bytes)
+        found[str(part.get_filename()).rsplit(".", 1)[-1]] = payload
+    return found
+
+
+def test_report_mail_carries_the_stored_report_and_a_pdf_rendered_again_byte_for_byte(
+    url: str,
+) -> None:
+    """The real engine and renderer: a new game and one turn; the outbox copies
+    nothing of the reports, and the PDFs mailed are the ones the turn rendered."""
+    engine = open_fresh(url)
+    with transaction(engine) as session:
+        game_id = batch.create_game(
+            session, scenario=SCENARIO, players=HUMANS, seed=5, name="mailed", now=NOW
+        ).game_id
+    with transaction(engine) as session:
+        batch.run_turn(session, game_id, now=NOW, force=True, accept_missing=True)
+    with transaction(engine) as session:
+        messages = repository.outbox(session, game_id)
+        assert sorted((m.kind, m.position) for m in messages) == [
+            ("report", 2),
+            ("report", 5),
+            ("welcome", 2),
+            ("welcome", 5),
+        ]
+        for message in messages:
+            assert message.report_id is not None and message.pdf is None
+            assert message.json_attachment is None
+        assert all(m.body == "" for m in messages if m.kind == "report")
+        reports = {
+            (r.turn, r.position): (r.pdf_sha256, r.text, r.json, r.pdf)
+            for r in session.scalars(select(Report).where(Report.game_id == game_id))
+        }
+    assert sorted(reports) == [(0, 2), (0, 5)] + [(1, p) for p in range(1, 16)]
+    assert all(pdf is None and digest for digest, _, _, pdf in reports.values())
+    transport = Capture()
+    sent = send_outbox(engine, transport, "moderator@example.org", render=batch.report_pdfs)
+    assert len(sent.sent) == 4 and not sent.failed
+    for message in transport.sent:
+        subject = str(message["Subject"])
+        turn = 0 if "Welcome" in subject else 1
+        position = 2 if str(message["To"]) == "ada@example.org" else 5
+        digest, report_text, report_json, _ = reports[(turn, position)]
+        files = _attachments(message)
+        assert hashlib.sha256(files["pdf"]).hexdigest() == digest
+        assert files["json"].decode() == report_json
+        body = message.get_body(("plain",))
+        assert body is not None and report_text.strip() in body.get_content()
+
+
+@pytest.fixture
+def stand_in(monkeypatch: pytest.MonkeyPatch) -> None:
+    use_stand_in_engine(monkeypatch)
+
+
+def _game(engine: Engine, name: str, humans: list[batch.PlayerEntry]) -> int:
+    with transaction(engine) as session:
+        return batch.create_game(
+            session, scenario=SCENARIO, players=humans, seed=3, name=name, now=NOW
+        ).game_id
+
+
+def test_the_due_scan_finds_deadlines_passed_and_early_runs(url: str, stand_in: None) -> None:
+    engine = open_fresh(url)
+    late = _game(engine, "late", HUMANS)
+    early = _game(engine, "early", HUMANS)
+    waiting = _game(engine, "waiting", HUMANS)
+    computer = _game(engine, "computer", [])
+    later = NOW + timedelta(days=7, minutes=30)
+    with transaction(engine) as session:
+        repository.get_game(session, waiting).grace_minutes = 60  # deadline passed, grace not
+        for position in (2, 5):  # every human of "early" is in; one of "waiting"
+            orders = PlayerOrders(position=position, source="player")
+            repository.set_orders_in_force(session, early, 1, orders, NOW)
+        repository.set_orders_in_force(
+            session, waiting, 1, PlayerOrders(position=2, source="player"), NOW
+        )
+    with transaction(engine) as session:
+        due = batch.due_games(session, later)
+        assert [name for _, _, name in due] == ["late", "early", "computer"]
+        for game in repository.list_games(session):
+            assert batch.is_due(session, game, later) == (game.id in (late, early, computer))
+        assert [name for _, _, name in batch.due_games(session, NOW)] == ["early"]
+        repository.get_game(session, waiting).grace_minutes = 0  # due_at follows the grace
+    with transaction(engine) as session:
+        assert {name for _, _, name in batch.due_games(session, later)} == {
+            "late",
+            "computer",
+            "early",
+            "waiting",
+        }
+
+
+def test_queued_mail_in_bulk_is_queued_once_and_requeued_when_cancelled(url: str) -> None:
+    engine = open_fresh(url)
+    message = {
+        "idempotency_key": "k1",
+        "kind": "notice",
+        "to_address": "ada@example.org",
+        "subject": "s",
+        "body": "b",
+    }
+    with transaction(engine) as session:
+        repository.queue_mails(session, [message, {**message, "idempotency_key": "k2"}], NOW)
+        repository.queue_mails(session, [message], NOW + timedelta(hours=1))
+    with transaction(engine) as session:
+        rows = repository.outbox(session)
+        assert [(r.idempotency_key, r.status, r.created_at) for r in rows] == [
+            ("k1", "queued", NOW),
+            ("k2", "queued", NOW),
+        ]
+        rows[0].status = "cancelled"
+        rows[1].status = "sent"
+    later = NOW + timedelta(hours=2)
+    with transaction(engine) as session:
+        repository.queue_mails(session, [message, {**message, "idempotency_key": "k2"}], later)
+    with transaction(engine) as session:
+        rows = repository.outbox(session)
+        assert [(r.status, r.next_attempt_at) for r in rows] == [
+            ("queued", later),
+            ("sent", NOW),
+        ]
+
+
+def test_prune_keeps_what_a_replay_needs(url: str, stand_in: None) -> None:
+    engine = open_fresh(url)
+    game_id = _game(engine, "pruned", HUMANS)
+    for turn in range(1, 5):
+        with transaction(engine) as session:
+            batch.run_turn(session, game_id, now=NOW + timedelta(days=8 * turn), force=True)
+    with transaction(engine) as session:
+        final = batch.export(session, game_id)
+        orders = batch.replay_orders(session, game_id)
+        game = repository.get_game(session, game_id)
+        game.status = "ended"
+        assert repository.prunable_games(session) == []  # its mail has not gone yet
+        for message in repository.outbox(session, game_id):
+            message.status = "sent"
+    with transaction(engine) as session:
+        assert [g.id for g in repository.prunable_games(session)] == [game_id]
+        deleted = repository.prune_game(session, game_id)
+    assert deleted["reports"] == 2 + 4 * 15  # the welcome reports and four turns'
+    assert deleted["turn_states"] == 3 and deleted["events"] > 0 and deleted["outbox"] > 0
+    with transaction(engine) as session:
+        assert repository.outbox(session, game_id) == []
+        assert repository.stored_turns(session, game_id) == [1, 5]
+        assert batch.export(session, game_id) == final
+        assert batch.replay_orders(session, game_id) == orders
+        assert len(orders) == 5
+
+
+def test_db_prune_command(
+    url: str, stand_in: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    engine = open_fresh(url)
+    game_id = _game(engine, "pruned", [])
+    with transaction(engine) as session:
+        batch.run_turn(session, game_id, now=NOW, force=True)
+        repository.get_game(session, game_id).status = "ended"
+    monkeypatch.setenv("TURNPROC_DATABASE_URL", url)
+    assert main(["db", "prune", "--dry-run", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"games": ["pruned"], "deleted": {}}
+    assert main(["db", "prune", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["games"] == ["pruned"] and out["deleted"]["events"] > 0
+    assert main(["db", "prune", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["deleted"] == {}
+
+
+def _migrate(engine: Engine, action: str, revision: str) -> None:
+    with engine.connect() as connection:
+        config = db._alembic_config()
+        config.attributes["connection"] = connection
+        getattr(__import__("alembic.command").command, action)(config, revision)
+        connection.commit()
+
+
+def test_the_0003_migration_carries_reports_mail_deadlines_and_records(url: str) -> None:
+    engine = db.create_db_engine(url)
+    _migrate(engine, "upgrade", "0002")
+    final = {
+        "records": [{"category": "rail_builder", "score": 70, "character": "Hill", "game": "a"}]
+    }
+    with engine.begin() as c:
+        for name, status in (("a", "ended"), ("b", "active")):
+            c.execute(
+                text(
+                    "INSERT INTO games (name, scenario, seed, current_turn, status, deadline,"
+                    " grace_minutes, turn_days, reminder_hours, missed_turn_limit,"
+                    " missed_turn_policy, anonymous, early_run, created_at) VALUES (:n,"
+                    " 'continental-rails', 7, 2, :s, '2026-01-08 00:00:00', 30, 7, '48,12', 2,"
+                    " 'computer', false, true, '2026-01-01 00:00:00')"
+                ),
+                {"n": name, "s": status},
+            )
+        c.execute(
+            text(
+                "INSERT INTO turn_states (game_id, turn, state, sha256, program_version,"
+                " processed_at) VALUES (1, 2, :state, 'x', 'old', '2026-01-02 00:00:00')"
+            ),
+            {"state": json.dumps(final)},
+        )
+        c.execute(
+            text(
+                "INSERT INTO reports (game_id, turn, position, text, pdf, json)"
+                " VALUES (2, 1, 3, 'Report text\n', :pdf, '{\"turn\": 1}')"
+            ),
+            {"pdf": b"%PDF-1.4 old"},
+        )
+        c.execute(
+            text(
+                "INSERT INTO outbox (idempotency_key, game_id, turn, position, kind, to_address,"
+                " subject, body, pdf_name, json_attachment, status, attempts, created_at)"
+                " VALUES ('report/2/1/3/x', 2, 1, 3, 'report', 'ada@example.org', 's',"
+                " 'Report text\n', 'b-1-3.pdf', '{\"turn\": 1}', 'queued', 0,"
+                " '2026-01-02 00:00:00')"
+            )
+        )
+    assert db.upgrade(engine) == ("0002", db.head_revision())
+    engine.dispose()
+    engine = db.open_database(url)
+    with transaction(engine) as session:
+        report = session.scalars(select(Report)).one()
+        assert (report.text, report.json, report.pdf) == (
+            "Report text\n",
+            '{"turn": 1}',
+            b"%PDF-1.4 old",
+        )
+        assert zlib.decompress(report.text_z) == b"Report text\n"
+        message = session.scalars(select(OutboxMessage)).one()
+        assert (message.report_id, message.body, message.json_attachment) == (report.id, "", None)
+        assert repository.game_records(session) == final["records"]
+        game = repository.get_game(session, "b")
+        assert game.due_at == game.deadline + timedelta(minutes=30)
+    with transaction(engine) as session:  # a new game starts with the migrated records
+        created = batch.create_game(session, scenario=SCENARIO, seed=1, name="c", now=NOW)
+        state = repository.turn_state(session, created.game_id, 1).state
+        assert json.loads(state)["records"] == final["records"]
+    engine.dispose()
+    engine = db.create_db_engine(url)
+    _migrate(engine, "downgrade", "0002")
+    with engine.connect() as c:
+        assert tuple(c.execute(text("SELECT text, json FROM reports")).one()) == (
+            "Report text\n",
+            '{"turn": 1}',
+        )
+        assert c.execute(text("SELECT body FROM outbox")).scalar_one() == "Report text\n"
+    engine.dispose()
+
+
+def test_the_scale_bench_measures_a_site_in_an_empty_database(tmp_path: Path) -> None:
+    """Three real batch turns and copies of their game; under 1 MB a game-turn."""
+    from turnproc.core.errors import UsageError
+    from turnproc.scale import run_scale
+
+    engine = open_fresh(f"sqlite:///{tmp_path / 'site.db'}")
+    figures = run_scale(engine, 3, runs=1)
+    assert 0 < figures["stored_bytes_per_game_turn"] < 1_000_000
+    assert figures["reminders_queued"] > 0
+    for key in ("due_scan_s", "due_scan_100_due_s", "game_new_s", "reminders_again_s"):
+        assert figures[key] >= 0
+    with transaction(engine) as session:
+        games = repository.list_games(session)
+    # The template, 3 at mid-game, 3 ended and the new game timed.
+    assert sorted(g.status for g in games).count("ended") == 3 and len(games) == 8
+    with pytest.raises(UsageError, match="empty database"):
+        run_scale(engine, 3, runs=1)
