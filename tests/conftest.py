@@ -2,11 +2,19 @@ import os
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import settings
 
 from turnproc.scenario.loader import load_scenario
 from turnproc.scenario.model import Scenario
 
 from .mailservers import Dovecot, MailDevel, MailWorld, dovecot_available
+
+# Property tests are deterministic and never timed: the same examples on every
+# run (derandomize: drawn from a fixed seed per test, no example database) and
+# no per-example deadline, so a slow, busy machine cannot fail them. A test's
+# own @settings may change max_examples, never these.
+settings.register_profile("turnproc", deadline=None, derandomize=True, database=None)
+settings.load_profile("turnproc")
 
 
 @pytest.fixture(scope="session")

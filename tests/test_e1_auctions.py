@@ -5,6 +5,7 @@ from turnproc.cr.orders import BidForPC, OfferPC
 from turnproc.cr.pcs import list_price
 from turnproc.cr.state import GameState
 from turnproc.cr.steps import auctions
+from turnproc.cr.steps.operations import is_western
 from turnproc.scenario.model import Scenario
 
 
@@ -148,16 +149,17 @@ def test_new_pcs_come_in_appendix_order_east_before_west(scenario: Scenario) -> 
         ctx = context(scenario, state)
         auctions.release_pcs(ctx)
         for code in kinds(ctx, "pcs_released")[0]["pcs"] if ctx.events else []:
-            assert scenario.routes[code].number < 68
-    numbers = {
-        scenario.routes[c].number for c, pc in ctx.state.pcs.items() if pc.status != "unreleased"
-    }
-    assert numbers == set(range(1, 68))
+            assert not is_western(scenario, code)
+    released_codes = {c for c, pc in ctx.state.pcs.items() if pc.status != "unreleased"}
+    # Every eastern PC (no town west of the Mississippi) before the war, no western one.
+    assert released_codes == {c for c in ctx.state.pcs if not is_western(scenario, c)}
+    assert {"SL&A", "SL"} <= released_codes  # St. Louis-Springfield IL; Sault-Marquette
+    assert not {"CB&Q", "MP", "M&LR", "V&T"} & released_codes
     state = ctx.state
     state.turn = 12
     ctx = context(scenario, state)
     auctions.release_pcs(ctx)
-    assert kinds(ctx, "pcs_released")[0]["pcs"] == ["CP", "WP", "UP", "SL&A", "MKT", "SLSF"]
+    assert kinds(ctx, "pcs_released")[0]["pcs"] == ["CB&Q", "M&SP", "MP", "M&LR", "V&T", "L&A"]
 
 
 def test_unsold_pcs_get_cheaper_down_to_half_list(scenario: Scenario) -> None:

@@ -121,7 +121,10 @@ def test_recall_paid_from_cash_then_stock(scenario: Scenario) -> None:
     tycoon.loan = 2000
     state.railroads["NYC"].president = 1
     ctx = context(scenario, state)
-    ctx.state.climate = 8  # the climate fell to Panic: margin 60%
+    # The climate fell one level, Depression to Panic: margin 60% (a fall of two
+    # or more would also squeeze the limit to 70%: cases/03-5-credit-squeeze.toml).
+    ctx.start.climate = 7
+    ctx.state.climate = 8
     limit = valuation.credit_limit(ctx.state, scenario, 1, 8)  # 0.6 x 1,820 = 1,092
     finance.loan_recalls(ctx)
     excess = 2000 - limit

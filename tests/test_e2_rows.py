@@ -5,6 +5,7 @@ from turnproc.cr.orders import BidForRoW, PlayerOrders
 from turnproc.cr.setup import PlayerSetup, new_game
 from turnproc.cr.state import GameState
 from turnproc.cr.steps import rights_of_way as rows
+from turnproc.cr.steps.operations import civil_war_params, is_western
 from turnproc.scenario.model import Scenario
 
 
@@ -109,7 +110,9 @@ def test_grants_in_the_west_not_the_east(scenario: Scenario) -> None:
     assert all(
         rows.land_grant(scenario, c) > 0
         for c, r in scenario.routes.items()
-        if r.kind == "RoW" and rows.is_western(scenario, c) and not c.startswith("M")
+        if r.kind == "RoW"
+        and is_western(scenario, c)
+        and rows.route_state(scenario, c) in civil_war_params(scenario).western_states
     )
 
 

@@ -12,6 +12,7 @@ from turnproc.cr.invariants import money_problems, share_problems
 from turnproc.cr.orders import (
     BuyStock,
     CoverShort,
+    IssueStock,
     Order,
     PlayerOrders,
     SellStock,
@@ -20,6 +21,7 @@ from turnproc.cr.orders import (
 from turnproc.cr.setup import PlayerSetup, new_game
 from turnproc.cr.state import GameState
 from turnproc.cr.steps.elections import directors_of
+from turnproc.cr.steps.railroad_finance import railroad_finance
 from turnproc.cr.steps.stockmarket import (
     check_stock_orders,
     check_stock_orders_detailed,
@@ -142,7 +144,7 @@ def test_bid_limit_excludes_directors_shares(scenario: Scenario) -> None:
     assert max_bid(state, 2, "NYC", params) == (600 - 200 - 120) * 20 // 100
 
 
-@settings(max_examples=150, suppress_health_check=list(HealthCheck))
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     issued=st.integers(10, 5000),
     stakes=st.lists(st.integers(0, 1000), min_size=15, max_size=15),
@@ -444,3 +446,29 @@ def test_splits_keep_every_holding_proportional(price: int, short: int) -> None:
     assert after.authorized == before.authorized * ratio
     assert ctx.state.public_shares("PENN") == ctx.start.public_shares("PENN") * ratio
     assert share_problems(ctx.state) == []
+
+
+def test_new_shares_are_supply_in_the_price(scenario: Scenario) -> None:
+    """6.3 A new issue (4.3) counts as shares sold: the same turn, seed and
+    orders with PENN issuing 60 new shares (10%) end at a lower price, by the
+    dilution (60 of 660 shares: -9% of the $50 quote, $4.50 before rounding)."""
+
+    def penn_after(issue: bool) -> tuple[int, int]:
+        state = _start(scenario)
+        state.railroads["PENN"].president = 1
+        state.railroads["PENN"].price = 50
+        orders = [IssueStock(railroad="PENN", shares=60)] if issue else []
+        ctx = TurnContext(
+            scenario=scenario,
+            state=state.model_copy(deep=True),
+            start=state,
+            orders={1: PlayerOrders(position=1, orders=orders)},
+        )
+        railroad_finance(ctx)
+        stock_market(ctx)
+        return ctx.state.railroads["PENN"].price, ctx.state.railroads["PENN"].issued
+
+    plain, issued = penn_after(False)
+    diluted, more = penn_after(True)
+    assert more == issued + 60
+    assert 4 <= plain - diluted <= 5

@@ -124,6 +124,7 @@ def test_mogul_points_go_to_start_of_turn_officers(scenario: Scenario) -> None:
     start.railroads["R1"].chairman = 4
     end = start.model_copy(deep=True)
     end.railroads["R1"].president = 9  # elected for next turn: no points yet
+    end.railroads["R1"].earnings = 1  # a profit this turn: its seats score
     end.railroads["R3"].owed_to_president = 100
     end.railroads["R3"].lender = 2
     ctx = _ctx(small, start, end)

@@ -189,17 +189,21 @@ def _quotes(scenario: Scenario) -> list[tuple[str, str]]:
         ("04-2-stock-and-finance", f"market price less {railroads.stock_issue.discount_percent}%"),
         (
             "04-2-stock-and-finance",
-            f"At most {railroads.stock_issue.max_percent_of_issued}% of the shares issued",
+            "| " + " | ".join(f"{a}%" for a in railroads.stock_issue.appetite_percent) + " |",
+        ),
+        (
+            "04-2-stock-and-finance",
+            f"yield less than {railroads.stock_issue.prospects_yield_percent}% of its price",
         ),
         ("04-2-stock-and-finance", f"trades below {m(railroads.stock_issue.min_price)}"),
         (
             "04-2-stock-and-finance",
             "cut to {}, sold at {} = {}".format(
-                600 * railroads.stock_issue.max_percent_of_issued // 100,
+                600 * railroads.stock_issue.appetite_percent[4] // 100,
                 m(issue_price(scenario, Railroad(code="PENN", number=12, name="", price=18))),
                 m(
                     600
-                    * railroads.stock_issue.max_percent_of_issued
+                    * railroads.stock_issue.appetite_percent[4]
                     // 100
                     * issue_price(scenario, Railroad(code="PENN", number=12, name="", price=18))
                 ),

@@ -5,7 +5,7 @@ bulk, `db prune`, and the 0003 migration carrying existing data over."""
 import hashlib
 import json
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from email.message import EmailMessage
 from pathlib import Path
@@ -39,8 +39,11 @@ class Capture:
     def __init__(self) -> None:
         self.sent: list[EmailMessage] = []
 
-    def send(self, message: EmailMessage) -> None:
+    def send(self, message: EmailMessage, before_data: Callable[[], bool] = lambda: True) -> bool:
+        if not before_data():
+            return False
         self.sent.append(message)
+        return True
 
 
 def _attachments(message: EmailMessage) -> dict[str, bytes]:

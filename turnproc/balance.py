@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from turnproc.cr.state import VP_CATEGORIES
-from turnproc.simulate import WEST_REGIONS, GameStats, aggregate, simulate
+from turnproc.scenario.loader import load_scenario
+from turnproc.simulate import GameStats, aggregate, simulate, western_regions
 
 START = "<!-- results:start -->"
 END = "<!-- results:end -->"
@@ -175,8 +176,9 @@ def draw_figures(results: list[GameStats], out: Path) -> list[str]:
         right_cum += sum(reg_w[t]) / len(results)
         cum_e.append(left_cum)
         cum_w.append(right_cum)
-    right.plot(turns, cum_e, label=f"eastern regions (of {13 - len(WEST_REGIONS)})")
-    right.plot(turns, cum_w, label=f"western regions (of {len(WEST_REGIONS)})")
+    n_west = len(western_regions(load_scenario("continental-rails")))
+    right.plot(turns, cum_e, label=f"eastern regions (of {13 - n_west})")
+    right.plot(turns, cum_w, label=f"western regions (of {n_west})")
     right.axvspan(10.5, 12.5, color="grey", alpha=0.2)
     right.set_title("Regions linked by some railroad (mean per game)")
     right.set_xlabel("turn")
@@ -272,8 +274,13 @@ def results_markdown(summary: dict[str, Any], figures: list[str], folder: str, o
         "| ... per turn the climate fell 4+ levels (panic) / 1-3 levels / did not fall | "
         f"3-4 in a bad turn | {_recalls_per_fall(s, 4, 8)} / {_recalls_per_fall(s, 1, 3)} / "
         f"{_recalls_per_fall(s, 0, 0)} |",
+        "| ... per turn the climate fell 2-3 levels (not a panic) | some (issue 12) | "
+        f"{_recalls_per_fall(s, 2, 3)} |",
         "| ... share of recalls in turns the climate fell | most | "
         f"{_fmt(s['loan_recalls_share_in_falls'])} |",
+        "| Railroad reorganizations per game / games with one | in a third of games or more "
+        f"(issue 12) | {_fmt(s.get('reorganizations_per_game'))} / "
+        f"{_fmt(s.get('games_with_reorganization'))} |",
         f"| Bankruptcies per game / games with one | no spiral | "
         f"{_fmt(s['bankruptcies_per_game'])} / {s['games_with_bankruptcy']} |",
         f"| Games ended by the rules / mean last turn / earliest | 21+, mean about 24 | "

@@ -8,8 +8,10 @@ missed turns offers them to a standby player: a volunteer put on the standby
 list after turn 3 takes the first offered position at once. Runs a few
 turns exactly as a moderator would (`turn run`), renders every player's
 report of the last turn (PDF with map, text, JSON) and writes the mail the
-game would send as .eml files. Prints where everything is, and how to open
-the game's web pages (`turnproc web`).
+game would send as .eml files. Then three computer players play a game of
+18MS to its end (a few seconds) and each gets the report of the final
+position. Prints where everything is, and how to open the game's web pages
+(`turnproc web`).
 """
 
 import os
@@ -69,6 +71,10 @@ def main() -> None:
     run("report", "render", "demo", "--out", str(out / "reports"))
     run("scenario", "map", "continental-rails", "--out", str(out / "map.pdf"))
     run("mail", "send", "--dry-run", str(out / "mail"))
+    run(
+        "18xx", "simulate", "--title", "18ms", "--players", "3", "--seed", "1841",
+        "--report", str(out / "18ms"),
+    )  # fmt: skip
 
     pdfs = sorted((out / "reports").rglob("*.pdf"))
     mails = sorted((out / "mail").glob("*.eml"))
@@ -79,6 +85,8 @@ def main() -> None:
     print(f"  player reports:  {out / 'reports'}  ({len(pdfs)} PDFs with map, plus .txt and .json)")
     print(f"  mail to send:    {out / 'mail'}  ({len(mails)} .eml files)")
     print(f"  scenario map:    {out / 'map.pdf'}")
+    ms_pdfs = sorted((out / "18ms").glob("*.pdf"))
+    print(f"  18MS reports:    {out / '18ms'}  ({len(ms_pdfs)} PDFs with map and market)")
     print(
         "Look further with: .venv/bin/turnproc game status demo "
         f"(after export TURNPROC_DATABASE_URL=sqlite:///{out / 'demo.db'})"

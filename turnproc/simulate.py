@@ -17,17 +17,32 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from turnproc.cr import ai, invariants, valuation
+from turnproc.cr import ai, invariants, strategies, valuation
 from turnproc.cr.context import TurnContext
+from turnproc.cr.orders import PlayerOrders
 from turnproc.cr.resolve import resolve_turn
 from turnproc.cr.setup import PlayerSetup, new_game
 from turnproc.cr.state import VP_CATEGORIES, GameState
+from turnproc.cr.steps import operations
+from turnproc.intake.check import check_orders, lines_of
 from turnproc.scenario.loader import load_scenario
 from turnproc.scenario.model import Scenario
 
-# Regions of the western phase (8: after the Civil War); the rest are eastern.
-WEST_REGIONS = frozenset({"MIDWEST", "SOUTHWEST", "MOUNTAIN", "PACIFIC", "MEXICO"})
 POSITIONS = 15
+
+
+def western_regions(scenario: Scenario) -> frozenset[str]:
+    """Regions of the western phase (8): every starred town west of the
+    Mississippi (`operations.is_western_town`, the game's one definition)."""
+    towns: dict[str, list[str]] = {}
+    for town in scenario.towns.values():
+        if town.region:
+            towns.setdefault(town.region, []).append(town.id)
+    return frozenset(
+        region
+        for region, ids in towns.items()
+        if all(operations.is_western_town(scenario, t) for t in ids)
+    )
 
 
 class Winner(BaseModel):
@@ -64,6 +79,8 @@ class GameStats(BaseModel):
     crashed: str | None = None  # the engine failed: exception and place
     problems: list[str] = Field(default_factory=list)  # conservation failures
     personalities: dict[int, str] = Field(default_factory=dict)
+    strategies: dict[int, str] = Field(default_factory=dict)  # scripted seats (cr.strategies)
+    strategy_refused: int = 0  # strategy orders the intake's order check refused
     winners: dict[str, list[Winner]] = Field(default_factory=dict)
     net_worth: dict[int, int] = Field(default_factory=dict)
     vp: dict[int, dict[str, int]] = Field(default_factory=dict)
@@ -95,14 +112,16 @@ def _turn_record(
     record.stock_prices = sorted(rr.price for rr in after.railroads.values())
     record.railroads = len(after.railroads)
     for region in set(after.first_region_links) - set(before.first_region_links):
-        if region in WEST_REGIONS:
+        if region in western_regions(scenario):
             record.regions_west += 1
         else:
             record.regions_east += 1
     return record
 
 
-def _winners(scenario: Scenario, state: GameState) -> dict[str, list[Winner]]:
+def _winners(
+    scenario: Scenario, state: GameState, labels: dict[int, str]
+) -> dict[str, list[Winner]]:
     """1.3 The winner of each category: the most VP (all tied leaders)."""
     winners: dict[str, list[Winner]] = {}
     for category in VP_CATEGORIES:
@@ -113,13 +132,47 @@ def _winners(scenario: Scenario, state: GameState) -> dict[str, list[Winner]]:
         winners[category] = [
             Winner(
                 position=t.position,
-                personality=ai.personality_name(scenario, t),
+                personality=labels[t.position],
                 vp=best,
             )
             for t in state.tycoons
             if t.vp.get(category, 0) == best
         ]
     return winners
+
+
+def parse_strategy_seats(specs: Iterable[str]) -> dict[int, str]:
+    """`NAME@POSITION` flags (`--strategy looter@3`) as {position: name}."""
+    seats: dict[int, str] = {}
+    for spec in specs:
+        name, _, where = spec.partition("@")
+        if name not in strategies.STRATEGIES:
+            known = ", ".join(sorted(strategies.STRATEGIES))
+            raise ValueError(f"unknown strategy {name!r} (known: {known})")
+        if not where.isdigit() or not 1 <= int(where) <= POSITIONS:
+            raise ValueError(f"{spec!r}: write NAME@POSITION with a position 1-{POSITIONS}")
+        if int(where) in seats:
+            raise ValueError(f"position {where} is given two strategies")
+        seats[int(where)] = name
+    return seats
+
+
+def strategy_player_orders(
+    scenario: Scenario, state: GameState, position: int, name: str
+) -> tuple[PlayerOrders, int]:
+    """A scripted strategy's orders as the intake would put them in force: each
+    order is checked against the live game as a mailed turnsheet's lines are
+    (`intake.check.check_orders`); lines it refuses are struck, as a player
+    correcting his sheet would. Returns the orders and how many were struck."""
+    written = PlayerOrders(
+        position=position,
+        orders=strategies.strategy_orders(name, scenario, state, position),
+        source="player",
+    )
+    lines = lines_of(written)
+    refused = {e.line_no for e in check_orders(state, scenario, position, lines).errors}
+    kept = [line.order for line in lines if line.line_no not in refused]
+    return PlayerOrders(position=position, orders=kept, source="player"), len(refused)
 
 
 def play_game(
@@ -129,12 +182,16 @@ def play_game(
     game: int = 0,
     check: bool = True,
     keep_state: Callable[[GameState], None] | None = None,
+    seats: dict[int, str] | None = None,
 ) -> GameStats:
-    """Play one game of 15 computer players; never raises for an engine failure
+    """Play one game of 15 computer players, or scripted strategies in the
+    `seats` given ({position: strategy}); never raises for an engine failure
     (the failure is recorded in `crashed`)."""
     stats = GameStats(game=game, seed=seed)
     state = new_game(scenario, seed, [PlayerSetup(position=p) for p in range(1, POSITIONS + 1)])
     stats.personalities = {t.position: ai.personality_name(scenario, t) for t in state.tycoons}
+    stats.strategies = dict(seats or {})
+    stats.personalities.update(stats.strategies)  # a scripted seat is reported by its strategy
     where = "setup"
 
     def after_step(name: str, ctx: TurnContext) -> None:
@@ -147,9 +204,15 @@ def play_game(
     try:
         while not state.ended and stats.turns < turns:
             where = f"turn {state.turn} computer orders"
-            orders = {
-                t.position: ai.computer_orders(scenario, state, t.position) for t in state.tycoons
-            }
+            orders = {}
+            for t in state.tycoons:
+                if t.position in stats.strategies:
+                    orders[t.position], struck = strategy_player_orders(
+                        scenario, state, t.position, stats.strategies[t.position]
+                    )
+                    stats.strategy_refused += struck
+                else:
+                    orders[t.position] = ai.computer_orders(scenario, state, t.position)
             where = f"turn {state.turn}"
             result = resolve_turn(scenario, state, orders, after_step if check else None)
             stats.history.append(
@@ -167,7 +230,7 @@ def play_game(
         message = str(exc).splitlines()[0] if str(exc) else ""
         stats.crashed = f"{where}: {type(exc).__name__}: {message} ({place}:{last.lineno})"
     stats.ended = state.ended
-    stats.winners = _winners(scenario, state)
+    stats.winners = _winners(scenario, state, stats.personalities)
     stats.net_worth = {
         t.position: valuation.net_worth(state, scenario, t.position) for t in state.tycoons
     }
@@ -186,9 +249,12 @@ def _scenario(name: str) -> Scenario:
     return load_scenario(name)
 
 
-def _play_by_name(args: tuple[str, int, int, int]) -> GameStats:
-    name, seed, turns, game = args
-    return play_game(_scenario(name), seed, turns, game)
+_Job = tuple[str, int, int, int, dict[int, str]]
+
+
+def _play_by_name(args: _Job) -> GameStats:
+    name, seed, turns, game, seats = args
+    return play_game(_scenario(name), seed, turns, game, seats=seats)
 
 
 def simulate(
@@ -198,14 +264,26 @@ def simulate(
     seed: int = 1,
     workers: int = 1,
     on_game: Callable[[GameStats], None] | None = None,
+    seats: dict[int, str] | None = None,
 ) -> list[GameStats]:
-    """Play `games` games; results in game order whatever the number of workers."""
-    jobs = [(scenario_name, game_seed(seed, g), turns, g) for g in range(1, games + 1)]
+    """Play `games` games (scripted strategies in `seats`, computer players in
+    the other positions); results in game order whatever the number of workers."""
+    jobs: list[_Job] = [
+        (scenario_name, game_seed(seed, g), turns, g, dict(seats or {}))
+        for g in range(1, games + 1)
+    ]
+    return play_jobs(jobs, workers, on_game)
+
+
+def play_jobs(
+    jobs: list[_Job], workers: int = 1, on_game: Callable[[GameStats], None] | None = None
+) -> list[GameStats]:
+    """Play games given as (scenario, game seed, turns, game number, seats);
+    results in the jobs' order."""
     results: list[GameStats] = []
-    if workers <= 1 or games <= 1:
-        scenario = _scenario(scenario_name)
-        for _, game_s, game_turns, g in jobs:
-            stats = play_game(scenario, game_s, game_turns, g)
+    if workers <= 1 or len(jobs) <= 1:
+        for job in jobs:
+            stats = _play_by_name(job)
             results.append(stats)
             if on_game is not None:
                 on_game(stats)
@@ -215,7 +293,7 @@ def simulate(
             results.append(stats)
             if on_game is not None:
                 on_game(stats)
-    return sorted(results, key=lambda s: s.game)
+    return results
 
 
 # --- aggregate statistics ---------------------------------------------------------
@@ -280,6 +358,7 @@ def aggregate(results: list[GameStats]) -> dict[str, Any]:
     falls = [r.loan_recalls for g in played for r in g.history if r.climate > r.climate_start]
     others = [r.loan_recalls for g in played for r in g.history if r.climate <= r.climate_start]
     bankrupt = [sum(r.bankruptcies for r in g.history) for g in played]
+    reorganized = [sum(r.events.get("railroad_reorganized", 0) for r in g.history) for g in played]
     by_turn: dict[int, dict[str, float]] = {}
     for turn in range(1, max((r.turn for g in played for r in g.history), default=0) + 1):
         records = [r for g in played for r in g.history if r.turn == turn]
@@ -356,6 +435,8 @@ def aggregate(results: list[GameStats]) -> dict[str, Any]:
         "loan_recalls_by_climate_fall": _recalls_by_fall(played),
         "bankruptcies_per_game": round(sum(bankrupt) / len(played), 2) if played else None,
         "games_with_bankruptcy": sum(1 for b in bankrupt if b),
+        "reorganizations_per_game": round(sum(reorganized) / len(played), 2) if played else None,
+        "games_with_reorganization": sum(1 for n in reorganized if n),
         "winners_by_personality": {c: dict(sorted(v.items())) for c, v in winners.items()},
         "vp_mean_by_personality": {
             p: {c: round(sum(v) / len(v), 1) for c, v in sorted(cats.items())}

@@ -1,5 +1,8 @@
-"""`turnproc 18xx move GAME --player ID FILE|- | show GAME [--json]`: play an
-18xx game stored in the database (one imported by `turnproc game import`)."""
+"""`turnproc 18xx move GAME --player ID FILE|- | show GAME [--json] | report GAME
+[--player ID] --out DIR | simulate --title T --players N --games G --seed S
+[--report DIR]`:
+play an 18xx game stored in the database (one imported by `turnproc game
+import`), write its reports, or play games between computer players."""
 
 import argparse
 import json
@@ -9,7 +12,11 @@ from pathlib import Path
 from turnproc import batch
 from turnproc.commands.db import database
 from turnproc.core.errors import TurnprocError
+from turnproc.families.g18xx import ai
+from turnproc.families.g18xx.engine.actions import parse_action
 from turnproc.families.g18xx.orders import MAX_TEXT
+from turnproc.families.g18xx.report.files import write_reports
+from turnproc.families.g18xx.titles.load import FOLDERS, new_game
 from turnproc.store import g18xx as store
 from turnproc.store.db import transaction
 
@@ -26,6 +33,19 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p.add_argument("game", help="game name")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=_show)
+    p = sub.add_parser("report", help="write the players' reports (.pdf, .txt, .json)")
+    p.add_argument("game", help="game name")
+    p.add_argument("--player", type=int, help="only this player's report")
+    p.add_argument("--since", type=int, help="log from this move (default: the reader's last)")
+    p.add_argument("--out", type=Path, required=True, help="directory to write to")
+    p.set_defaults(handler=_report)
+    p = sub.add_parser("simulate", help="play whole games between computer players")
+    p.add_argument("--title", required=True, help="18ms or 18ga")
+    p.add_argument("--players", type=int, default=3)
+    p.add_argument("--games", type=int, default=1)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--report", type=Path, metavar="DIR", help="write each game's final reports")
+    p.set_defaults(handler=_simulate)
 
 
 def _read(name: str) -> str:
@@ -73,3 +93,50 @@ def _show(args: argparse.Namespace) -> int:
     if position["ended"]:
         print(f"game over: {position['end_reason']}")
     return 0
+
+
+MAX_SIMULATED_GAMES = 100
+
+
+def _report(args: argparse.Namespace) -> int:
+    with transaction(database()) as session:
+        loaded = store.load(session, args.game)
+        actions = [parse_action(m) for m in store.move_texts(session, loaded.row)]
+        seats = loaded.game.players
+        if args.player is not None and args.player not in seats:
+            raise TurnprocError(f"{args.player} has no seat in {args.game}")
+        readers = [args.player] if args.player is not None else None
+        written = write_reports(loaded.game, actions, args.out, args.game, readers, args.since)
+    for path in written:
+        print(f"wrote {path} (and .txt, .json)")
+    return 0
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    title = args.title.upper()
+    if title not in FOLDERS:
+        raise TurnprocError(f"titles: {', '.join(sorted(FOLDERS))}")
+    if not 1 <= args.games <= MAX_SIMULATED_GAMES:
+        raise TurnprocError(f"--games is 1 to {MAX_SIMULATED_GAMES}")
+    failed = 0
+    for number in range(args.games):
+        seed = args.seed + number
+        try:
+            game = new_game(title, list(range(1, args.players + 1)))
+        except ValueError as exc:
+            raise TurnprocError(str(exc)) from None
+        outcome = ai.play(game, seed)
+        if args.report is not None:
+            stem = f"{title.lower()}-seed{seed}"
+            written = write_reports(game, outcome.actions, args.report, stem)
+            print(f"wrote {len(written)} reports to {args.report}/{stem}-*.pdf (.txt, .json)")
+        scores = " ".join(f"{p}:{s}" for p, s in sorted(outcome.scores.items()))
+        ok = outcome.ended and outcome.money_conserved and not outcome.refused
+        failed += not ok
+        print(
+            f"{title} seed {seed}: {outcome.moves} moves, "
+            f"{'ends: ' + str(outcome.end_reason) if outcome.ended else 'NOT FINISHED'}"
+            f"{'' if outcome.money_conserved else ', MONEY NOT CONSERVED'}; scores {scores}"
+            + "".join(f"\n  refused: {r}" for r in outcome.refused)
+        )
+    return 1 if failed else 0

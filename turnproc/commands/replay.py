@@ -1,5 +1,6 @@
-"""`turnproc replay FILE.json [--json]`: replay a recorded 18xx game and print
-its final scores and end reason."""
+"""`turnproc replay FILE.json [--json] [--report DIR]`: replay a recorded 18xx
+game and print its final scores and end reason (and write the players' reports
+of the final position)."""
 
 import argparse
 import json
@@ -7,7 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from turnproc.core.errors import TurnprocError
-from turnproc.families.g18xx.replay import ReplayError, replay
+from turnproc.families.g18xx.engine.actions import parse_action
+from turnproc.families.g18xx.replay import ReplayError, replay, standing_actions
+from turnproc.families.g18xx.report.files import write_reports
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 
@@ -16,6 +19,9 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     parser = subparsers.add_parser("replay", help="replay a recorded 18xx game (18xx.games JSON)")
     parser.add_argument("file", type=Path, metavar="FILE.json")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--report", type=Path, metavar="DIR", help="write each player's report of the end"
+    )
     parser.set_defaults(handler=_replay)
 
 
@@ -41,6 +47,12 @@ def _replay(args: argparse.Namespace) -> int:
         outcome = replay(data)
     except ReplayError as exc:
         raise TurnprocError(f"{path}: {exc}") from None
+    if args.report is not None:
+        actions = [parse_action(a) for a in standing_actions(data["actions"])]
+        written = write_reports(outcome.game, actions, args.report, path.stem)
+        if not args.json:
+            for written_path in written:
+                print(f"wrote {written_path} (and .txt, .json)")
     if args.json:
         print(
             json.dumps(

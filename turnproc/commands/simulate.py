@@ -1,4 +1,5 @@
-"""`turnproc simulate --scenario NAME --games N [--turns T] [--seed S] [--json] [--out DIR]`."""
+"""`turnproc simulate --scenario NAME --games N [--turns T] [--seed S] [--strategy NAME@POSITION]
+[--json] [--out DIR]`."""
 
 import argparse
 import json
@@ -11,8 +12,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from turnproc.core.errors import UsageError
+from turnproc.cr.strategies import STRATEGIES
 from turnproc.scenario.loader import resolve_path
-from turnproc.simulate import GameStats, aggregate, simulate
+from turnproc.simulate import GameStats, aggregate, parse_strategy_seats, simulate
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -30,6 +32,14 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         type=int,
         default=min(2, os.cpu_count() or 1),
         help="processes to play games on (default: up to 2)",
+    )
+    parser.add_argument(
+        "--strategy",
+        action="append",
+        default=[],
+        metavar="NAME@POSITION",
+        help="play a scripted strategy in a position (repeatable): "
+        + ", ".join(sorted(STRATEGIES)),
     )
     parser.add_argument("--json", action="store_true", help="print JSON, no progress bar")
     parser.add_argument("--out", type=Path, help="write each game's statistics here as JSON")
@@ -107,6 +117,12 @@ def _print_text(results: list[GameStats], summary: dict[str, Any]) -> None:
 def _simulate(args: argparse.Namespace) -> int:
     if args.games < 1 or args.turns < 1:
         raise UsageError("--games and --turns must be at least 1")
+    if len(args.strategy) > 15:
+        raise UsageError("at most 15 --strategy seats")
+    try:
+        seats = parse_strategy_seats(args.strategy)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     name = str(resolve_path(args.scenario))
     console = Console(stderr=True)
     progress = Progress(
@@ -126,6 +142,7 @@ def _simulate(args: argparse.Namespace) -> int:
             seed=args.seed,
             workers=max(1, args.workers),
             on_game=lambda _stats: progress.advance(task),
+            seats=seats,
         )
     summary = aggregate(results)
     if args.out is not None:

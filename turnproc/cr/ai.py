@@ -52,6 +52,7 @@ from turnproc.cr.orders import (
     SellStock,
     SetDividend,
     ShortSell,
+    TakeShortLoan,
     UpgradeLocomotive,
 )
 from turnproc.cr.setup import pc_asking_price
@@ -88,6 +89,7 @@ class Personality(BaseModel):
     invest_percent: int
     borrows_to_invest: bool
     borrows_for_prodigal: bool
+    leverages_railroads: bool  # its railroads carry the whole short loan in good times
     sells_in_bad_times: bool
     prodigal_floor: int
     prodigal_percent: int
@@ -121,6 +123,8 @@ class GeneralParams(BaseModel):
     issue_min_price: int
     double_track_min_gain: int
     extra_pc_bids: int
+    prodigal_minimum_cash: int  # cash from which anyone spends the Prodigal minimum
+    pc_earnings_percent: int  # a PC is worth at least this % of a turn's profit as a railroad
     donation_percent: int
 
 
@@ -149,7 +153,7 @@ def personality_name(scenario: Scenario, tycoon: Tycoon) -> str:
 
 def is_western_route(scenario: Scenario, code: str) -> bool:
     """8 A route of the western phase (closed to building during the Civil War)."""
-    return code in scenario.routes and rights_of_way.is_western(scenario, code)
+    return code in scenario.routes and operations.is_western(scenario, code)
 
 
 def public_view(state: GameState, position: int) -> GameState:
@@ -218,6 +222,7 @@ class _Planner:
         self.seeking: str | None = None  # a railroad bought into for its presidency
         self.targets: dict[str, int] = {}
         self._towns_cache: dict[str, set[str]] = {}
+        self._worth_cache: dict[str, int] = {}
 
     # -- money ------------------------------------------------------------------
 
@@ -290,7 +295,10 @@ class _Planner:
         """Incorporate or merge PCs held since last turn; bid for new ones."""
         orders: list[Order] = []
         presidencies = len(self.presides)
+        war = self.state.turn in operations.civil_war_params(self.scenario).turns
         for pc in sorted(self.me.pcs):
+            if war and self._is_west(pc):
+                continue  # 8 held until the war is over: no westward expansion
             own_target = self._merge_target(pc, own_only=True)
             if own_target and self.persona.prefers_merging_pcs:
                 orders.append(MergePC(pc=pc, railroad=own_target))
@@ -324,14 +332,17 @@ class _Planner:
         # The auction gives a bidder no more PCs than his free slots, so he may
         # bid for a few more than that; he must be able to pay for every win.
         bids: list[int] = []
-        for _, code in candidates[: slots + self.g.extra_pc_bids]:
+        for rank, (_, code) in enumerate(candidates[: slots + self.g.extra_pc_bids]):
             company = self.state.pcs[code]
             asking = company.asking_price
             if company.status == "owned":
                 # The owner may raise an offered PC's price 20% this turn (10.1).
                 asking = asking * (100 + self.max_raise) // 100
             worth = self._pc_worth(code)
+            # The PC it wants most gets its whole premium; the others a random part.
             keen = self.rand.randint(0, self.persona.pc_premium_percent)
+            if rank == 0:
+                keen = self.persona.pc_premium_percent
             if asking > worth * (100 + self.persona.pc_premium_percent) // 100:
                 continue  # an owner asking more than it is worth to anyone
             ceiling = budget - sum(sorted(bids, reverse=True)[: slots - 1])
@@ -346,8 +357,34 @@ class _Planner:
 
     def _pc_worth(self, code: str) -> int:
         """What a PC is worth to the computer: the stock incorporating it gives
-        (its book value, 3.4), or its list price if more."""
-        return max(pc_asking_price(self.scenario, code), pcs.pc_value(self.scenario, code))
+        (its book value, 3.4), its list price, or `pc_earnings_percent` of what
+        it would earn in a turn as a railroad, whichever is most."""
+        if code not in self._worth_cache:
+            earnings = self._pc_earnings(code) * self.g.pc_earnings_percent // 100
+            self._worth_cache[code] = max(
+                pc_asking_price(self.scenario, code), pcs.pc_value(self.scenario, code), earnings
+            )
+        return self._worth_cache[code]
+
+    def _pc_earnings(self, code: str) -> int:
+        """4.10 One turn's operating profit of the PC incorporated now, in this
+        climate (the operations step's own functions)."""
+        efficiency = self.scenario.section("companies", pcs.CompaniesParams).incorporation
+        rr = Railroad(
+            code=code,
+            number=0,
+            name=code,
+            lines=[code],
+            efficiency=efficiency.efficiency,
+            locomotive=self.state.best_locomotive,
+        )
+        lines = operations.line_revenues(
+            self.scenario, self.state, rr, self.state.climate, self.state.turn
+        )
+        traffic = sum(line.traffic for line in lines)
+        revenue = sum(line.net for line in lines)
+        expense = operations.operating_expense(self.scenario, rr, traffic, rr.efficiency)
+        return max(0, revenue - expense)
 
     def _offer_price(self, code: str) -> int:
         """10.1 Ask for a PC it cannot use: its worth plus the personality's
@@ -431,7 +468,10 @@ class _Planner:
         """1.2 Spend on Prodigal only when rich enough; $1,000 is the least that scores."""
         surplus = cash - self.persona.prodigal_floor
         if surplus < 1000:
-            return 0
+            # Half the points are shared evenly among all who spend the minimum
+            # (1.2): when it is cheap, everyone takes his share.
+            cheap = cash >= self.g.prodigal_minimum_cash and not self.bad_times
+            return 1000 if cheap else 0
         amount = max(1000, surplus * self.persona.prodigal_percent // 100)
         return _round_down(amount, 10)
 
@@ -703,7 +743,7 @@ class _Planner:
         return revenue - expense - interest
 
     def _is_west(self, code: str) -> bool:
-        return rights_of_way.is_western(self.scenario, code)
+        return operations.is_western(self.scenario, code)
 
     def _railroad_orders(self, rr: Railroad) -> list[Order]:
         """10.2 A president's orders: dividend, finance, building, improvements, mergers."""
@@ -713,9 +753,23 @@ class _Planner:
         cash = rr.cash
         if rr.land > 0:
             orders.append(SellLand(railroad=rr.code, acres=rr.land))
-        if rr.loan > 0 and cash > rr.loan:
+        leveraged = persona.leverages_railroads and not self.bad_times
+        if rr.loan > 0 and cash > rr.loan and not leveraged:
             orders.append(RepayShortLoan(railroad=rr.code, amount=rr.loan))
             cash -= rr.loan
+        milking = leveraged and self.good_times
+        if milking:
+            # It borrows all the bank and bondholders will lend and pays out
+            # what it does not spend: rich dividends while times are good, a
+            # railroad a sharp downturn can break (4.11).
+            room = _round_down(railroad_finance.loan_room(scenario, rr), 10)
+            if room > 0:
+                orders.append(TakeShortLoan(railroad=rr.code, amount=room))
+                cash += room
+            bonds = _round_down(railroad_finance.bond_room(scenario, rr), 10)
+            if bonds > 0:
+                orders.append(IssueBonds(railroad=rr.code, amount=bonds))
+                cash += bonds
 
         dividend = 0
         profit = self._expected_profit(rr)
@@ -725,9 +779,11 @@ class _Planner:
             by_yield = -(-rr.price * persona.dividend_yield_percent // 100)
             by_profit = profit * persona.payout_percent // 100 // rr.issued
             dividend = min(99, max(by_profit, min(by_yield, profit // rr.issued)))
+        dividend_order = len(orders)
         orders.append(SetDividend(railroad=rr.code, per_share=dividend))
 
         budget = max(0, cash * persona.build_percent // 100)
+        unbudgeted = cash - budget
         wanted: list[tuple[Order, int]] = []
 
         # Track is laid before improvements are bought, so they are priced on
@@ -790,7 +846,13 @@ class _Planner:
             elif isinstance(order, CapitalImprovement) and budget >= one_point:
                 orders.append(CapitalImprovement(railroad=rr.code, amount=budget))
                 budget = 0
-        if rr.bonds > 0 and not self.bad_times and budget > rr.bonds * 2:
+        if milking and rr.issued > 0:
+            reserve = self.rr_params.dividends.reserve_per_mile * self._miles(rr)
+            payout = (unbudgeted + budget + max(0, profit) - reserve) // rr.issued
+            orders[dividend_order] = SetDividend(
+                railroad=rr.code, per_share=min(99, max(dividend, payout))
+            )
+        elif rr.bonds > 0 and not self.bad_times and budget > rr.bonds * 2:
             orders.append(RedeemBonds(railroad=rr.code, amount=rr.bonds))
         return orders
 
@@ -822,7 +884,10 @@ class _Planner:
         if shortfall > 0 and rr.price >= least and self.good_times:
             net_price = max(1, railroad_finance.issue_price(self.scenario, rr))
             shares = min(
-                railroad_finance.max_new_shares(self.scenario, rr) // 2,
+                railroad_finance.max_new_shares(
+                    self.scenario, rr, self.state.climate, self.state.turn
+                )
+                // 2,
                 -(-shortfall // net_price),
             )
             if shares > 0:

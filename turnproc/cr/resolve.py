@@ -56,6 +56,7 @@ SEQUENCE: tuple[tuple[str, Step], ...] = (
     ("6 stock market", stockmarket.stock_market),
     ("5 climate", climate.change_climate),
     ("4.10 operations", operations.operations),
+    ("6.3 revaluation", stockmarket.revaluation),
     ("3.4 tycoon income", finance.tycoon_income),
     ("11.1 bank failures", finance.bank_failures),
     ("3.5 loan recalls", finance.loan_recalls),

@@ -64,6 +64,7 @@ class Railroad(BaseModel):
     issued: int = 0
     price: int = 0
     dividend: int = 0  # per share, paid this turn
+    earnings: int = 0  # 9.3 Pft/sh: the last operations' profit per issued share (may be < 0)
     efficiency: int = 70
     locomotive: int = 1
     technologies: list[str] = Field(default_factory=list)

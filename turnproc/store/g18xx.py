@@ -156,6 +156,14 @@ def position(game: Game) -> dict[str, Any]:
     }
 
 
+def move_texts(session: Session, row: Game18xx) -> list[dict[str, Any]]:
+    """The stored moves of a game in order, as action JSON (for its log)."""
+    moves = session.scalars(
+        select(Move18xx.action).where(Move18xx.game_id == row.id).order_by(Move18xx.seq)
+    ).all()
+    return [json.loads(text) for text in moves]
+
+
 def games(session: Session) -> list[Game18xx]:
     """Every 18xx game, oldest first (the web's index)."""
     return list(session.scalars(select(Game18xx).order_by(Game18xx.id)))

@@ -15,6 +15,7 @@ from turnproc.cr.events import Event
 from turnproc.cr.orders import BidForPC, OfferPC
 from turnproc.cr.pcs import list_price
 from turnproc.cr.state import PrivateCompany
+from turnproc.cr.steps.operations import is_western
 from turnproc.cr.valuation import net_worth
 from turnproc.scenario.model import Scenario
 
@@ -47,8 +48,7 @@ class ReleaseParams(BaseModel):
     """auctions.toml [release]"""
 
     counts: dict[int, int] = {}  # turn -> PCs first available that turn
-    west_from_number: int = 68  # PCs numbered from here on are western
-    west_first_turn: int = 13  # ... and never appear before this turn
+    west_first_turn: int = 13  # western PCs (8) never appear before this turn
 
 
 class AuctionsParams(BaseModel):
@@ -319,9 +319,9 @@ def release_pcs(ctx: TurnContext) -> None:
     """2.3 New PCs become available for next turn; unsold PCs get cheaper.
 
     The number released for each turn is in auctions.toml [release] counts;
-    they come in Appendix D order, eastern PCs first, western PCs (numbered
-    from `west_from_number`) only from `west_first_turn`, after the Civil War
-    [designed schedule]. A new PC asks its list price (`pcs.list_price`) raised
+    they come in Appendix D order, western PCs (`operations.is_western`: a
+    town west of the Mississippi) only from `west_first_turn`, after the Civil
+    War [designed schedule]. A new PC asks its list price (`pcs.list_price`) raised
     with the turn (`release_price`) [designed: as the network grows a PC is
     worth more to buyers]. A PC the bank still holds from an earlier turn asks
     `decay_percent` less each turn, never under `floor_percent` of its list
@@ -338,11 +338,7 @@ def release_pcs(ctx: TurnContext) -> None:
         key=lambda pc: ctx.scenario.routes[pc.code].number,
     )
     if next_turn < params.release.west_first_turn:
-        waiting = [
-            pc
-            for pc in waiting
-            if ctx.scenario.routes[pc.code].number < params.release.west_from_number
-        ]
+        waiting = [pc for pc in waiting if not is_western(ctx.scenario, pc.code)]
     released = waiting[:count]
     for pc in released:
         pc.status = "available"

@@ -14,6 +14,7 @@ from turnproc.cr.network import prohibited_reason, regions_linked, route_owners,
 from turnproc.cr.orders import IncorporatePC, MergePC
 from turnproc.cr.pcs import CompaniesParams, incorporator_shares, opening_price, pc_value
 from turnproc.cr.state import Railroad
+from turnproc.cr.steps.operations import at_war, civil_war_params, is_western
 from turnproc.scenario.model import Scenario
 
 
@@ -44,12 +45,23 @@ class PCMerged(Event):
 
 
 def _owned_pc_or_reject(ctx: TurnContext, pos: int, order: IncorporatePC | MergePC) -> bool:
+    """The PC is his, and not a western PC during the Civil War (8 [original]:
+    the war suspended westward expansion; "western" as `operations.is_western`)."""
     pc = ctx.state.pcs.get(order.pc)
     if pc is None or order.pc not in ctx.scenario.routes:
         ctx.reject(pos, order, reasons.UNKNOWN_PC, f"there is no PC {order.pc!r}")
         return False
     if pc.status != "owned" or pc.owner != pos:
         ctx.reject(pos, order, reasons.NOT_OWNER, f"you do not own {order.pc}")
+        return False
+    if at_war(ctx) and is_western(ctx.scenario, order.pc):
+        ctx.reject(
+            pos,
+            order,
+            reasons.NOT_ALLOWED_NOW,
+            f"No westward expansion during the Civil War; {order.pc} is a western PC: "
+            f"incorporate or merge it after turn {max(civil_war_params(ctx.scenario).turns)}.",
+        )
         return False
     return True
 

@@ -41,6 +41,8 @@ class RecallParams(BaseModel):
     """finance.toml [recall]"""
 
     pc_sale_percent: int = 50  # a PC sold to meet a recall fetches this % of its value
+    squeeze_fall: int = 2  # a turn whose climate falls this many levels or more ...
+    squeeze_percent: int = 70  # ... recalls every loan above this % of the credit limit
 
 
 class BankruptcyParams(BaseModel):
@@ -341,12 +343,19 @@ def loan_recalls(ctx: TurnContext) -> None:
     value (cheapest first). If the excess is still unpaid he is bankrupt
     [designed]: the bank takes everything and clears the loan, and he starts
     again with the grubstake. A tycoon is never eliminated [original].
+
+    A credit squeeze [designed, issue 12: recalls came only in Panics]: in a
+    turn the climate fell `squeeze_fall` levels or more, banks call in every
+    loan above `squeeze_percent` of the credit limit, down to that.
     """
     params = ctx.params("finance", FinanceParams)
+    squeeze = ctx.state.climate - ctx.start.climate >= params.recall.squeeze_fall
     for tycoon in ctx.state.tycoons:
         if tycoon.loan <= 0:
             continue
         limit = credit_limit(ctx.state, ctx.scenario, tycoon.position, ctx.state.climate)
+        if squeeze:
+            limit = limit * params.recall.squeeze_percent // 100
         if tycoon.loan <= limit:
             continue
         excess = tycoon.loan - limit

@@ -17,14 +17,14 @@ from turnproc.cr.orders import (
     UpgradeLocomotive,
 )
 from turnproc.cr.state import Railroad
-from turnproc.cr.steps.operations import at_war, technology_params
+from turnproc.cr.steps.operations import at_war, is_western, technology_params
 from turnproc.cr.steps.railroad_finance import (
     max_efficiency,
     president_orders,
     railroad_params,
     track_miles,
 )
-from turnproc.cr.steps.rights_of_way import double_track_cost, is_western
+from turnproc.cr.steps.rights_of_way import double_track_cost
 from turnproc.scenario.model import Scenario
 
 # --- events -------------------------------------------------------------------

@@ -16,6 +16,7 @@ from turnproc.cr.events import Event
 from turnproc.cr.orders import SetDividend
 from turnproc.cr.state import GameState, Railroad
 from turnproc.cr.steps.railroad_finance import (
+    RailroadDebtChanged,
     bond_room,
     interest_up,
     issue_bonds,
@@ -49,6 +50,7 @@ class InsolvencyParams(BaseModel):
     writedown_percent: int
     price_percent: int
     min_price: int
+    call_fall: int  # a turn whose climate falls this many levels calls in short loans
 
 
 class OperationsParams(BaseModel):
@@ -117,6 +119,7 @@ class CivilWarParams(BaseModel):
 
     turns: list[int]
     western_states: list[str]
+    river_towns: list[str]
     southern_states: list[str]
     northern_states: list[str]
     southern_revenue_percent: int
@@ -134,6 +137,28 @@ def technology_params(scenario: Scenario) -> TechnologyParams:
 
 def civil_war_params(scenario: Scenario) -> CivilWarParams:
     return scenario.section("civil_war", CivilWarParams)
+
+
+def is_western_town(scenario: Scenario, town: str) -> bool:
+    """8 A town west of the Mississippi: in a state of `western_states`, unless
+    it is one of the `river_towns` on the river itself (civil_war.toml)."""
+    params = civil_war_params(scenario)
+    where = scenario.towns.get(town)
+    if where is None or town in params.river_towns:
+        return False
+    return where.state in params.western_states
+
+
+def is_western(scenario: Scenario, code: str) -> bool:
+    """8 A western route, PC or RoW: one with a town west of the Mississippi
+    [designed]. The one definition of "western" the whole game uses: the
+    Civil War's suspended westward expansion (no western RoW bid, building,
+    double track, incorporation or PC merger on turns 11-12), the release of
+    the western PCs after the war (2.3), and the computer players."""
+    route = scenario.routes.get(code)
+    if route is None:
+        return False
+    return is_western_town(scenario, route.a) or is_western_town(scenario, route.b)
 
 
 def at_war(ctx: TurnContext) -> bool:
@@ -357,12 +382,40 @@ def _random_events(
 # --- 4.11 insolvency ----------------------------------------------------------
 
 
-def _settle_insolvency(ctx: TurnContext, rr: Railroad) -> bool:
-    """4.11 [designed] Cash below zero after operations: a forced short loan, then
-    forced bonds, within the limits; beyond them the railroad is reorganized.
-    Returns True if it was reorganized."""
+def _loan_called(ctx: TurnContext, rr: Railroad) -> bool:
+    """4.11 [designed, issue 12: railroads never failed] In a turn the climate
+    fell `call_fall` levels or more the bank calls in every railroad's short
+    loan after operations: it is repaid from cash, and what cash cannot pay is
+    a deficit the railroad must cover with bonds or be reorganized (the bank
+    lends it nothing new this turn). Returns True if a loan was called."""
+    params = operations_params(ctx.scenario).insolvency
+    if rr.loan <= 0 or ctx.state.climate - ctx.start.climate < params.call_fall:
+        return False
+    amount = rr.loan
+    ctx.transfer(
+        railroad_account(rr.code), BANK, amount, "short loan called", rr.code, overdraft=True
+    )
+    rr.loan = 0
+    ctx.emit(
+        RailroadDebtChanged(
+            railroad=rr.code,
+            position=rr.president,
+            action="loan_called",
+            amount=amount,
+            bonds=rr.bonds,
+            loan=rr.loan,
+        )
+    )
+    return True
+
+
+def _settle_insolvency(ctx: TurnContext, rr: Railroad, short_loan: bool = True) -> bool:
+    """4.11 [designed] Cash below zero after operations: a forced short loan
+    (unless the bank called the loan in this turn), then forced bonds, within
+    the limits; beyond them the railroad is reorganized. Returns True if it
+    was reorganized."""
     deficit = -rr.cash
-    loan = min(deficit, loan_room(ctx.scenario, rr))
+    loan = min(deficit, loan_room(ctx.scenario, rr)) if short_loan else 0
     if loan > 0:
         take_loan(ctx, rr, loan, "loan_forced")
         deficit -= loan
@@ -531,7 +584,8 @@ def _operate(ctx: TurnContext, rr: Railroad, order: tuple[int, SetDividend] | No
     ctx.transfer(account, BANK, interest, "interest", rr.code, overdraft=True)
     event_costs = _random_events(ctx, rr, eff, revenue, draws)
     profit = revenue - expense - interest - event_costs
-    reorganized = rr.cash < 0 and _settle_insolvency(ctx, rr)
+    called = _loan_called(ctx, rr)
+    reorganized = rr.cash < 0 and _settle_insolvency(ctx, rr, short_loan=not called)
     per_share = 0
     if not reorganized and rr.issued > 0:
         per_share = _dividend_rate(ctx, rr, order, profit)
@@ -544,6 +598,7 @@ def _operate(ctx: TurnContext, rr: Railroad, order: tuple[int, SetDividend] | No
         )
     paid = _pay_dividends(ctx, rr, per_share)
     rr.dividend = per_share
+    rr.earnings = _per_share(profit, rr.issued)
     ctx.emit(
         OperationsResult(
             railroad=rr.code,
@@ -559,6 +614,14 @@ def _operate(ctx: TurnContext, rr: Railroad, order: tuple[int, SetDividend] | No
             president=rr.president,
         )
     )
+
+
+def _per_share(amount: int, shares: int) -> int:
+    """9.3 Pft/sh: rounded toward zero, so a loss reads as large as a profit."""
+    if shares <= 0:
+        return 0
+    per = abs(amount) // shares
+    return per if amount >= 0 else -per
 
 
 def paying_shares(state: GameState, rr: Railroad) -> int:

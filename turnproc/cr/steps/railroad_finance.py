@@ -31,7 +31,11 @@ from turnproc.scenario.model import Scenario
 
 class StockIssueParams(BaseModel):
     discount_percent: int  # below market price paid by the public for new stock
-    max_percent_of_issued: int  # largest issue in one turn, % of shares issued
+    # 4.3 the public's appetite: largest issue in one turn, % of shares issued,
+    # by the climate at the start of the turn (0 Boom ... 8 Panic)
+    appetite_percent: list[int]
+    prospects_yield_percent: int  # earnings yield for the full appetite; below it, half
+    new_railroad_turns: int  # a railroad this young has the full appetite
     min_price: int  # no issue while the stock trades below this
 
 
@@ -91,7 +95,8 @@ class RailroadDebtChanged(Event):
     """4.4 Bonds issued or redeemed, short loans taken or repaid (railroad cash flow).
 
     `action` is one of "bonds_issued", "bonds_redeemed", "loan_taken",
-    "loan_repaid", and for automatic financing "bonds_forced", "loan_forced".
+    "loan_repaid", for automatic financing "bonds_forced", "loan_forced", and
+    "loan_called" when the bank calls a short loan in (4.11).
     """
 
     kind: Literal["railroad_debt"] = "railroad_debt"
@@ -216,9 +221,21 @@ def finance_shortfall(ctx: TurnContext, rr: Railroad, shortfall: int) -> int:
     return 0
 
 
-def max_new_shares(scenario: Scenario, rr: Railroad) -> int:
-    """4.3 [designed] Largest new issue this turn."""
-    return rr.issued * railroad_params(scenario).stock_issue.max_percent_of_issued // 100
+def max_new_shares(scenario: Scenario, rr: Railroad, climate: int, turn: int) -> int:
+    """4.3 [designed] Largest new issue the public takes this turn: the
+    climate's `appetite_percent` of the shares issued for a railroad whose last
+    earnings per share yield at least `prospects_yield_percent` of its price
+    (or one founded within `new_railroad_turns`), half that for one earning
+    less, none for one that lost money or earned nothing."""
+    params = railroad_params(scenario).stock_issue
+    appetite = params.appetite_percent[min(climate, len(params.appetite_percent) - 1)]
+    young = turn - rr.founded_turn <= params.new_railroad_turns
+    if not young:
+        if rr.earnings <= 0:
+            return 0
+        if rr.earnings * 100 < rr.price * params.prospects_yield_percent:
+            appetite //= 2
+    return rr.issued * appetite // 100
 
 
 def issue_price(scenario: Scenario, rr: Railroad) -> int:
@@ -254,7 +271,8 @@ def _issue_stock(
     ctx: TurnContext, position: int, order: IssueStock, rr: Railroad, issued_now: set[str]
 ) -> None:
     """4.3 Issuing new stock: authorized and issued both rise; the public buys the
-    new shares at a discount to the market price and the railroad gets the cash."""
+    new shares at a discount to the market price, as many as its appetite
+    (`max_new_shares`), and the railroad gets the cash."""
     params = railroad_params(ctx.scenario).stock_issue
     if rr.code in issued_now:
         ctx.reject(
@@ -269,9 +287,15 @@ def _issue_stock(
             f"No new stock while {rr.code} trades below ${params.min_price}.",
         )
         return
-    limit = max_new_shares(ctx.scenario, rr)
+    limit = max_new_shares(ctx.scenario, rr, ctx.start.climate, ctx.turn)
     if limit <= 0:
-        ctx.reject(position, order, reasons.ABOVE_MAXIMUM, f"{rr.code} cannot issue stock now.")
+        ctx.reject(
+            position,
+            order,
+            reasons.ABOVE_MAXIMUM,
+            f"The public buys no new {rr.code} stock now: it earned nothing last turn "
+            "or the climate is too bad (4.3).",
+        )
         return
     shares = order.shares
     if shares > limit:
@@ -280,8 +304,8 @@ def _issue_stock(
             position,
             order,
             reasons.ABOVE_MAXIMUM,
-            f"At most {limit} new shares of {rr.code} a turn "
-            f"({params.max_percent_of_issued}% of the shares issued).",
+            f"The public takes at most {limit} new shares of {rr.code} this turn "
+            "(4.3: by the climate and its earnings).",
             cut_to=cut,
         )
         shares = limit

@@ -11,7 +11,7 @@ from turnproc.cr.context import TurnContext
 from turnproc.cr.events import Event
 from turnproc.cr.orders import BidForRoW, BuildRoW, SellLand
 from turnproc.cr.state import Railroad
-from turnproc.cr.steps.operations import at_war, civil_war_params
+from turnproc.cr.steps.operations import at_war, civil_war_params, is_western
 from turnproc.cr.steps.railroad_finance import finance_shortfall, president_orders
 from turnproc.scenario.model import Scenario
 
@@ -149,11 +149,6 @@ def potential_grant(scenario: Scenario, rr: Railroad) -> int:
 def min_bid(scenario: Scenario, code: str) -> int:
     """4.7 [designed] Smallest acceptable bid for a RoW."""
     return scenario.routes[code].length * building_params(scenario).auction.min_bid_per_mile
-
-
-def is_western(scenario: Scenario, code: str) -> bool:
-    """8 A route in the states closed to building during the Civil War."""
-    return route_state(scenario, code) in civil_war_params(scenario).western_states
 
 
 # --- 4.7 RoW auction ----------------------------------------------------------

@@ -2,10 +2,13 @@
 short sales, cornered stocks and splits.
 
 The design (docs/rules/06-stock-market.md) in one paragraph: the price moves
-once a turn, after all trading, by the public's mood (the climate), the
-players' net demand, the railroad's dividend yield, cornering and seeded
-noise, within per-turn bounds (market.toml). Every trade of the turn is made
-at one price per railroad, the lower of the quoted (start) and the end price.
+once in the market, after all trading, by the public's mood (the climate),
+the players' net demand less the new shares the railroad created (dilution is
+supply), cornering and seeded noise, within per-turn bounds (market.toml); and
+once after operations (`revaluation`), by the yield of the dividend the
+railroad earned and toward its value (earnings and book value per share).
+Every trade of the turn is made at one price per railroad, the lower of the
+quoted (start) and the market's end price.
 So order checking (6.1) can use true worst cases: a buy costs at most the
 quote, a sale brings at least the quote less the largest fall of one turn.
 Buyers are filled from the shares sold and sold short this turn and from the
@@ -34,6 +37,7 @@ from turnproc.cr.orders import (
     StockOrder,
 )
 from turnproc.cr.state import GameState, Railroad
+from turnproc.cr.steps.railroad_finance import track_miles
 from turnproc.scenario.model import Scenario
 
 # --- parameters (scenarios/continental-rails/market.toml) -------------------
@@ -47,6 +51,10 @@ class PriceParams(BaseModel):
     target_yield_percent: int  # dividend yield at which dividends push neither way
     fundamental_weight_percent: int  # % of the yield gap added to the change
     fundamental_limit_percent: int  # the yield term never exceeds this either way
+    earnings_yield_percent: int  # earnings per share are worth 100/this times themselves
+    track_value_per_mile: int  # book value of a mile of track
+    value_weight_percent: int  # % of the gap between value and price added to the change
+    value_limit_percent: int  # the value term never exceeds this either way
     new_railroad_turns: int  # railroads this young are not marked down for no dividend
     cornered_percent: int  # change for a cornered stock (6.4; negative: drifts down)
     noise_percent: int  # seeded noise, uniform in +-this
@@ -483,18 +491,55 @@ def demand_percent(params: MarketParams, net: int, issued: int) -> int:
     return _trunc_div(net * params.prices.demand_percent, issued)
 
 
+def covered_dividend(rr: Railroad) -> int:
+    """6.3 The part of the dividend per share the last operations earned: a
+    dividend paid out of capital (cash raised or saved, not earned) is seen for
+    what it is and does not count as yield."""
+    return max(0, min(rr.dividend, rr.earnings))
+
+
 def fundamental_percent(params: MarketParams, rr: Railroad, turn: int) -> int:
-    """6.3 Dividends: a yield above the target pushes the price up, below it down;
-    a young railroad is not marked down for paying nothing yet."""
+    """6.3 Dividends: a yield (of the earned dividend) above the target pushes
+    the price up, below it down; a young railroad is not marked down for
+    paying nothing yet."""
     prices = params.prices
     if rr.price <= 0:
         return 0
-    gap = rr.dividend * 100 // rr.price - prices.target_yield_percent
+    gap = covered_dividend(rr) * 100 // rr.price - prices.target_yield_percent
     change = _trunc_div(gap * prices.fundamental_weight_percent, 100)
     change = max(-prices.fundamental_limit_percent, min(prices.fundamental_limit_percent, change))
     if change < 0 and turn - rr.founded_turn <= prices.new_railroad_turns:
         return 0
     return change
+
+
+def book_value(scenario: Scenario, rr: Railroad) -> int:
+    """6.3 Net assets per share: cash less debts plus the track at its book value."""
+    params = market_params(scenario).prices
+    net = rr.cash - rr.bonds - rr.loan - rr.owed_to_president
+    net += track_miles(scenario, rr) * params.track_value_per_mile
+    return max(0, net) // max(1, rr.issued)
+
+
+def share_value(scenario: Scenario, rr: Railroad) -> int:
+    """6.3 What a share is worth to the public: its book value, or its earnings
+    capitalised at `earnings_yield_percent` if more."""
+    params = market_params(scenario).prices
+    earned = max(0, rr.earnings) * 100 // params.earnings_yield_percent
+    return max(book_value(scenario, rr), earned)
+
+
+def value_percent(params: MarketParams, rr: Railroad, turn: int, value: int) -> int:
+    """6.3 Earnings and book value: the price moves a share of the way toward
+    the share's value (`share_value`). A young railroad is not marked down,
+    and rises to its full value at once."""
+    prices = params.prices
+    if rr.price <= 0:
+        return 0
+    if turn - rr.founded_turn <= prices.new_railroad_turns:
+        return max(0, _trunc_div((value - rr.price) * 100, rr.price))
+    change = _trunc_div((value - rr.price) * prices.value_weight_percent, rr.price)
+    return max(-prices.value_limit_percent, min(prices.value_limit_percent, change))
 
 
 def price_change_percent(
@@ -506,16 +551,30 @@ def price_change_percent(
     cornered: bool,
     noise: int,
 ) -> int:
-    """6.3 One turn's price change in percent, inside the per-turn bounds."""
+    """6.3 One turn's market move in percent, inside the per-turn bounds: the
+    public's mood, the players' net demand (counting the new shares the
+    railroad put on the market this turn, issues and PC merger bonuses, as
+    supply), cornering and noise. What the railroad earned and paid moves the
+    price after operations (`revaluation`), when no one can trade on it."""
     prices = params.prices
     mood = prices.mood_percent[min(climate, len(prices.mood_percent) - 1)]
     total = (
         mood
         + demand_percent(params, net_demand, rr.issued)
-        + fundamental_percent(params, rr, turn)
         + (prices.cornered_percent if cornered else 0)
         + noise
     )
+    return max(-prices.max_fall_percent, min(prices.max_rise_percent, total))
+
+
+def revaluation_percent(params: MarketParams, rr: Railroad, turn: int, value: int) -> int:
+    """6.3 The turn's report moves the price: the earned dividend's yield and
+    the share's value (`share_value`), inside the per-turn bounds — except a
+    young railroad's rise to its value, which no trade can take in between."""
+    prices = params.prices
+    total = fundamental_percent(params, rr, turn) + value_percent(params, rr, turn, value)
+    if turn - rr.founded_turn <= prices.new_railroad_turns:
+        return max(-prices.max_fall_percent, total)
     return max(-prices.max_fall_percent, min(prices.max_rise_percent, total))
 
 
@@ -552,7 +611,21 @@ class _Market:
     start: int  # the quoted price: order checking's price
     bought: int = 0  # shares bought by players (buys and covers)
     sold: int = 0  # shares sold by players (sales and short sales)
+    new_shares: int = 0  # shares the railroad created this turn (issues, PC mergers)
     trade_price: int = 0
+
+
+def new_shares_this_turn(ctx: TurnContext) -> dict[str, int]:
+    """6.3 Shares each railroad created this turn before the market: new stock
+    issued (4.3) and PC merger bonuses (4.1). They are supply like any sale."""
+    created: dict[str, int] = {}
+    for event in ctx.events:
+        shares = getattr(event, "shares", 0) if event.kind == "stock_issued" else 0
+        if event.kind == "pc_merged":
+            shares = getattr(event, "bonus_shares", 0)
+        if shares and event.railroad is not None:
+            created[event.railroad] = created.get(event.railroad, 0) + int(shares)
+    return created
 
 
 def physical_public_shares(state: GameState, code: str) -> int:
@@ -591,6 +664,7 @@ def stock_market(ctx: TurnContext) -> None:
     # buys by the shares on offer. Shares sold short are the public's own lent
     # shares, so they add no supply beyond the public's physical holding; a
     # cover is settled in cash against the lender and needs no shares on offer.
+    created = new_shares_this_turn(ctx)
     filled: dict[int, int] = {}
     markets: dict[str, _Market] = {}
     after: dict[str, dict[int, int]] = {}  # holdings after trading, for cornering
@@ -634,6 +708,7 @@ def stock_market(ctx: TurnContext) -> None:
             start=state.railroads[code].price,
             bought=sum(buys) + covers,
             sold=sold + sum(shorts),
+            new_shares=created.get(code, 0),
         )
 
     _move_prices(ctx, params, markets, after)
@@ -742,7 +817,7 @@ def _move_prices(
         rr = state.railroads[code]
         market = markets[code]
         noise = noise_draw.randint(-spread, spread)
-        net = market.bought - market.sold
+        net = market.bought - market.sold - market.new_shares
         directors = sum(after[code].get(pos, 0) for pos in set(rr.directors))
         cornered = rr.issued > 0 and directors * 100 > rr.issued * params.cornered_percent
         percent = price_change_percent(params, state.climate, rr, state.turn, net, cornered, noise)
@@ -815,6 +890,38 @@ def _force_cover(ctx: TurnContext, pos: int, code: str) -> None:
     )
 
 
+# --- 6.3 the report moves prices ----------------------------------------------------
+
+
+class StockRevalued(Event):
+    """6.3 The public read the railroad's results: its price moved after operations."""
+
+    kind: Literal["stock_revalued"] = "stock_revalued"
+    railroad: str
+    old_price: int
+    new_price: int
+    value: int  # what a share is worth (`share_value`)
+    news_order: ClassVar[int] = 161
+
+
+def revaluation(ctx: TurnContext) -> None:
+    """6.3 After operations the public reads each railroad's results and its
+    price moves by the yield of the dividend it earned and toward the share's
+    value (earnings, book value) [designed, issue 12: moved into the market
+    step, these were known before trading and every buyer, paying the quote,
+    took a predictable rise]. No one trades at this price move; it counts for
+    loan recalls, splits, net worth and next turn's quote."""
+    params = market_params(ctx.scenario)
+    for code in sorted(ctx.state.railroads):
+        rr = ctx.state.railroads[code]
+        value = share_value(ctx.scenario, rr)
+        percent = revaluation_percent(params, rr, ctx.turn, value)
+        old = rr.price
+        rr.price = end_price(old, percent, params)
+        if rr.price != old:
+            ctx.emit(StockRevalued(railroad=code, old_price=old, new_price=rr.price, value=value))
+
+
 # --- 6.5 splits -------------------------------------------------------------------
 
 
@@ -830,7 +937,10 @@ def splits(ctx: TurnContext) -> None:
     """6.5 Splits: an end price above $100 splits 2:1, 3:1 ... (the smallest ratio
     bringing it to $100 or less); holdings, shares owed, issued and authorized
     stock are multiplied by the ratio, the price divided (rounded down)
-    [original]."""
+    [original]. The turn's dividend and earnings per share are restated per
+    new share (divided by the ratio, rounded toward zero) [designed: next
+    turn's price reads the yield of the shares that now exist, not of the old
+    ones]."""
     params = market_params(ctx.scenario)
     for code in sorted(ctx.state.railroads):
         rr = ctx.state.railroads[code]
@@ -839,6 +949,8 @@ def splits(ctx: TurnContext) -> None:
         ratio = split_ratio(rr.price, params.split_above)
         old = rr.price
         rr.price = old // ratio
+        rr.dividend //= ratio
+        rr.earnings = -(-rr.earnings // ratio) if rr.earnings < 0 else rr.earnings // ratio
         rr.issued *= ratio
         rr.authorized *= ratio
         for tycoon in ctx.state.tycoons:

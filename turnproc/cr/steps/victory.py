@@ -44,6 +44,7 @@ class MogulParams(BaseModel):
     chairman: int
     director: int
     reorganized: int  # the president of a railroad reorganized this turn
+    max_seats: int  # seats besides presidencies that score in one turn, the best first
 
 
 class RegionBonus(BaseModel):
@@ -221,8 +222,16 @@ def rail_mogul(ctx: TurnContext, params: MogulParams) -> None:
     """1.2 Rail Mogul: VP to the president, chairman and other directors of each
     railroad as at the start of the turn; none for a railroad that owes its
     (start-of-turn) president money at the end of the turn; the president of a
-    railroad reorganized this turn loses 5 [original]."""
+    railroad reorganized this turn loses 5 [original].
+
+    A seat needs weight [designed, issue 12: token 10% stakes in every railroad
+    scored a point a turn each, without limit]: a chairman's or director's
+    seat scores only on a railroad that made a profit this turn (Pft/sh above
+    zero), and a tycoon's seats besides his presidencies score for at most
+    `max_seats` railroads a turn, the best-scoring first (then the larger
+    holding)."""
     end = ctx.state.railroads
+    seats: dict[int, list[tuple[int, int, str, str]]] = {}
     for code, rr in sorted(ctx.start.railroads.items()):
         now = end.get(code)
         if (
@@ -232,13 +241,21 @@ def rail_mogul(ctx: TurnContext, params: MogulParams) -> None:
             and now.lender == rr.president
         ):
             continue
+        profitable = now is not None and now.earnings > 0
         for pos in sorted(set(rr.directors) | {p for p in (rr.president, rr.chairman) if p}):
             if pos == rr.president:
                 _award(ctx, pos, "rail_mogul", params.president, "president", code)
-            elif pos == rr.chairman:
-                _award(ctx, pos, "rail_mogul", params.chairman, "chairman", code)
+            elif not profitable:
+                continue
             else:
-                _award(ctx, pos, "rail_mogul", params.director, "director", code)
+                role = "chairman" if pos == rr.chairman else "director"
+                points = params.chairman if role == "chairman" else params.director
+                held = ctx.start.tycoon(pos).holdings.get(code, 0)
+                seats.setdefault(pos, []).append((points, held, role, code))
+    for pos, held_seats in sorted(seats.items()):
+        best = sorted(held_seats, key=lambda s: (-s[0], -s[1], s[3]))[: params.max_seats]
+        for points, _, role, code in sorted(best, key=lambda s: s[3]):
+            _award(ctx, pos, "rail_mogul", points, role, code)
     for event in _events(ctx, "railroad_reorganized"):
         if event.president is not None:
             _award(
@@ -336,9 +353,13 @@ def system_score(params: MagnateParams, regions: set[str]) -> int:
 def rail_magnate(
     ctx: TurnContext, params: MagnateParams, presidents: dict[str, int | None]
 ) -> None:
-    """1.2 Rail Magnate: each turn, VP for the regions of the president's best
+    """1.2 Rail Magnate: each turn, VP for the regions of the president's
     system — one railroad, or two connected railroads he presides — plus the
-    bonuses that system links [original; bonuses designed]."""
+    bonuses that system links [original; bonuses designed]. Of two
+    unconnected railroads "the one with the most Regions is evaluated"
+    [original], whatever bonuses the other links; on equal regions the one
+    scoring more counts [designed]. Two connected railroads link at least the
+    regions of either, so the system of both is evaluated."""
     state = ctx.state
     scenario = ctx.scenario
     by_president: dict[int, list[str]] = {}
@@ -354,12 +375,10 @@ def rail_magnate(
                 lines_b = state.railroads[second].lines
                 if towns_of(scenario, lines_a) & towns_of(scenario, lines_b):
                     systems.append([first, second])
-        best_score, best = max(
-            (
-                system_score(params, _system_regions(ctx, system)),
-                "+".join(system),
-            )
+        _, best_score, best = max(
+            (len(regions), system_score(params, regions), "+".join(system))
             for system in systems
+            for regions in [_system_regions(ctx, system)]
         )
         _award(ctx, pos, "rail_magnate", best_score, "system", detail=best)
 

@@ -928,6 +928,9 @@ class Game:
         self._stock_turn_done(player, passed=False)
 
     def _check_buy_limits(self, player: int, company: str, percent: int) -> None:
+        if self.round == "stock" and self.stock_bought_this_turn:
+            # 3.2: one purchase a turn; a player who bought may still sell
+            raise ActionRefused("one certificate bought a turn (3.2); sell or PASS")
         if company in self.sold_this_round.get(player, set()):
             raise ActionRefused(f"no buying {company} after selling it this round (3.2)")
         yellow = self.market.where.get(company) is not None and self.market.cell(company).yellow

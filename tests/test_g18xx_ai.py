@@ -1,0 +1,95 @@
+"""Computer players play whole 18MS and 18GA games through the order language:
+every move accepted by the engine, money conserved, the game ends by its
+title's rules, companies float and earn, and the same seed plays the same game."""
+
+import pytest
+
+from turnproc.cli import main as turnproc
+from turnproc.families.g18xx import ai
+from turnproc.families.g18xx.engine.game import Game
+from turnproc.families.g18xx.orders import apply_orders
+from turnproc.families.g18xx.titles.load import new_game
+
+END_REASONS = {"18MS": {"fixed_round"}, "18GA": {"bank", "stock_market", "bankrupt"}}
+
+
+@pytest.mark.parametrize(
+    ("title", "players", "seed"), [("18MS", 3, 1), ("18MS", 4, 2), ("18GA", 3, 3), ("18GA", 4, 4)]
+)
+def test_computer_players_play_a_whole_game(title: str, players: int, seed: int) -> None:
+    game = new_game(title, list(range(1, players + 1)))
+    start = {p: game.cash[p] for p in game.players}
+    outcome = ai.play(game, seed)
+    assert outcome.refused == []
+    assert outcome.money_conserved and game.money_is_conserved()
+    assert outcome.ended and outcome.end_reason in END_REASONS[title]
+    floated = [c for c, s in game.companies.items() if s.floated]
+    assert len(floated) >= 3
+    assert len(game.tiles_on_map) >= 15
+    assert all(s.operated for c, s in game.companies.items() if c in floated)
+    # the companies earned: the players end worth more than they began with
+    assert sum(outcome.scores.values()) > 2 * sum(start.values())
+
+
+def _moves(title: str, seed: int, count: int) -> list[str]:
+    game = new_game(title, [1, 2, 3])
+    lines = []
+    previous = None
+    for number in range(count):
+        player = ai.auction_mover(game, previous) if game.round == "auction" else game.to_move()
+        assert player is not None
+        previous = player
+        line = ai.next_order(game, player, seed, number)
+        receipt = apply_orders(game, player, line)
+        assert receipt.refused is None, receipt.refused
+        lines.append(f"{player}: {line}")
+    return lines
+
+
+def test_the_same_seed_plays_the_same_game() -> None:
+    assert _moves("18MS", 7, 60) == _moves("18MS", 7, 60)
+    assert _moves("18MS", 7, 60) != _moves("18MS", 8, 60)
+
+
+def test_a_computer_player_takes_over_a_seat_mid_game() -> None:
+    """An abandoned seat goes on: the computer moves from any position."""
+    game: Game = new_game("18MS", [1, 2, 3])
+    _play_some(game, 9, 40)
+    player = game.to_move()
+    assert player is not None
+    line = ai.next_order(game, player, 99, 40)
+    assert apply_orders(game, player, line).refused is None
+
+
+def _play_some(game: Game, seed: int, count: int) -> None:
+    for number in range(count):
+        player = game.to_move()
+        assert player is not None
+        assert apply_orders(game, player, ai.next_order(game, player, seed, number)).refused is None
+
+
+def test_simulate_prints_the_outcomes(capsys: pytest.CaptureFixture[str]) -> None:
+    code = turnproc(["18xx", "simulate", "--title", "18ms", "--players", "3", "--seed", "5"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert out.startswith("18MS seed 5: ") and "ends: fixed_round" in out
+    assert turnproc(["18xx", "simulate", "--title", "1830", "--games", "1"]) != 0
+
+
+def test_one_certificate_bought_a_turn() -> None:
+    """3.2: after a purchase a player may still sell, but not buy again."""
+    game = new_game("18MS", [1, 2, 3])
+    for number in range(2000):
+        player = game.to_move()
+        assert player is not None
+        if game.round == "stock" and game.stock_bought_this_turn:
+            break
+        assert apply_orders(game, player, ai.next_order(game, player, 11, number)).refused is None
+    else:
+        pytest.fail("no stock turn with a purchase and a sale still open")
+    assert game.to_move() == player
+    buyable = [c for c, s in game.companies.items() if s.par is not None]
+    receipt = apply_orders(game, player, "\n".join(f"BUY {c}" for c in buyable))
+    assert receipt.applied == []
+    assert receipt.refused is not None and "one certificate bought a turn" in receipt.refused.reason
+    assert apply_orders(game, player, "PASS").refused is None

@@ -1,0 +1,79 @@
+"""Scripted strategies play seats as players do (issue 12): through the
+intake's order check, with money and shares conserved after every step."""
+
+import json
+
+import pytest
+
+from turnproc.cli import main
+from turnproc.cr.setup import PlayerSetup, new_game
+from turnproc.cr.strategies import STRATEGIES, strategy_orders
+from turnproc.exploits import measure, seat_of
+from turnproc.scenario.model import Scenario
+from turnproc.simulate import game_seed, parse_strategy_seats, play_game, strategy_player_orders
+
+
+def test_every_strategy_plays_a_seat_and_conserves_money_and_shares(scenario: Scenario) -> None:
+    for position, name in enumerate(sorted(STRATEGIES), start=1):
+        stats = play_game(scenario, game_seed(5, position), turns=4, seats={position: name})
+        assert stats.crashed is None, (name, stats.crashed)
+        assert stats.problems == [], (name, stats.problems[:3])
+        assert stats.turns == 4
+        assert stats.personalities[position] == name  # reported by its strategy
+
+
+def test_strategies_write_orders_the_intake_accepts(scenario: Scenario) -> None:
+    state = new_game(scenario, 7, [PlayerSetup(position=p) for p in range(1, 16)])
+    sweep, struck = strategy_player_orders(scenario, state, 4, "director-sweep")
+    assert struck == 0
+    kinds = [o.kind for o in sweep.orders]
+    assert kinds[0] == "borrow" and kinds.count("buy") == len(state.railroads)
+    assert sweep.source == "player"
+    assert strategy_orders("idle", scenario, state, 4) == []
+    prodigal = strategy_orders("minimal-prodigal", scenario, state, 3)
+    assert [o for o in prodigal if o.kind == "prodigal"] == [prodigal[0]]
+    assert prodigal[0].model_dump()["amount"] == 1000
+
+
+def test_looter_issues_borrows_and_pays_out_in_its_railroads(scenario: Scenario) -> None:
+    state = new_game(scenario, 7, [PlayerSetup(position=p) for p in range(1, 16)])
+    state.railroads["NYC"].president = 2
+    orders = strategy_orders("looter", scenario, state, 2)
+    nyc = [o for o in orders if getattr(o, "railroad", None) == "NYC"]
+    kinds = {o.kind for o in nyc}
+    assert {"issue_stock", "issue_bonds", "short_loan", "dividend"} <= kinds
+    assert not kinds & {"build_row", "bid_row", "capital_improvement"}
+    assert [o.model_dump()["per_share"] for o in nyc if o.kind == "dividend"] == [99]
+
+
+def test_strategy_flags_are_checked() -> None:
+    assert parse_strategy_seats(["looter@3", "idle@15"]) == {3: "looter", 15: "idle"}
+    for bad in (["nobody@3"], ["looter@0"], ["looter@16"], ["looter"], ["looter@3", "idle@3"]):
+        with pytest.raises(ValueError):
+            parse_strategy_seats(bad)
+
+
+def test_simulate_command_takes_strategy_seats(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["simulate", "--games", "1", "--turns", "2", "--seed", "9", "--workers", "1"]
+    assert main([*args, "--json", "--strategy", "idle@4"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["games"][0]["strategies"] == {"4": "idle"}
+    assert main([*args, "--strategy", "cheat@4"]) == 2
+    assert "unknown strategy" in capsys.readouterr().err
+
+
+def test_exploit_measure_rotates_seats_and_compares_with_the_same_seat() -> None:
+    assert [seat_of(g) for g in (1, 2, 15, 16, 45)] == [1, 2, 15, 1, 15]
+    report = measure("continental-rails", games=2, seed=3, turns=2, workers=1, names=["idle"])
+    idle = report["strategies"]["idle"]
+    assert idle["games"] == 2
+    assert set(idle["win_rate"]) == {
+        "robber_baron",
+        "rail_mogul",
+        "rail_builder",
+        "rail_magnate",
+        "rail_prodigal",
+        "rail_baron",
+    }
+    assert 1 <= idle["mean_rank"] <= 15
+    assert report["conservation_failures"] == 0 and report["crashed"] == 0
