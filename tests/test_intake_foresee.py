@@ -89,9 +89,13 @@ def test_a_cash_refusal_is_only_likely_while_a_bid_may_be_lost() -> None:
 
 
 def test_bonds_and_stock_above_the_limits_are_cut_with_a_warning() -> None:
+    """ISSUE BONDS 99999 and ISSUE STOCK 400 are cut to the limits of 4.3-4.4."""
     state = world.state()
     rr = state.railroads["NYC"]
-    room, shares = bond_room(SCENARIO, rr), max_new_shares(SCENARIO, rr)
+    rr.founded_turn = state.turn  # a young railroad: the public takes new stock (4.3)
+    room = bond_room(SCENARIO, rr)
+    shares = max_new_shares(SCENARIO, rr, state.climate, state.turn)
+    assert 0 < shares < 400
     result = run("RAILROAD NYC\nISSUE BONDS 99999\nISSUE STOCK 400", state)
     assert result.errors == []
     said = notes(result)
@@ -100,6 +104,11 @@ def test_bonds_and_stock_above_the_limits_are_cut_with_a_warning() -> None:
     assert said[4].startswith(f"would be cut to ISSUE STOCK {shares}")
     text = receipt(result)
     assert "RAILROAD NYC: CASH PREVIEW" in text
+    rr.founded_turn = 1  # an old railroad that earned nothing: the public buys none
+    refused = errors(run("RAILROAD NYC\nISSUE STOCK 400", state))
+    assert (
+        refused[3].code == reasons.ABOVE_MAXIMUM and "buys no new NYC stock" in refused[3].message
+    )
     assert f"bonds issued NYC                        +${room:,}" in text
 
 

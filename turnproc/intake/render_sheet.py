@@ -267,7 +267,7 @@ def _railroad_view(
         "stations": " or ".join(stations),
         "bond_room": bond_room(scenario, rr),
         "loan_room": loan_room(scenario, rr),
-        "new_shares": max_new_shares(scenario, rr),
+        "new_shares": max_new_shares(scenario, rr, state.climate, state.turn),
         "issue_price": issue_price(scenario, rr),
         "rivals": ", ".join(rivals),
         "mergeable": ", ".join(others),
