@@ -149,7 +149,7 @@ def test_two_turns_played_by_mail(
             receipts = [m for m in clients[pos].inbox() if m["In-Reply-To"] == sent[pos]]
             assert len(receipts) == 1, f"position {pos}: {len(receipts)} receipts"
             receipt = receipts[0]
-            assert str(receipt["Subject"]).startswith("OK: "), receipt["Subject"]
+            assert str(receipt["Subject"]).startswith(f"[{GAME}] OK: "), receipt["Subject"]
             assert receipt["References"] == sent[pos]
             assert f"{action} {words}" in body_text(receipt)
 

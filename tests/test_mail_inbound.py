@@ -159,7 +159,7 @@ def test_a_good_sheet_is_accepted_stored_and_answered_in_its_thread(world: World
     assert (outcome.verdict, outcome.answered) == ("accepted", True)
     [reply] = replies(world, outcome)
     assert reply.kind == "receipt" and reply.to_address == ANN
-    assert reply.in_reply_to == "<good@ann>" and reply.subject.startswith("OK")
+    assert reply.in_reply_to == "<good@ann>" and reply.subject.startswith(f"[{GAME}] OK")
     [row] = stored(world)
     assert row.verdict == "accepted" and row.message_id == "<good@ann>"
     assert row.raw is not None and b"TURNSHEET" in row.raw

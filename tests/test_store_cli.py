@@ -1,6 +1,7 @@
 """The moderator's commands for games and turns, end to end through `main`."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -57,7 +58,9 @@ def test_a_game_from_new_to_rerun(cli: Cli, tmp_path: Path) -> None:
         "east",
     ).strip()
     assert game_id == "1"
-    assert "east" in cli("game", "list")
+    listed = cli("game", "list")
+    assert "east" in listed
+    assert re.search(r"due \d{4}-\d\d-\d\d \d\d:\d\d UTC$", listed.strip()), listed
     status = json.loads(cli("game", "status", "east", "--json"))
     assert status["turn"] == 1 and status["due"] is False
     assert [p["position"] for p in status["players"] if p["human"]] == [2, 9]
@@ -81,8 +84,9 @@ def test_a_game_from_new_to_rerun(cli: Cli, tmp_path: Path) -> None:
     assert json.loads(cli("game", "status", "east", "--json"))["turn"] == 1
     cli("turn", "run", "east", "--force")
     assert cli("game", "export", "east", "--turn", "2", "--json") == after
-    assert "adjusted" in cli(
-        "game", "adjust", "east", "--position", "2", "--cash", "+100", "--reason", "lost sheet"
+    assert (
+        cli("game", "adjust", "east", "--position", "2", "--cash", "+100", "--reason", "lost sheet")
+        == "east: gave $100 to position 2. Reason (shown in the next news): lost sheet\n"
     )
     assert "adjust" in cli("game", "log", "east")
 

@@ -298,7 +298,7 @@ def test_submit_goes_through_the_mail_intake_once(world: World, client: TestClie
             for m in repo.outbox(session, world.game_id)
             if m.kind == "receipt" and m.to_address == "bob@example.org"
         ]
-    assert receipts and receipts[-1].subject.startswith("OK: turnsheet accepted")
+    assert receipts and receipts[-1].subject.startswith(f"[{GAME}] OK: turnsheet accepted")
     # The same form again (a replayed request): a duplicate, taken once.
     count = world.count(Submission)
     again = client.post(bob, data=data)

@@ -9,6 +9,7 @@ from pathlib import Path
 from turnproc import batch
 from turnproc.commands.db import database
 from turnproc.core.errors import UsageError
+from turnproc.cr.events import ModeratorAdjustment
 from turnproc.intake import lockout
 from turnproc.store import repository
 from turnproc.store.db import transaction
@@ -195,7 +196,9 @@ def _list(args: argparse.Namespace) -> int:
         print(json.dumps(games, indent=2))
         return 0
     for g in games:
-        print(f"{g['id']}\t{g['name']}\tturn {g['turn']}\t{g['status']}\tdue {g['deadline']}")
+        deadline = g["deadline"]
+        due = batch.shown(datetime.fromisoformat(deadline)) if isinstance(deadline, str) else "-"
+        print(f"{g['id']}\t{g['name']}\tturn {g['turn']}\t{g['status']}\tdue {due}")
     return 0
 
 
@@ -380,8 +383,26 @@ def _adjust(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(event.model_dump(mode="json"), sort_keys=True))
     else:
-        print(f"adjusted: {json.dumps(event.model_dump(mode='json', exclude_defaults=True))}")
+        print(adjustment_words(args.game, event))
     return 0
+
+
+def adjustment_words(game: str, event: ModeratorAdjustment) -> str:
+    """What `game adjust` did, in words."""
+    done: list[str] = []
+    whose = f"position {event.position}" if event.position is not None else event.railroad
+    if event.cash:
+        verb, way = ("gave", "to") if event.cash > 0 else ("took", "from")
+        done.append(f"{verb} ${abs(event.cash):,} {way} {whose}")
+    if event.shares:
+        verb, way = ("gave", "to") if event.shares > 0 else ("took", "from")
+        done.append(
+            f"{verb} {abs(event.shares)} {event.railroad} shares {way} position {event.position}"
+        )
+    if event.issued:
+        done.append(f"changed {event.railroad}'s issued stock by {event.issued:+}")
+    what = "; ".join(done) or "changed nothing"
+    return f"{game}: {what}. Reason (shown in the next news): {event.reason}"
 
 
 def _log(args: argparse.Namespace) -> int:

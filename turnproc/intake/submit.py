@@ -347,6 +347,7 @@ class _Intake:
             notes=evaluation.notes,
             in_force=self._in_force(),
             preview=check.preview if check else None,
+            railroads=check.railroads if check else {},
             deadline=game.deadline,
             now=self.received_at,
         )

@@ -58,6 +58,7 @@ from turnproc.intake.turnsheet import parse_turnsheet
 from turnproc.intake.vocabulary import Vocabulary
 from turnproc.mail.classify import silence_reason
 from turnproc.mail.guard import BudgetExceeded, bound_headers, within_budget
+from turnproc.render.rules_pdf import players_guide
 from turnproc.store import repository as repo
 from turnproc.store.db import transaction
 from turnproc.store.models import Game, OutboxMessage, Player, Submission
@@ -85,7 +86,7 @@ MAX_ATTEMPTS = 2
 RETRIED = ("error", "received", "quarantined")
 
 _COMMAND_RE = re.compile(
-    r"^[\s*_]*(help|resend|press|announce|announcement|standby|unlock)\b[\s:]*(.*)$",
+    r"^[\s*_]*(help|rules|resend|press|announce|announcement|standby|unlock)\b[\s:]*(.*)$",
     re.IGNORECASE,
 )
 _FIELD_RE = re.compile(
@@ -96,11 +97,18 @@ _END_RE = re.compile(r"^[\W_]*end[\W_]*$", re.IGNORECASE)
 _REPLY_PREFIX_RE = re.compile(r"^\s*((re|aw|sv|fwd?)\s*:\s*)+", re.IGNORECASE)
 _WROTE_RE = re.compile(r"^on\b.{0,300}\bwrote:\s*$", re.IGNORECASE)
 
+RULES_ANSWER = """\
+The rules of the game, with their tables, and the players' guide to the
+turnsheet are attached as a PDF. Mail HELP for the commands you can send.
+"""
+
 COMMANDS_HELP = """\
 Commands you can mail to the moderator (one per message, on the first line):
 
   HELP
       this guide.
+  RULES
+      the rules of the game, with their tables, and this guide as a PDF.
   RESEND game: NAME player: N secret: YOUR-SECRET [turn: T]
       your latest report again (or the report of turn T), with its PDF.
   PRESS game: NAME player: N secret: YOUR-SECRET [anonymous]
@@ -588,6 +596,8 @@ class _Reader:
         try:
             if command.name == "help":
                 return self._help()
+            if command.name == "rules":
+                return self._rules()
             if command.name == "standby":
                 return self._standby(command)
             game, player = self._authenticate(command)
@@ -768,13 +778,23 @@ class _Reader:
         if (ignored := self._answered_too_often("help")) is not None:
             return ignored
         if self._registered():
-            guide = GUIDE.read_text(encoding="utf-8")
+            guide = players_guide(GUIDE.read_text(encoding="utf-8"))
             self._reply("HELP: how to play by mail", f"{COMMANDS_HELP}\n{guide}", kind="help")
             return self._settle("help", "HELP answered with the turnsheet guide", answered=True)
         if not self._stranger_may_be_answered():
             return self._settle("ignored", "not answered: the cap on answers to strangers")
         self._reply("HELP: how to play by mail", STRANGER_HELP, kind="help")
         return self._settle("help", "HELP answered with the list of commands", answered=True)
+
+    def _rules(self) -> IngestOutcome:
+        """RULES: the rules and the players' guide as a PDF (the sender
+        attaches it to every mail of kind "rules"); limited like HELP."""
+        if (ignored := self._answered_too_often("rules")) is not None:
+            return ignored
+        if not self._registered() and not self._stranger_may_be_answered():
+            return self._settle("ignored", "not answered: the cap on answers to strangers")
+        self._reply("RULES: the rules of the game", RULES_ANSWER, kind="rules")
+        return self._settle("rules", "RULES answered with the rules PDF", answered=True)
 
     def _standby(self, command: _Command) -> IngestOutcome:
         """STANDBY: the sender joins a game's standby list (anyone may; the
@@ -1066,8 +1086,8 @@ def _make_command(line: str, body: list[str]) -> _Command | None:
         key = field.group(1).lower()
         key = {"position": "player", "pos": "player", "password": "secret"}.get(key, key)
         fields.setdefault(key, field.group(2))
-    if name == "help":
-        return _Command("help", {}, set(), body) if not rest.strip(" .!?") else None
+    if name in ("help", "rules"):
+        return _Command(name, {}, set(), body) if not rest.strip(" .!?") else None
     if name == "standby":
         words = {word.lower().strip(".,;!") for word in rest.split()}
         return _Command("standby", fields, words, body) if "game" in fields else None

@@ -1062,7 +1062,7 @@ def answers_to_strangers(session: Session, since: datetime) -> int:
         session.scalar(
             select(func.count()).where(
                 OutboxMessage.created_at >= since,
-                OutboxMessage.kind.in_(("receipt", "help")),
+                OutboxMessage.kind.in_(("receipt", "help", "rules")),
                 func.lower(OutboxMessage.to_address).not_in(known),
                 func.lower(OutboxMessage.to_address).not_in(waiting),
             )
