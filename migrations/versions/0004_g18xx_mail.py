@@ -2,7 +2,7 @@
 standing orders of a game, and who made each move and whether it was undone.
 
 Revision ID: 0004_g18xx_mail
-Revises: 0003_scale
+Revises: 0003_hostile_mail
 Create Date: 2026-12-01 16:00:00
 """
 
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0004_g18xx_mail"
-down_revision: str | None = "0003_scale"
+down_revision: str | None = "0003_hostile_mail"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -9,7 +9,12 @@ from pathlib import Path
 from turnproc import batch
 from turnproc.commands.db import database
 from turnproc.core.errors import UsageError
+<<<<<<< HEAD
 from turnproc.games import sequential_family
+=======
+from turnproc.cr.events import ModeratorAdjustment
+from turnproc.intake import lockout
+>>>>>>> main
 from turnproc.store import repository
 from turnproc.store.db import transaction
 
@@ -80,6 +85,13 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p.add_argument("--real-name", default="")
     p.add_argument("--secret", help="the player's secret (default: generated, mailed)")
     p.set_defaults(handler=_assign)
+
+    p = sub.add_parser(
+        "unlock", help="unlock a position's secret, locked after repeated wrong secrets"
+    )
+    p.add_argument("game", help="game id or name")
+    p.add_argument("--position", type=int, required=True)
+    p.set_defaults(handler=_unlock)
 
     p = sub.add_parser("drop", help="a player leaves; the computer plays the position")
     p.add_argument("game", help="game id or name")
@@ -221,7 +233,9 @@ def _list(args: argparse.Namespace) -> int:
         print(json.dumps(games, indent=2))
         return 0
     for g in games:
-        print(f"{g['id']}\t{g['name']}\tturn {g['turn']}\t{g['status']}\tdue {g['deadline']}")
+        deadline = g["deadline"]
+        due = batch.shown(datetime.fromisoformat(deadline)) if isinstance(deadline, str) else "-"
+        print(f"{g['id']}\t{g['name']}\tturn {g['turn']}\t{g['status']}\tdue {due}")
     return 0
 
 
@@ -392,6 +406,17 @@ def _assign(args: argparse.Namespace) -> int:
     return 0
 
 
+def _unlock(args: argparse.Namespace) -> int:
+    with transaction(database()) as session:
+        game = repository.get_game(session, args.game, lock=True)
+        player = repository.get_player(session, game.id, args.position)
+        if player.secret_locked_at is None:
+            raise UsageError(f"the secret of position {args.position} is not locked")
+        lockout.unlock(session, game, player, batch.utcnow(), by="moderator")
+    print(f"the secret of position {args.position} in {game.name} is unlocked")
+    return 0
+
+
 def _drop(args: argparse.Namespace) -> int:
     with transaction(database()) as session:
         batch.drop(
@@ -417,8 +442,26 @@ def _adjust(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(event.model_dump(mode="json"), sort_keys=True))
     else:
-        print(f"adjusted: {json.dumps(event.model_dump(mode='json', exclude_defaults=True))}")
+        print(adjustment_words(args.game, event))
     return 0
+
+
+def adjustment_words(game: str, event: ModeratorAdjustment) -> str:
+    """What `game adjust` did, in words."""
+    done: list[str] = []
+    whose = f"position {event.position}" if event.position is not None else event.railroad
+    if event.cash:
+        verb, way = ("gave", "to") if event.cash > 0 else ("took", "from")
+        done.append(f"{verb} ${abs(event.cash):,} {way} {whose}")
+    if event.shares:
+        verb, way = ("gave", "to") if event.shares > 0 else ("took", "from")
+        done.append(
+            f"{verb} {abs(event.shares)} {event.railroad} shares {way} position {event.position}"
+        )
+    if event.issued:
+        done.append(f"changed {event.railroad}'s issued stock by {event.issued:+}")
+    what = "; ".join(done) or "changed nothing"
+    return f"{game}: {what}. Reason (shown in the next news): {event.reason}"
 
 
 def _log(args: argparse.Namespace) -> int:

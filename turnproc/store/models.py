@@ -132,6 +132,11 @@ class Player(Base):
     human: Mapped[bool] = mapped_column(Boolean, default=False)
     missed_turns: Mapped[int] = mapped_column(Integer, default=0)
     standby: Mapped[bool] = mapped_column(Boolean, default=False)  # offered to a standby player
+    # Set when repeated wrong secrets locked the position (docs/mail.md, Secrets):
+    # until unlocked no secret is checked; the unlock code went to `email` only.
+    secret_locked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    unlock_hash: Mapped[str | None] = mapped_column(String(300))
+    wrong_secrets: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class StandbyPlayer(Base):
@@ -180,6 +185,8 @@ class Submission(Base):
     text: Mapped[str] = mapped_column(Text, default="")
     verdict: Mapped[str] = mapped_column(String(24))  # accepted, errors, refused, duplicate
     receipt: Mapped[str] = mapped_column(Text, default="")
+    # How often processing was started: a message cut short twice is quarantined.
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class OrdersInForce(Base):
