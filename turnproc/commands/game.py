@@ -9,12 +9,9 @@ from pathlib import Path
 from turnproc import batch
 from turnproc.commands.db import database
 from turnproc.core.errors import UsageError
-<<<<<<< HEAD
-from turnproc.games import sequential_family
-=======
 from turnproc.cr.events import ModeratorAdjustment
+from turnproc.games import sequential_family
 from turnproc.intake import lockout
->>>>>>> main
 from turnproc.store import repository
 from turnproc.store.db import transaction
 

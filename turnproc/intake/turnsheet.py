@@ -348,7 +348,6 @@ def _parse_header(line_no: int, text: str, errors: list[TurnsheetError]) -> Shee
     )
 
 
-<<<<<<< HEAD
 def order_lines(text: str) -> list[str]:
     """The lines written between the turnsheet header and END (or a signature,
     or a second header), read as `parse_turnsheet` reads them: for a family
@@ -365,15 +364,11 @@ def order_lines(text: str) -> list[str]:
     return kept
 
 
-def parse_turnsheet(text: str, vocabulary: Vocabulary) -> ParsedSheet:
-    """10 Read a turnsheet. Raises only `SheetTooLarge`; every other problem is listed."""
-=======
 def parse_turnsheet(
     text: str, vocabulary: Vocabulary, prefer: frozenset[int] = frozenset()
 ) -> ParsedSheet:
     """10 Read a turnsheet. Raises only `SheetTooLarge`; every other problem is listed.
     `prefer`: the sender's positions, whose header wins over others."""
->>>>>>> main
     if len(text) > MAX_SHEET_CHARS:
         raise SheetTooLarge(
             f"the message is {len(text) // 1024} KB long; a turnsheet is a few KB",

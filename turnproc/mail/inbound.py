@@ -588,13 +588,8 @@ class _Reader:
         except TurnsheetError as exc:
             text, unreadable = "", exc
         if _has_turnsheet(text):
-<<<<<<< HEAD
             return self._sequential_move(text) or self._turnsheet()
-        command = _command(text, _header(self.head, "Subject") or "")
-=======
-            return self._turnsheet()
         command = _command(text, clean(_header(self.head, "Subject") or "")[:300])
->>>>>>> main
         if command is None and unreadable is not None:
             return self._unreadable(unreadable.message, unreadable.hint)
         if command is None:
@@ -682,26 +677,19 @@ class _Reader:
             report_id=report_id,
         )
 
-<<<<<<< HEAD
     def _refuse(
         self, reason: str, hint: str, *, answer_anyone: bool, receipt: str | None = None
     ) -> IngestOutcome:
-        """Refused: answered (rate-limited) if the sender may be answered;
+        """Refused: answered (rate-limited) if the sender may be answered.
+        Someone who registered no address is answered only about one of our
+        games (`answer_anyone`), within the global cap on such answers.
         `receipt`: the answer's text, when the refusal has its own."""
+        registered = self._registered()
         text = receipt or (
             f"REFUSED: {reason}\n" + (f"\n{hint[:1].upper()}{hint[1:]}.\n" if hint else "")
         )
-        text += f"\nYour message: {self.message_id}\n"
-=======
-    def _refuse(self, reason: str, hint: str, *, answer_anyone: bool) -> IngestOutcome:
-        """Refused: answered (rate-limited) if the sender may be answered.
-        Someone who registered no address is answered only about one of our
-        games (`answer_anyone`), within the global cap on such answers."""
-        registered = self._registered()
-        text = f"REFUSED: {reason}\n" + (f"\n{hint[:1].upper()}{hint[1:]}.\n" if hint else "")
         if registered:
             text += f"\nYour message: {self.message_id}\n"
->>>>>>> main
         if answer_anyone:
             text += f"\n{COMMANDS_HELP}"
         if not self.sender or not (answer_anyone or registered):
