@@ -28,9 +28,9 @@ from .store_support import fresh_database
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 NAME = "ms1"
 SEATS = {
-    1: ("ann@example.org", "alpha-1"),
-    2: ("bob@example.org", "bravo-2"),
-    3: ("cy@example.org", "charlie-3"),
+    1: ("ann@example.org", "alpha1one2three3"),
+    2: ("bob@example.org", "bravo2two3four4"),
+    3: ("cy@example.org", "charlie3three4five5"),
 }
 MODERATOR = "mod@example.org"
 

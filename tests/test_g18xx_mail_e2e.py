@@ -39,9 +39,9 @@ from .mailservers import MailWorld
 
 GAME = "ms-e2e"
 PLAYERS = {  # seat: (address, secret)
-    1: ("ann@example.org", "alpha-one-1"),
-    2: ("bob@example.org", "bravo-two-2"),
-    3: ("cy@example.org", "charlie-three-3"),
+    1: ("ann@example.org", "alpha1one2three3"),
+    2: ("bob@example.org", "bravo2two3four4"),
+    3: ("cy@example.org", "charlie3three4five5"),
 }
 BATCH = 30  # mails sent before each `mail ingest --imap`
 
