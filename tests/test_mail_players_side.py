@@ -44,9 +44,9 @@ from .mailservers import MailWorld
 GAME = "side"
 ANN, BOB, CY = 1, 5, 9
 PLAYERS = {  # position: (address, secret)
-    ANN: ("ann@example.org", "alpha-one-1"),
-    BOB: ("bob@example.org", "bravo-two-2"),
-    CY: ("cy@example.org", "charlie-three-3"),
+    ANN: ("ann@example.org", "alphaOne1river"),
+    BOB: ("bob@example.org", "bravoTwo2canal"),
+    CY: ("cy@example.org", "charlie3tunnel"),
 }
 ROW = "PA6"  # a RoW touching the Pennsylvania's line (Philadelphia - Harrisburg)
 

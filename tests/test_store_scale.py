@@ -17,6 +17,7 @@ from turnproc import batch
 from turnproc.cli import main
 from turnproc.cr.orders import PlayerOrders
 from turnproc.mail.outbound import send_outbox
+from turnproc.render.rules_pdf import RULES_PDF_NAME
 from turnproc.store import db, repository
 from turnproc.store.db import transaction
 from turnproc.store.models import OutboxMessage, Report
@@ -51,7 +52,10 @@ def _attachments(message: EmailMessage) -> dict[str, bytes]:
     for part in message.iter_attachments():
         payload = part.get_payload(decode=True)
         assert isinstance(payload, bytes)
-        found[str(part.get_filename()).rsplit(".", 1)[-1]] = payload
+        name = str(part.get_filename())
+        # The welcome mail also carries the rules, which are no stored report.
+        key = "rules" if name == RULES_PDF_NAME else name.rsplit(".", 1)[-1]
+        found[key] = payload
     return found
 
 
@@ -94,6 +98,7 @@ def test_report_mail_carries_the_stored_report_and_a_pdf_rendered_again_byte_for
         position = 2 if str(message["To"]) == "ada@example.org" else 5
         digest, report_text, report_json, _ = reports[(turn, position)]
         files = _attachments(message)
+        assert ("rules" in files) == (turn == 0)
         assert hashlib.sha256(files["pdf"]).hexdigest() == digest
         assert files["json"].decode() == report_json
         body = message.get_body(("plain",))
