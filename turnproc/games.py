@@ -108,9 +108,9 @@ class SequentialFamily:
 
 
 def _g18xx_computer() -> Callable[[Any, int, int, int], str]:
-    from turnproc.families.g18xx import ai
+    from turnproc.families.g18xx import ai as g18xx_ai
 
-    return ai.next_order
+    return g18xx_ai.next_order
 
 
 def _g18xx_report() -> Callable[[Any, int], tuple[bytes, str]]:
