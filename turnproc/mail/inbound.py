@@ -52,7 +52,12 @@ from turnproc.intake.auth import (
 )
 from turnproc.intake.errors import SheetTooLarge, TurnsheetError
 from turnproc.intake.extract import MAX_MESSAGE_BYTES, text_from_message
-from turnproc.intake.lockout import secret_problem, unlock, unlock_code_matches
+from turnproc.intake.lockout import (
+    secret_problem,
+    secret_used_elsewhere,
+    unlock,
+    unlock_code_matches,
+)
 from turnproc.intake.submit import submit_sheet
 from turnproc.intake.turnsheet import parse_turnsheet
 from turnproc.intake.vocabulary import Vocabulary
@@ -880,6 +885,15 @@ class _Reader:
         if not player.human or not player.secret_hash:
             raise _Refused(f"player {position} of {game.name} is not registered to a person")
         if (player.email or "").strip().lower() != self.sender:
+            if command.name != "unlock" and self.sender:
+                secret_used_elsewhere(
+                    self.session,
+                    game,
+                    player,
+                    command.fields["secret"],
+                    self.sender,
+                    self.received_at,
+                )
             raise _Refused(
                 f"{self.sender or 'this address'} is not the registered address of "
                 f"player {position}",
