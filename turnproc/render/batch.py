@@ -65,6 +65,8 @@ class PlayerContact(Protocol):
     def email(self) -> str | None: ...
     @property
     def phone(self) -> str: ...
+    @property
+    def share_email(self) -> bool: ...
 
 
 class TurnInput(Protocol):
@@ -103,7 +105,12 @@ def meta_of(data: TurnInput) -> GameMeta:
         anonymous=data.anonymous,
         deadline=data.deadline,
         contacts={
-            pos: Contact(real_name=p.real_name, email=p.email or "", phone=p.phone)
+            pos: Contact(
+                real_name=p.real_name,
+                email=p.email or "",
+                phone=p.phone,
+                withhold_address=not p.share_email,
+            )
             for pos, p in data.players.items()
         },
         stood_in={
