@@ -188,7 +188,7 @@ Layers = dict[bool, tuple[Drawn, Drawn | None]]
 def _draw_page(zoom: bool) -> tuple[Drawn, Drawn | None]:
     turn = _JOB[0]
     assert turn.maps is not None
-    return turn.maps.geography(zoom), turn.maps.layer(turn.first, zoom)
+    return turn.maps.geography(zoom, turn.first), turn.maps.layer(turn.first, zoom)
 
 
 def _render_positions(task: tuple[Sequence[int], Layers]) -> list[tuple[int, RenderedReport]]:
@@ -376,7 +376,7 @@ def start_turn_reports(
     text_template()
     turnsheet_template()
     if pages is not None:
-        pages.geography(False)
+        pages.geography(False, first)
         pages.geography(True)
     chunks = [wanted[i::count] for i in range(count)]
     _JOB.clear()
