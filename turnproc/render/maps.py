@@ -383,8 +383,12 @@ class _OwnMapFlowable(_MapFlowable):
             mapdraw.draw_geography(canvas, frame, style)
         _band(canvas, self.pages.scenario, frame, self.report, zoom=True)
         canvas.restoreState()
-        overlay = shared_overlay(self.report, zoom=True)
-        mapdraw.draw_map(canvas, self.pages.scenario, frame, overlay, style, geography=False)
+        layer = self.pages.fixed_layer(self.report, frame) if self.drawn is not None else None
+        if layer is not None:
+            layer.replay(canvas)
+        else:
+            overlay = shared_overlay(self.report, zoom=True)
+            mapdraw.draw_map(canvas, self.pages.scenario, frame, overlay, style, geography=False)
         entries = legend_for(self.report, railroads=False)
         x, top, columns = _legend_place(canvas, self.pages, self.report, True, entries, frame=frame)
         mapdraw.draw_legend(canvas, x, top, entries, style, columns=columns)
@@ -486,6 +490,14 @@ _GEOGRAPHY: dict[str, Drawn] = {}
 GEOGRAPHY_KEPT = 8
 
 
+def _frame_key(frame: mapdraw.Frame) -> str:
+    """A frame told by its numbers (its projection's too), never by an object's
+    address, which a later frame may reuse."""
+    projection = sorted(vars(frame.projection).items())
+    fields = (frame.x, frame.y, frame.width, frame.height, frame.scale)
+    return repr((fields, frame.origin_x, frame.origin_y, projection))
+
+
 def _keep(cache: dict[str, Drawn], key: str, drawn: Drawn) -> None:
     cache[key] = drawn
     while len(cache) > GEOGRAPHY_KEPT:
@@ -526,6 +538,7 @@ class MapPages:
         self._layers: dict[tuple[LayerKey, bool], Drawn | None] = {}
         self._geography: dict[str, Drawn] = {}
         self._fitted: dict[BBox | None, mapdraw.Frame] = {}
+        self._fixed_layers: dict[tuple[LayerKey, str], Drawn | None] = {}
         self._crowding: dict[
             tuple[LayerKey, bool], tuple[list[float], list[tuple[float, float, float]]]
         ] = {}
@@ -563,7 +576,7 @@ class MapPages:
         return self._drawn_geography(f"MapGeography{int(zoom)}", frame, style)
 
     def _drawn_geography(self, name: str, frame: mapdraw.Frame, style: mapdraw.MapStyle) -> Drawn:
-        key = repr((name, frame, style, self._box()))
+        key = repr((name, _frame_key(frame), style, self._box()))
         if key not in self._geography:
             if key not in _GEOGRAPHY:
                 scratch = _scratch()
@@ -573,6 +586,36 @@ class MapPages:
             _keep(self._geography, key, _GEOGRAPHY[key])
         return self._geography[key]
 
+    def fixed_layer(self, report: MapFacts, frame: mapdraw.Frame) -> "Drawn | None":
+        """The railroad layer of a page of a fixed frame (the south-east), drawn
+        once per turn like the two shared pages' (see `layer`)."""
+        key = (_layer_key(report), _frame_key(frame))
+        if key not in self._fixed_layers:
+            self._fixed_layers.clear()  # one turn at a time
+            self._fixed_layers[key] = self._draw_layer(
+                report, "MapRailroadsSE", frame, self._frames[True][1], True
+            )
+        return self._fixed_layers[key]
+
+    def _draw_layer(
+        self,
+        report: MapFacts,
+        name: str,
+        frame: mapdraw.Frame,
+        style: mapdraw.MapStyle,
+        zoom: bool,
+    ) -> "Drawn | None":
+        scratch = _scratch()
+        mapdraw.draw_map(
+            scratch, self.scenario, frame, shared_overlay(report, zoom), style, geography=False
+        )
+        fonts = dict(scratch._doc.fontMapping)
+        ops = "\n".join(scratch._code)
+        shareable = all(pdfmetrics.getFont(name).face.builtIn for name in fonts)
+        if shareable and not _GSTATE_OP.search(ops):
+            return Drawn(name, ops, fonts, self._box())
+        return None
+
     def layer(self, report: MapFacts, zoom: bool) -> "Drawn | None":
         """The railroad layer of the turn `report` shows (drawn once per turn); None
         if it uses an embedded font, whose glyph codes belong to one document only,
@@ -580,17 +623,9 @@ class MapPages:
         key = (_layer_key(report), zoom)
         if key not in self._layers:
             frame, style = self.frame(zoom, report)
-            scratch = _scratch()
-            mapdraw.draw_map(
-                scratch, self.scenario, frame, shared_overlay(report, zoom), style, geography=False
+            self._layers[key] = self._draw_layer(
+                report, f"MapRailroads{int(zoom)}", frame, style, zoom
             )
-            fonts = dict(scratch._doc.fontMapping)
-            ops = "\n".join(scratch._code)
-            shareable = all(pdfmetrics.getFont(name).face.builtIn for name in fonts)
-            if shareable and not _GSTATE_OP.search(ops):
-                self._layers[key] = Drawn(f"MapRailroads{int(zoom)}", ops, fonts, self._box())
-            else:
-                self._layers[key] = None
         return self._layers[key]
 
     def crowding(
@@ -610,7 +645,8 @@ class MapPages:
         """Take a page's geography and railroad layer drawn by `geography` and `layer`
         in another process for the same turn."""
         frame, style = self.frame(zoom, report)
-        _keep(self._geography, repr((geography.name, frame, style, self._box())), geography)
+        key = repr((geography.name, _frame_key(frame), style, self._box()))
+        _keep(self._geography, key, geography)
         self._layers[(_layer_key(report), zoom)] = layer
 
     def prepare(self, report: PlayerReport) -> None:
@@ -655,7 +691,7 @@ class MapPages:
     ) -> list[Flowable]:
         if not reaches_south_east(self.scenario, report):
             return []
-        frame = mapdraw.Frame.fit(self.scenario, 0, 0, self.width, self.height, bbox=SOUTH_EAST)
+        frame = self.fitted(SOUTH_EAST)[0]
         geography = self._drawn_geography("MapGeographySE", frame, self._frames[True][1])
         return [
             PageBreak(),
