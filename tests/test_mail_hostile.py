@@ -480,6 +480,50 @@ def test_guessing_locks_the_secret_tells_the_player_and_the_code_unlocks_it(
         assert player.secret_locked_at is None and player.wrong_secrets == 0
 
 
+def test_an_impostor_with_the_right_secret_learns_nothing_and_the_player_is_told(
+    world: World, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(world, mail(sheet(order="BORROW 140"), message_id="<own@ann>")).verdict == (
+        "accepted"
+    )
+    right = run(world, mail(sheet(order="BORROW 100"), sender=MALLORY, message_id="<i1@m>"))
+    wrong = run(world, mail(sheet(secret="guess-it"), sender=MALLORY, message_id="<i2@m>"))
+    assert [right.verdict, wrong.verdict] == ["refused", "refused"]
+    [to_right], [to_wrong] = replies(world, right), replies(world, wrong)
+    assert to_right.to_address == MALLORY
+    # Nothing of the orders in force, and the same answer as for a wrong secret.
+    assert "140" not in to_right.body and "submission #" not in to_right.body
+    assert "orders in force" not in to_right.body and "no orders are" not in to_right.body
+    assert to_right.body.replace("<i1@m>", "<i2@m>") == to_wrong.body
+    assert orders_of_ann(world)[0].amount == 140  # type: ignore[index]
+    # Ann is told once, at her registered address; a second use within the hour is
+    # logged but not mailed again.
+    again = run(world, mail(sheet(), sender="eve@example.net", message_id="<i3@e>"))
+    press = run(
+        world,
+        mail(f"PRESS game: {GAME} player: 1 secret: {SECRETS[1]}\nHello", sender=MALLORY),
+    )
+    assert [again.verdict, press.verdict] == ["refused", "refused"]
+    [notice] = [r for r in outbox(world) if "used from another address" in r.subject]
+    assert notice.to_address == ANN and notice.subject.startswith(f"[{GAME}] ")
+    assert MALLORY in notice.body and "140" not in notice.body
+    # The wrong secret from the wrong address is not counted towards the lock-out.
+    with transaction(world.engine) as session:
+        player = session.scalars(
+            select(Player).where(Player.game_id == world.game_id, Player.position == 1)
+        ).one()
+        assert player.wrong_secrets == 0
+    monkeypatch.setenv("TURNPROC_DATABASE_URL", world.url)
+    capsys.readouterr()
+    assert main(["game", "log", GAME]) == 0
+    logged = [line for line in capsys.readouterr().out.splitlines() if "secret_used" in line]
+    assert [line.split("came from ")[1] for line in logged] == [
+        f"{MALLORY})",
+        "eve@example.net)",
+        f"{MALLORY})",
+    ]
+
+
 # --- 11: no usable sender --------------------------------------------------------------
 
 

@@ -140,6 +140,8 @@ def test_map_drawing_is_shared_between_readers(
     forms = {pos: _forms(r.pdf or b"") for pos, r in reports.items()}
     names = {"/FormXob.MapGeography0", "/FormXob.MapGeography1"}
     names |= {"/FormXob.MapRailroads0", "/FormXob.MapRailroads1"}
+    # The south-east page's, drawn once too (this turn's lines reach there).
+    names |= {"/FormXob.MapGeographySE", "/FormXob.MapRailroadsSE"}
     for pos in reports:
         assert set(forms[pos]) == names
         # Every reader gets the very same compressed bytes: drawn and compressed once.
@@ -147,10 +149,11 @@ def test_map_drawing_is_shared_between_readers(
         assert len(reports[pos].pdf or b"") < 1_000_000
     pages = PdfReader(io.BytesIO(reports[1].pdf or b"")).pages
     maps = [p for p in pages if float(p.mediabox.width) > float(p.mediabox.height)]
-    # The two shared pages, then the reader's own railroads, drawn for him alone.
-    assert len(maps) == 3
+    # The three shared pages, then the reader's own railroads, drawn for him alone.
+    assert len(maps) == 4
     assert all("Philadelphia" in page.extract_text() for page in maps[:2])
-    assert "Map: your railroads" in maps[2].extract_text()
+    assert "Map: the south-east" in maps[2].extract_text()
+    assert "Map: your railroads" in maps[3].extract_text()
 
 
 def _brute_free(frame: mapdraw.Frame, taken: list[mapdraw.Rect], rect: mapdraw.Rect) -> bool:

@@ -89,6 +89,7 @@ class PlayerInfo:
     email: str | None
     phone: str
     human: bool
+    share_email: bool = False  # 3.1: the player agreed to show his address
 
 
 @dataclass(frozen=True)
@@ -212,6 +213,18 @@ class PlayerEntry:
     real_name: str = ""
     secret: str | None = None
     phone: str = ""
+    share_email: bool = False  # 3.1: shown to the other players only if agreed
+
+
+_YES, _NO = {"yes", "y", "true", "1"}, {"", "no", "n", "false", "0"}
+
+
+def _agreed(path: Path, line: int, value: str | None) -> bool:
+    """The players file's share_email column: yes/no (empty: no, not shown)."""
+    answer = (value or "").strip().casefold()
+    if answer not in _YES | _NO:
+        raise UsageError(f"{path}:{line}: share_email must be yes or no, not {value!r}")
+    return answer in _YES
 
 
 def read_players_csv(path: Path, positions: int = 15) -> list[PlayerEntry]:
@@ -251,6 +264,7 @@ def read_players_csv(path: Path, positions: int = 15) -> list[PlayerEntry]:
                 real_name=(row.get("real_name") or "").strip(),
                 secret=(row.get("secret") or "").strip() or None,
                 phone=(row.get("phone") or "").strip(),
+                share_email=_agreed(path, line, row.get("share_email")),
             )
         )
     return entries
@@ -342,6 +356,7 @@ def create_game(
             real_name=entry.real_name if entry else "",
             email=entry.email if entry else None,
             phone=entry.phone if entry else "",
+            share_email=entry.share_email if entry else False,
             secret_hash=hash_secret(secret) if secret else None,
             human=entry is not None,
             missed_turns=0,
@@ -469,7 +484,9 @@ def _store_state(
 
 def _player_infos(session: Session, game_id: int) -> dict[int, PlayerInfo]:
     return {
-        p.position: PlayerInfo(p.position, p.character, p.real_name, p.email, p.phone, p.human)
+        p.position: PlayerInfo(
+            p.position, p.character, p.real_name, p.email, p.phone, p.human, p.share_email
+        )
         for p in repository.players(session, game_id)
     }
 

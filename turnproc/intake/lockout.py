@@ -8,6 +8,11 @@ refused with the reason, and the player is mailed, at the registered
 address only, an unlock code. The player unlocks with
 `UNLOCK game: NAME player: N code: CODE`, the moderator with
 `turnproc game unlock GAME POSITION`. A right secret resets the count.
+
+A sheet or command from an address not the player's is refused before its
+secret counts; if the secret was right all the same (a leaked secret), the
+player is told at the registered address and the moderator's log records it
+(`secret_used_elsewhere`).
 """
 
 from datetime import datetime
@@ -37,6 +42,49 @@ def secret_problem(
         lock(session, game, player, now)
         return locked_reason(player)
     return f"wrong secret for player {player.position}"
+
+
+def secret_used_elsewhere(
+    session: Session, game: Game, player: Player, secret: str, sender: str, now: datetime
+) -> None:
+    """Mail from `sender`, not the player's registered address, gave the
+    position's secret: log it, and tell the player (once an hour per position,
+    so mail from many addresses cannot flood him). The sender's refusal says
+    the same whether the secret was right or not, so it tells a guesser
+    nothing; a wrong secret is not counted towards the lock-out, since a
+    mail from the wrong address can never be accepted anyway."""
+    if player.secret_locked_at is not None or not verify_secret(secret, player.secret_hash):
+        return
+    repo.log_action(
+        session,
+        game_id=game.id,
+        turn=game.current_turn,
+        action="secret_used_elsewhere",
+        reason=f"the secret of player {player.position} came from {sender}",
+        now=now,
+        details={"position": player.position, "sender": sender},
+    )
+    if not player.email:
+        return
+    repo.queue_mail(
+        session,
+        key=f"secret-used-elsewhere/{game.id}/{player.position}/{now:%Y-%m-%dT%H}",
+        kind="notice",
+        to_address=player.email,
+        subject=f"[{game.name}] Your secret was used from another address",
+        body=(
+            f"Mail naming your position ({player.position}) in {game.name} gave your "
+            f"secret, but it came from\n{sender}, not from your registered address. It "
+            "was refused and changed nothing:\nyour orders in force are as they were, "
+            "and the sender was not told them.\n\n"
+            "If that was not you, someone knows your secret: ask the moderator for a new "
+            "one.\n"
+        ),
+        now=now,
+        game_id=game.id,
+        turn=game.current_turn,
+        position=player.position,
+    )
 
 
 def locked_reason(player: Player) -> str:

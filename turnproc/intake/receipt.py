@@ -56,6 +56,7 @@ class ReceiptFacts:
     refusal: str = ""  # why a refused sheet was refused
     hint: str = ""
     in_force: InForce | None = None
+    in_force_withheld: bool = False  # not the sender's position: say nothing of its orders
     preview: Preview | None = None
     railroads: dict[str, AccountWalk] = field(default_factory=dict)
     deadline: datetime | None = None
@@ -115,7 +116,9 @@ def build_receipt(facts: ReceiptFacts) -> Receipt:
     }
     notes = sorted(facts.notes, key=lambda n: n.line_no)
     in_force = facts.in_force
-    if in_force is None or not in_force.lines:
+    if facts.in_force_withheld:
+        summary = "this sheet was not put in force."
+    elif in_force is None or not in_force.lines:
         summary = "no orders are in force for you this turn yet."
     else:
         summary = f"the orders in force are still those of {in_force.source}."

@@ -32,7 +32,7 @@ from turnproc.intake.auth import FAILURE_WINDOW, failure_decision
 from turnproc.intake.check import Evaluation, evaluate
 from turnproc.intake.errors import TurnsheetError
 from turnproc.intake.extract import MessageMeta, looks_like_email, message_meta, sheet_text
-from turnproc.intake.lockout import secret_problem
+from turnproc.intake.lockout import secret_problem, secret_used_elsewhere
 from turnproc.intake.receipt import InForce, Receipt, ReceiptFacts, Verdict, build_receipt
 from turnproc.intake.turnsheet import format_order, parse_turnsheet
 from turnproc.intake.vocabulary import Vocabulary
@@ -269,6 +269,7 @@ class _Intake:
                 "ask the moderator to assign you a position",
             )
         if self.sender and (player.email or "").strip().lower() != self.sender:
+            secret_used_elsewhere(self.session, game, player, secret, self.sender, self.received_at)
             raise _Refusal(
                 f"{self.sender} is not the registered address of player {position}",
                 "send your turnsheet from the address you registered, or ask the moderator "
@@ -404,7 +405,8 @@ class _Intake:
             message_id=self.message_id,
             refusal=reason,
             hint=hint,
-            in_force=self._in_force() if self.player is not None else None,
+            in_force=self._in_force() if self._senders_own() else None,
+            in_force_withheld=self.player is not None and not self._senders_own(),
         )
         receipt = build_receipt(facts)
         row = self._record(
@@ -430,6 +432,14 @@ class _Intake:
             reply_to=self.sender or None,
             answer=decision.answer and bool(self.sender) and not self._stranger_without_game(),
             notify_moderator=decision.report_to_moderator,
+        )
+
+    def _senders_own(self) -> bool:
+        """Whether the position named is the sender's (or the moderator's, with
+        no sender): only then may a refusal show the orders in force."""
+        player = self.player
+        return player is not None and (
+            not self.sender or (player.email or "").strip().lower() == self.sender
         )
 
     def _stranger_without_game(self) -> bool:

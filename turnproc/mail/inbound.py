@@ -53,7 +53,12 @@ from turnproc.intake.auth import (
 )
 from turnproc.intake.errors import SheetTooLarge, TurnsheetError
 from turnproc.intake.extract import MAX_MESSAGE_BYTES, text_from_message
-from turnproc.intake.lockout import secret_problem, unlock, unlock_code_matches
+from turnproc.intake.lockout import (
+    secret_problem,
+    secret_used_elsewhere,
+    unlock,
+    unlock_code_matches,
+)
 from turnproc.intake.submit import submit_sheet
 from turnproc.intake.turnsheet import order_lines, parse_turnsheet
 from turnproc.intake.vocabulary import Vocabulary
@@ -87,7 +92,7 @@ MAX_ATTEMPTS = 2
 RETRIED = ("error", "received", "quarantined")
 
 _COMMAND_RE = re.compile(
-    r"^[\s*_]*(help|rules|resend|press|announce|announcement|standby|unlock)\b[\s:]*(.*)$",
+    r"^[\s*_]*(help|rules|resend|press|announce|announcement|standby|unlock|contact)\b[\s:]*(.*)$",
     re.IGNORECASE,
 )
 _FIELD_RE = re.compile(
@@ -116,6 +121,9 @@ Commands you can mail to the moderator (one per message, on the first line):
       an announcement for the next report's news: write it on the lines
       below the PRESS line and end it with a line END; "anonymous" hides
       your name.
+  CONTACT game: NAME player: N secret: YOUR-SECRET share|withhold
+      "share": the other players' reports show your e-mail address (in a
+      game that is not anonymous); "withhold": they do not (the default).
   UNLOCK game: NAME player: N code: CODE
       unlock your secret after it was locked by repeated wrong guesses
       (the code is in the mail that told you).
@@ -606,6 +614,8 @@ class _Reader:
                 return self._unlock(command, game, player)
             if command.name == "resend":
                 return self._resend(command, game, player)
+            if command.name == "contact":
+                return self._contact(command, game, player)
             return self._press(command, game, player)
         except _Refused as refusal:
             return self._refuse(
@@ -932,6 +942,15 @@ class _Reader:
         if not player.human or not player.secret_hash:
             raise _Refused(f"player {position} of {game.name} is not registered to a person")
         if (player.email or "").strip().lower() != self.sender:
+            if command.name != "unlock" and self.sender:
+                secret_used_elsewhere(
+                    self.session,
+                    game,
+                    player,
+                    command.fields["secret"],
+                    self.sender,
+                    self.received_at,
+                )
             raise _Refused(
                 f"{self.sender or 'this address'} is not the registered address of "
                 f"player {position}",
@@ -1053,6 +1072,40 @@ class _Reader:
             if message.kind == "welcome" and message.position == position:
                 return message
         return None
+
+    def _contact(self, command: _Command, game: Game, player: Player) -> IngestOutcome:
+        """CONTACT: agree to show the e-mail address to the other players, or
+        withdraw (3.1, 9.2); from the next report on."""
+        choice = command.flags & {"share", "withhold"}
+        if len(choice) != 1:
+            raise _Refused(
+                "CONTACT needs one of share or withhold",
+                f"write it as: CONTACT game: {game.name} player: {player.position} "
+                "secret: YOUR-SECRET share",
+            )
+        player.share_email = choice == {"share"}
+        repo.log_action(
+            self.session,
+            game_id=game.id,
+            turn=game.current_turn,
+            action="contact_consent",
+            now=self.received_at,
+            details={"position": player.position, "share_email": player.share_email},
+        )
+        if player.share_email:
+            said = f"the other players' reports show your address {player.email}"
+        else:
+            said = "the other players' reports do not show your e-mail address"
+        if game.anonymous:
+            said += " (this game is anonymous: only a spy would see it)"
+        self._reply(
+            f"[{game.name}] OK: contact details",
+            f"OK: from the next report on, {said}.\n",
+            game=game,
+            position=player.position,
+        )
+        detail = f"CONTACT: player {player.position} share_email={player.share_email}"
+        return self._settle("contact", detail, answered=True, game=game, position=player.position)
 
     def _press(self, command: _Command, game: Game, player: Player) -> IngestOutcome:
         """PRESS: an announcement for the next report's news (9.1)."""

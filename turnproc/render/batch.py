@@ -65,6 +65,8 @@ class PlayerContact(Protocol):
     def email(self) -> str | None: ...
     @property
     def phone(self) -> str: ...
+    @property
+    def share_email(self) -> bool: ...
 
 
 class TurnInput(Protocol):
@@ -103,7 +105,12 @@ def meta_of(data: TurnInput) -> GameMeta:
         anonymous=data.anonymous,
         deadline=data.deadline,
         contacts={
-            pos: Contact(real_name=p.real_name, email=p.email or "", phone=p.phone)
+            pos: Contact(
+                real_name=p.real_name,
+                email=p.email or "",
+                phone=p.phone,
+                withhold_address=not p.share_email,
+            )
             for pos, p in data.players.items()
         },
         stood_in={
@@ -181,7 +188,7 @@ Layers = dict[bool, tuple[Drawn, Drawn | None]]
 def _draw_page(zoom: bool) -> tuple[Drawn, Drawn | None]:
     turn = _JOB[0]
     assert turn.maps is not None
-    return turn.maps.geography(zoom), turn.maps.layer(turn.first, zoom)
+    return turn.maps.geography(zoom, turn.first), turn.maps.layer(turn.first, zoom)
 
 
 def _render_positions(task: tuple[Sequence[int], Layers]) -> list[tuple[int, RenderedReport]]:
@@ -369,7 +376,7 @@ def start_turn_reports(
     text_template()
     turnsheet_template()
     if pages is not None:
-        pages.geography(False)
+        pages.geography(False, first)
         pages.geography(True)
     chunks = [wanted[i::count] for i in range(count)]
     _JOB.clear()

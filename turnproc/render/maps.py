@@ -1,8 +1,10 @@
 """The reader's map pages in the turn report (rules 2 and 9).
 
-Landscape pages drawn with `mapdraw`: the whole continent, the crowded
-north-east at a larger scale, and for a reader who directs railroads a page
-zoomed to their lines (drawn for him alone, so not shared like the others).
+Landscape pages drawn with `mapdraw`: the continent fitted to where the
+railroads' lines and the PCs for sale are (in the eastern phase the east fills
+the page), the crowded north-east at a larger scale, the south-east below it
+when lines or PCs for sale reach there, and for a reader who directs railroads
+a page zoomed to their lines (drawn for him alone, so not shared).
 Every railroad's lines are in its own colour (double track drawn double, owned
 unbuilt RoWs dashed), PCs that may be bid for are marked, and the reader's
 railroads are emphasised: a pale band under his lines and "(yours)" at the
@@ -19,7 +21,7 @@ to the report document's names for the same fonts.
 import re
 import zlib
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -39,7 +41,7 @@ from reportlab.platypus import Flowable, Frame, PageBreak, PageTemplate, Paragra
 from turnproc.render import mapdraw
 from turnproc.render.report import PCLine, PlayerReport, RailroadLine
 from turnproc.render.typeface import SANS_BOLD, para, register_fonts
-from turnproc.scenario.model import Scenario
+from turnproc.scenario.model import Scenario, Town
 
 
 class MapFacts(Protocol):
@@ -249,13 +251,13 @@ def draw_page(
     `shared` (geography and railroad layer replayed from the once-drawn forms);
     the web draws the same layout on an SVG canvas (render/svgcanvas.py), with
     `geography=False` when it has put the page's geography there already."""
-    frame, style = pages.frame(zoom)
+    frame, style = pages.frame(zoom, report)
     canvas.saveState()
     clip = canvas.beginPath()
     clip.rect(frame.x, frame.y, frame.width, frame.height)
     canvas.clipPath(clip, stroke=0, fill=0)
     if shared:
-        pages.geography(zoom).replay(canvas)
+        pages.geography(zoom, report).replay(canvas)
     elif geography:
         mapdraw.draw_geography(canvas, frame, style)
     _band(canvas, pages.scenario, frame, report, zoom)
@@ -285,7 +287,7 @@ def _legend_place(
     `frame` is a page of the reader's own (its crowding is worked out here)."""
     style = pages.frame(zoom)[1]
     if frame is None:
-        frame = pages.frame(zoom)[0]
+        frame = pages.frame(zoom, report)[0]
         xs, points = pages.crowding(report, zoom)
     else:
         xs, points = _crowding(pages.scenario, frame, report)
@@ -354,11 +356,19 @@ def _crowding(
 
 
 class _OwnMapFlowable(_MapFlowable):
-    """The reader's own railroads, zoomed to their lines: drawn for him alone."""
+    """A page of a frame of its own: the reader's railroads zoomed to their
+    lines (drawn for him alone), or the south-east (its geography shared)."""
 
-    def __init__(self, pages: "MapPages", report: PlayerReport, frame: mapdraw.Frame):
+    def __init__(
+        self,
+        pages: "MapPages",
+        report: PlayerReport,
+        frame: mapdraw.Frame,
+        geography: Drawn | None = None,
+    ):
         super().__init__(pages, report, zoom=True)
         self.frame = frame
+        self.drawn = geography  # the page's geography drawn once, if it is a fixed page
 
     def draw(self) -> None:
         canvas: Canvas = self.canv
@@ -367,11 +377,18 @@ class _OwnMapFlowable(_MapFlowable):
         clip = canvas.beginPath()
         clip.rect(frame.x, frame.y, frame.width, frame.height)
         canvas.clipPath(clip, stroke=0, fill=0)
-        mapdraw.draw_geography(canvas, frame, style)
+        if self.drawn is not None:
+            self.drawn.replay(canvas)
+        else:
+            mapdraw.draw_geography(canvas, frame, style)
         _band(canvas, self.pages.scenario, frame, self.report, zoom=True)
         canvas.restoreState()
-        overlay = shared_overlay(self.report, zoom=True)
-        mapdraw.draw_map(canvas, self.pages.scenario, frame, overlay, style, geography=False)
+        layer = self.pages.fixed_layer(self.report, frame) if self.drawn is not None else None
+        if layer is not None:
+            layer.replay(canvas)
+        else:
+            overlay = shared_overlay(self.report, zoom=True)
+            mapdraw.draw_map(canvas, self.pages.scenario, frame, overlay, style, geography=False)
         entries = legend_for(self.report, railroads=False)
         x, top, columns = _legend_place(canvas, self.pages, self.report, True, entries, frame=frame)
         mapdraw.draw_legend(canvas, x, top, entries, style, columns=columns)
@@ -381,6 +398,68 @@ class _OwnMapFlowable(_MapFlowable):
 # latitude), so a railroad of one short line still has its surroundings.
 OWN_MIN_SPAN = (7.0, 4.5)
 OWN_PAD = 0.8  # degrees around the reader's towns
+
+
+# The continent page shows at least this much around the lines and PCs for sale
+# (degrees of longitude, latitude): a few lines near one town still show the
+# region they are in.
+CONTINENT_MIN_SPAN = (16.0, 10.0)
+CONTINENT_PAD = 1.0
+# Below the north-east page (which stops at Richmond): the south to the Gulf.
+SOUTH_EAST: BBox = (-93.0, 24.3, -74.8, 38.0)
+
+
+def _route_towns(scenario: Scenario, codes: Iterable[str]) -> list[Town]:
+    return [
+        scenario.towns[t]
+        for code in codes
+        if code in scenario.routes
+        for t in scenario.routes[code].towns
+        if t in scenario.towns
+    ]
+
+
+def _shown_codes(report: MapFacts) -> Iterator[str]:
+    """Every route a map page draws in colour: railroads' lines, PCs for sale."""
+    for rr in report.railroads:
+        yield from (line.code for line in rr.lines)
+    yield from (pc.code for pc in report.pcs)
+
+
+def continent_bbox(scenario: Scenario, report: MapFacts) -> BBox | None:
+    """The part of the continent the first map page shows: where the railroads'
+    lines are (before there are any: the PCs for sale), padded; None (the whole
+    map) when they span nearly all of it or there are none. A PC for sale outside
+    it is on the north-east or south-east page (in the eastern phase all are)."""
+    lines = (line.code for rr in report.railroads for line in rr.lines)
+    towns = _route_towns(scenario, lines) or _route_towns(scenario, _shown_codes(report))
+    if not towns:
+        return None
+    west, east = min(t.lon for t in towns), max(t.lon for t in towns)
+    south, north = min(t.lat for t in towns), max(t.lat for t in towns)
+    grow_x = max(0.0, CONTINENT_MIN_SPAN[0] - (east - west)) / 2 + CONTINENT_PAD
+    grow_y = max(0.0, CONTINENT_MIN_SPAN[1] - (north - south)) / 2 + CONTINENT_PAD
+    box = (west - grow_x, south - grow_y, east + grow_x, north + grow_y)
+    every = scenario.towns.values()
+    whole = (
+        min(t.lon for t in every),
+        min(t.lat for t in every),
+        max(t.lon for t in every),
+        max(t.lat for t in every),
+    )
+    if (box[2] - box[0]) >= 0.8 * (whole[2] - whole[0]):
+        return None
+    return box
+
+
+def reaches_south_east(scenario: Scenario, report: MapFacts) -> bool:
+    """Whether a line or PC for sale has a town south of the north-east page
+    and inside the south-east page."""
+    west, south, east, _ = SOUTH_EAST
+    return any(
+        west <= t.lon <= east and south <= t.lat < mapdraw.NORTH_EAST[1]
+        for t in _route_towns(scenario, _shown_codes(report))
+    )
 
 
 def own_bbox(scenario: Scenario, report: PlayerReport) -> BBox | None:
@@ -404,8 +483,25 @@ def own_bbox(scenario: Scenario, report: PlayerReport) -> BBox | None:
     return (west - grow_x, south - grow_y, east + grow_x, north + grow_y)
 
 
-# Each page's geography by its frame, style and box (see MapPages.geography).
+# Each page's geography by its frame, style and box (see MapPages.geography); the
+# continent page's frame follows the lines, so a long-lived process keeps only
+# the latest GEOGRAPHY_KEPT of them.
 _GEOGRAPHY: dict[str, Drawn] = {}
+GEOGRAPHY_KEPT = 8
+
+
+def _frame_key(frame: mapdraw.Frame) -> str:
+    """A frame told by its numbers (its projection's too), never by an object's
+    address, which a later frame may reuse."""
+    projection = sorted(vars(frame.projection).items())
+    fields = (frame.x, frame.y, frame.width, frame.height, frame.scale)
+    return repr((fields, frame.origin_x, frame.origin_y, projection))
+
+
+def _keep(cache: dict[str, Drawn], key: str, drawn: Drawn) -> None:
+    cache[key] = drawn
+    while len(cache) > GEOGRAPHY_KEPT:
+        del cache[next(iter(cache))]
 
 
 class MapPages:
@@ -440,31 +536,85 @@ class MapPages:
             ),
         }
         self._layers: dict[tuple[LayerKey, bool], Drawn | None] = {}
-        self._geography: dict[bool, Drawn] = {}
+        self._geography: dict[str, Drawn] = {}
+        self._fitted: dict[BBox | None, mapdraw.Frame] = {}
+        self._fixed_layers: dict[tuple[LayerKey, str], Drawn | None] = {}
         self._crowding: dict[
             tuple[LayerKey, bool], tuple[list[float], list[tuple[float, float, float]]]
         ] = {}
 
-    def frame(self, zoom: bool) -> tuple[mapdraw.Frame, mapdraw.MapStyle]:
-        return self._frames[zoom]
+    def frame(
+        self, zoom: bool, report: MapFacts | None = None
+    ) -> tuple[mapdraw.Frame, mapdraw.MapStyle]:
+        """A page's frame and style; the continent page's frame is fitted to
+        `report`'s lines (without a report: the whole continent)."""
+        if zoom or report is None:
+            return self._frames[zoom]
+        return self.fitted(continent_bbox(self.scenario, report))
+
+    def fitted(self, bbox: BBox | None) -> tuple[mapdraw.Frame, mapdraw.MapStyle]:
+        """The continent page's frame showing `bbox` (None: the whole continent)."""
+        if bbox is None:
+            return self._frames[False]
+        if bbox not in self._fitted:
+            if len(self._fitted) >= GEOGRAPHY_KEPT:
+                del self._fitted[next(iter(self._fitted))]
+            self._fitted[bbox] = mapdraw.Frame.fit(
+                self.scenario, 0, 0, self.width, self.height, bbox=bbox
+            )
+        return self._fitted[bbox], self._frames[False][1]
 
     def _box(self) -> BBox:
         # The frame border is stroked half outside the frame.
         return (-2.0, -2.0, self.width + 2.0, self.height + 2.0)
 
-    def geography(self, zoom: bool) -> Drawn:
+    def geography(self, zoom: bool, report: MapFacts | None = None) -> Drawn:
         """Coasts, lakes and borders of one page: the same for every turn of the
-        scenario, so drawn once per process (and inherited by forked workers)."""
-        if zoom not in self._geography:
-            frame, style = self._frames[zoom]
-            key = repr((frame, style, self._box()))
+        scenario whose lines fit the same frame, so drawn once per process (and
+        inherited by forked workers)."""
+        frame, style = self.frame(zoom, report)
+        return self._drawn_geography(f"MapGeography{int(zoom)}", frame, style)
+
+    def _drawn_geography(self, name: str, frame: mapdraw.Frame, style: mapdraw.MapStyle) -> Drawn:
+        key = repr((name, _frame_key(frame), style, self._box()))
+        if key not in self._geography:
             if key not in _GEOGRAPHY:
                 scratch = _scratch()
                 mapdraw.draw_geography(scratch, frame, style)
                 ops = "\n".join(scratch._code)
-                _GEOGRAPHY[key] = Drawn(f"MapGeography{int(zoom)}", ops, {}, self._box())
-            self._geography[zoom] = _GEOGRAPHY[key]
-        return self._geography[zoom]
+                _keep(_GEOGRAPHY, key, Drawn(name, ops, {}, self._box()))
+            _keep(self._geography, key, _GEOGRAPHY[key])
+        return self._geography[key]
+
+    def fixed_layer(self, report: MapFacts, frame: mapdraw.Frame) -> "Drawn | None":
+        """The railroad layer of a page of a fixed frame (the south-east), drawn
+        once per turn like the two shared pages' (see `layer`)."""
+        key = (_layer_key(report), _frame_key(frame))
+        if key not in self._fixed_layers:
+            self._fixed_layers.clear()  # one turn at a time
+            self._fixed_layers[key] = self._draw_layer(
+                report, "MapRailroadsSE", frame, self._frames[True][1], True
+            )
+        return self._fixed_layers[key]
+
+    def _draw_layer(
+        self,
+        report: MapFacts,
+        name: str,
+        frame: mapdraw.Frame,
+        style: mapdraw.MapStyle,
+        zoom: bool,
+    ) -> "Drawn | None":
+        scratch = _scratch()
+        mapdraw.draw_map(
+            scratch, self.scenario, frame, shared_overlay(report, zoom), style, geography=False
+        )
+        fonts = dict(scratch._doc.fontMapping)
+        ops = "\n".join(scratch._code)
+        shareable = all(pdfmetrics.getFont(name).face.builtIn for name in fonts)
+        if shareable and not _GSTATE_OP.search(ops):
+            return Drawn(name, ops, fonts, self._box())
+        return None
 
     def layer(self, report: MapFacts, zoom: bool) -> "Drawn | None":
         """The railroad layer of the turn `report` shows (drawn once per turn); None
@@ -472,18 +622,10 @@ class MapPages:
         or transparency."""
         key = (_layer_key(report), zoom)
         if key not in self._layers:
-            frame, style = self._frames[zoom]
-            scratch = _scratch()
-            mapdraw.draw_map(
-                scratch, self.scenario, frame, shared_overlay(report, zoom), style, geography=False
+            frame, style = self.frame(zoom, report)
+            self._layers[key] = self._draw_layer(
+                report, f"MapRailroads{int(zoom)}", frame, style, zoom
             )
-            fonts = dict(scratch._doc.fontMapping)
-            ops = "\n".join(scratch._code)
-            shareable = all(pdfmetrics.getFont(name).face.builtIn for name in fonts)
-            if shareable and not _GSTATE_OP.search(ops):
-                self._layers[key] = Drawn(f"MapRailroads{int(zoom)}", ops, fonts, self._box())
-            else:
-                self._layers[key] = None
         return self._layers[key]
 
     def crowding(
@@ -494,7 +636,7 @@ class MapPages:
         reader of a turn, so worked out once."""
         key = (_layer_key(report), zoom)
         if key not in self._crowding:
-            self._crowding[key] = _crowding(self.scenario, self._frames[zoom][0], report)
+            self._crowding[key] = _crowding(self.scenario, self.frame(zoom, report)[0], report)
         return self._crowding[key]
 
     def install(
@@ -502,13 +644,15 @@ class MapPages:
     ) -> None:
         """Take a page's geography and railroad layer drawn by `geography` and `layer`
         in another process for the same turn."""
-        self._geography[zoom] = geography
+        frame, style = self.frame(zoom, report)
+        key = repr((geography.name, _frame_key(frame), style, self._box()))
+        _keep(self._geography, key, geography)
         self._layers[(_layer_key(report), zoom)] = layer
 
     def prepare(self, report: PlayerReport) -> None:
         """Draw the shared parts of both pages now."""
         for zoom in (False, True):
-            self.geography(zoom)
+            self.geography(zoom, report)
             self.layer(report, zoom)
 
     def page_template(self, **kwargs: object) -> PageTemplate:
@@ -538,7 +682,21 @@ class MapPages:
                 para(f"Map: the north-east – {when}, colours as on the previous page"), title
             ),
             _MapFlowable(self, report, zoom=True),
+            *self._south_east_page(report, when, title),
             *self._own_page(report, when, title),
+        ]
+
+    def _south_east_page(
+        self, report: PlayerReport, when: str, title: ParagraphStyle
+    ) -> list[Flowable]:
+        if not reaches_south_east(self.scenario, report):
+            return []
+        frame = self.fitted(SOUTH_EAST)[0]
+        geography = self._drawn_geography("MapGeographySE", frame, self._frames[True][1])
+        return [
+            PageBreak(),
+            Paragraph(para(f"Map: the south-east – {when}, colours as before"), title),
+            _OwnMapFlowable(self, report, frame, geography),
         ]
 
     def _own_page(self, report: PlayerReport, when: str, title: ParagraphStyle) -> list[Flowable]:

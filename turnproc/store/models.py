@@ -25,6 +25,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     event,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, Mapper, mapped_column
 from sqlalchemy.types import TypeDecorator
@@ -137,6 +138,9 @@ class Player(Base):
     secret_locked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     unlock_hash: Mapped[str | None] = mapped_column(String(300))
     wrong_secrets: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # 3.1: the address is shown to the other players only if the player agreed
+    # (players file column share_email, or the CONTACT mail command).
+    share_email: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class StandbyPlayer(Base):

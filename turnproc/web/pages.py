@@ -16,7 +16,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from functools import cache, partial
+from functools import cache, lru_cache, partial
 from typing import Any, TypeVar
 
 from markupsafe import Markup
@@ -28,7 +28,7 @@ from turnproc.cr.resolve import TurnResult
 from turnproc.cr.state import VP_CATEGORIES
 from turnproc.render import mapdraw
 from turnproc.render.batch import meta_of
-from turnproc.render.maps import MapFacts, MapPages, draw_page
+from turnproc.render.maps import BBox, MapFacts, MapPages, continent_bbox, draw_page
 from turnproc.render.report import (
     _SECTION_KINDS,
     NewsGroup,
@@ -178,18 +178,20 @@ def map_svg(scenario: str, key: Hashable, facts: MapFacts, zoom: bool, title: st
     def draw() -> str:
         pages = map_pages(scenario)
         canvas = SvgCanvas(pages.width, pages.height)
-        canvas.out.append(_geography(scenario, zoom))
+        bbox = None if zoom else continent_bbox(pages.scenario, facts)
+        canvas.out.append(_geography(scenario, zoom, bbox))
         draw_page(canvas, pages, facts, zoom, geography=False)
         return canvas.svg(title)
 
     return MAPS.get((key, zoom), draw)
 
 
-@cache
-def _geography(scenario: str, zoom: bool) -> str:
-    """A map page's coasts, lakes and borders as SVG: the same for every turn."""
+@lru_cache(maxsize=16)  # a frame per fit of the lines: bounded
+def _geography(scenario: str, zoom: bool, bbox: BBox | None) -> str:
+    """A map page's coasts, lakes and borders as SVG: the same for every turn
+    whose lines fit the same frame (`bbox`: the continent page's fit)."""
     pages = map_pages(scenario)
-    frame, style = pages.frame(zoom)
+    frame, style = pages.frame(zoom) if zoom else pages.fitted(bbox)
     canvas = SvgCanvas(pages.width, pages.height, ids="geography")
     clip = canvas.beginPath()
     clip.rect(frame.x, frame.y, frame.width, frame.height)
