@@ -110,7 +110,7 @@ def test_contact_by_mail_agrees_and_withdraws(world: World) -> None:
 
 def test_migration_0004_adds_consent_not_given_and_can_be_undone(db_url: str) -> None:
     engine = db.create_db_engine(db_url)
-    migrations._migrate(engine, "upgrade", "0003_hostile_mail")
+    migrations._migrate(engine, "upgrade", "0004_g18xx_mail")
     with engine.begin() as connection:
         connection.execute(
             text(
@@ -132,10 +132,10 @@ def test_migration_0004_adds_consent_not_given_and_can_be_undone(db_url: str) ->
     migrations._migrate(engine, "upgrade", "0004_contact_consent")
     with engine.connect() as connection:
         assert connection.execute(text("SELECT share_email FROM players")).scalar() in (False, 0)
-    migrations._migrate(engine, "downgrade", "0003_hostile_mail")
+    migrations._migrate(engine, "downgrade", "0004_g18xx_mail")
     with engine.connect() as connection:
         columns = {c["name"] for c in inspect(connection).get_columns("players")}
         assert "share_email" not in columns
         assert connection.execute(text("SELECT email FROM players")).scalar() == ANN
-    assert db.upgrade(engine) == ("0003_hostile_mail", db.head_revision())
+    assert db.upgrade(engine) == ("0004_g18xx_mail", db.head_revision())
     engine.dispose()

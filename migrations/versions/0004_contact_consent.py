@@ -1,7 +1,7 @@
 """A player's consent to show his email address to the other players (3.1).
 
 Revision ID: 0004_contact_consent
-Revises: 0003_hostile_mail
+Revises: 0004_g18xx_mail
 Create Date: 2026-12-01 17:00:00
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0004_contact_consent"
-down_revision: str | None = "0003_hostile_mail"
+down_revision: str | None = "0004_g18xx_mail"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
