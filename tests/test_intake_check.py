@@ -44,10 +44,14 @@ def test_a_good_sheet_has_no_errors() -> None:
             "DOUBLE TRACK NYC",
             "LOCOMOTIVE 4",
             "TECHNOLOGY A New York",
-            "BID NY2 300",
+            "BID NY2 450",
         ]
     )
-    assert codes(body) == {}
+    # The engine's own run of the steps before the market (the receipt's
+    # preview) refuses what NYC cannot pay for: give it the cash.
+    state = world.state()
+    state.railroads["NYC"].cash = 40_000
+    assert codes(body, state) == {}
 
 
 def test_not_president_unknown_railroad_and_pc() -> None:
@@ -79,15 +83,15 @@ def test_ownership_of_pcs_rows_and_lines() -> None:
 
 
 def test_a_bid_then_build_is_allowed_with_a_warning() -> None:
-    assert codes("RAILROAD NYC\nBID NY2 300\nBUILD NY2") == {}
-    assert "only if the bid for NY2 wins" in warnings("RAILROAD NYC\nBID NY2 300\nBUILD NY2")[4]
+    assert codes("RAILROAD NYC\nBID NY2 450\nBUILD NY2") == {}
+    assert "only if the bid for NY2 wins" in warnings("RAILROAD NYC\nBID NY2 450\nBUILD NY2")[4]
 
 
 def test_prohibited_routes() -> None:
     # Rule 2: one route into Chicago; rule 1: never both routes of a double route.
     state = world.state()
     state.railroads["NYC"].lines.append("ERIE")
-    assert codes("RAILROAD NYC\nBID MI2 100", state) == {}
+    assert codes("RAILROAD NYC\nBID MI2 1000", state) == {}
     state.railroads["NYC"].rows.append("MI2")
     assert codes("RAILROAD NYC\nBID MI1 100", state) == {3: reasons.PROHIBITED_ROUTE}
     state = world.state()
@@ -121,7 +125,11 @@ def test_railroad_mergers_and_rate_wars() -> None:
 
 def test_incorporating_a_pc_lets_its_railroad_orders_wait() -> None:
     body = "INCORPORATE B&H\nRAILROAD NYC\nDIVIDEND 1\nB&H: DIVIDEND 2"
-    assert codes(body) == {}
+    # Player 3 presides NYC and PENN: a third presidency is refused (4.14).
+    assert codes(body) == {2: reasons.TOO_MANY_PRESIDENCIES}
+    state = world.state()
+    state.railroads["PENN"].president = 7
+    assert codes(body, state) == {}
     assert "becomes a railroad" in warnings(body)[5]
 
 
@@ -147,7 +155,7 @@ def test_preview_follows_the_rules_worked_example() -> None:
     assert preview is not None
     assert preview.cash_at_market == 1800
     # The bid is counted as won, and the receipt says so.
-    assert ("BID B&M 500 (if won)", -500) in preview.steps
+    assert ("PC purchase B&M (if won)", -500) in preview.steps
     rows = {row.line_no: row for row in preview.rows}
     assert rows[5].checked == "SELL 20 PENN" and rows[5].amount > 0
     assert rows[6].amount == -1500 and rows[6].cash_after == rows[5].cash_after - 1500

@@ -85,11 +85,8 @@ def test_receipt_lists_orders_errors_notes_preview_and_deadline() -> None:
     )
     receipt = build_receipt(facts)
     lines = receipt.text.splitlines()
-    assert (
-        lines[0]
-        == receipt.subject
-        == "ERRORS: 1 error in your turnsheet for test-game turn 7 player 3"
-    )
+    assert lines[0] == "ERRORS: 1 error in your turnsheet for test-game turn 7 player 3"
+    assert receipt.subject == f"[test-game] {lines[0]}"
     text = receipt.text
     assert "line   5  BUY 5 XYZ" in text and "no railroad 'XYZ'" in text
     assert "line   7  NYC: DIVIDEND 2      (you wrote: dividned 2)" in text

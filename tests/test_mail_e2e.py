@@ -37,9 +37,9 @@ from .mailservers import MailWorld
 
 GAME = "e2e"
 PLAYERS = {  # position: (address, secret)
-    1: ("ann@example.org", "alpha-one-1"),
-    5: ("bob@example.org", "bravo-two-2"),
-    9: ("cy@example.org", "charlie-three-3"),
+    1: ("ann@example.org", "alpha-one-1841"),
+    5: ("bob@example.org", "bravo-two-1842"),
+    9: ("cy@example.org", "charlie-three-1843"),
 }
 Sender = Callable[[EmailMessage, str], EmailMessage]
 PRESS = "The Erie is not for sale, whatever Vanderbilt offers."
@@ -149,7 +149,7 @@ def test_two_turns_played_by_mail(
             receipts = [m for m in clients[pos].inbox() if m["In-Reply-To"] == sent[pos]]
             assert len(receipts) == 1, f"position {pos}: {len(receipts)} receipts"
             receipt = receipts[0]
-            assert str(receipt["Subject"]).startswith("OK: "), receipt["Subject"]
+            assert str(receipt["Subject"]).startswith(f"[{GAME}] OK: "), receipt["Subject"]
             assert receipt["References"] == sent[pos]
             assert f"{action} {words}" in body_text(receipt)
 

@@ -29,6 +29,7 @@ from turnproc.intake.auth import hash_secret
 from turnproc.mail import inbound
 from turnproc.mail.classify import LOOP_HEADER, LOOP_VALUE
 from turnproc.mail.inbound import IngestOutcome, ingest, resume_pending, retry
+from turnproc.mail.outbound import carried_report
 from turnproc.scenario.model import Scenario
 from turnproc.store import mapping
 from turnproc.store import repository as repo
@@ -158,7 +159,7 @@ def test_a_good_sheet_is_accepted_stored_and_answered_in_its_thread(world: World
     assert (outcome.verdict, outcome.answered) == ("accepted", True)
     [reply] = replies(world, outcome)
     assert reply.kind == "receipt" and reply.to_address == ANN
-    assert reply.in_reply_to == "<good@ann>" and reply.subject.startswith("OK")
+    assert reply.in_reply_to == "<good@ann>" and reply.subject.startswith(f"[{GAME}] OK")
     [row] = stored(world)
     assert row.verdict == "accepted" and row.message_id == "<good@ann>"
     assert row.raw is not None and b"TURNSHEET" in row.raw
@@ -377,8 +378,11 @@ def test_help_answers_with_the_turnsheet_guide(
     outcome = run(world, mail("", sender="new@example.net", message_id="<h@n>", Subject="help"))
     assert (outcome.verdict, outcome.answered) == ("help", True)
     [reply] = replies(world, outcome)
-    assert "RESEND game:" in reply.body
-    assert "Write one order per line." in reply.body
+    assert "RESEND game:" in reply.body  # a stranger: the commands, not the guide
+    assert "Write one order per line." not in reply.body and len(reply.body) < 2500
+    player = run(world, mail("HELP", sender=ANN, message_id="<h@ann>"))
+    [reply] = replies(world, player)
+    assert "RESEND game:" in reply.body and "Write one order per line." in reply.body
     for n in range(inbound.HELP_ANSWERS_PER_DAY):
         run(world, mail("HELP", sender="new@example.net", message_id=f"<h{n}@n>"))
     assert run(world, mail("HELP", sender="new@example.net", message_id="<hx@n>")).verdict == (
@@ -404,7 +408,11 @@ def test_resend_needs_the_secret_and_sends_the_stored_report(world: World) -> No
     assert (good.verdict, good.answered) == ("resend", True)
     [reply] = replies(world, good)
     assert reply.to_address == ANN and reply.body == "Turn 1 report of Ann.\n"
-    assert reply.pdf == b"%PDF-1.4 ann" and reply.json_attachment == '{"turn": 1}'
+    # The outbox names the stored report; the PDF is attached from it when sent.
+    assert reply.pdf is None and reply.json_attachment == '{"turn": 1}'
+    with transaction(world.engine) as session:
+        carried = carried_report(session, reply)
+        assert carried is not None and carried.pdf == b"%PDF-1.4 ann"
 
 
 def test_press_is_stored_for_the_next_report_anonymous_when_asked(world: World) -> None:
@@ -448,7 +456,9 @@ def test_standby_puts_a_volunteer_on_the_list_once(world: World) -> None:
     player = run(world, mail(f"STANDBY game: {GAME}", message_id="<s3@a>"))  # Ann plays
     assert player.verdict == "refused" and "already plays a position" in player.detail
     nowhere = run(world, mail("STANDBY game: atlantis", sender="x@example.net", message_id="<s4>"))
-    assert nowhere.verdict == "refused" and "no game 'atlantis'" in nowhere.detail
+    # A stranger is answered only about a game that exists (no backscatter).
+    assert (nowhere.verdict, nowhere.answered) == ("ignored", False)
+    assert "no game 'atlantis'" in nowhere.detail
     # "Standby for news" is not a command: it names no game.
     chatter = run(world, mail("Standby for news, all", sender="y@example.net", message_id="<s5>"))
     assert chatter.verdict == "ignored"

@@ -147,8 +147,10 @@ def test_map_drawing_is_shared_between_readers(
         assert len(reports[pos].pdf or b"") < 1_000_000
     pages = PdfReader(io.BytesIO(reports[1].pdf or b"")).pages
     maps = [p for p in pages if float(p.mediabox.width) > float(p.mediabox.height)]
-    assert len(maps) == 2
-    assert all("Philadelphia" in page.extract_text() for page in maps)
+    # The two shared pages, then the reader's own railroads, drawn for him alone.
+    assert len(maps) == 3
+    assert all("Philadelphia" in page.extract_text() for page in maps[:2])
+    assert "Map: your railroads" in maps[2].extract_text()
 
 
 def _brute_free(frame: mapdraw.Frame, taken: list[mapdraw.Rect], rect: mapdraw.Rect) -> bool:

@@ -76,9 +76,14 @@ def test_map_pages_show_towns_and_the_legend(rendered: tuple) -> None:
     pdf, _, report, _ = rendered
     pages = _text(pdf)
     maps = [t for t in pages if t.startswith(report.game) and "Map: " in t]
-    assert len(maps) == 2
+    # The continent, the north-east, and (he directs railroads) his own lines zoomed.
+    assert any(rr.reader_role for rr in report.railroads)
+    assert len(maps) == 3
     assert "Chicago" in maps[0] and "(yours)" in maps[0]
     assert "Boston" in maps[1]
+    assert "Map: your railroads" in maps[2]
+    own = [line.code for rr in report.railroads if rr.reader_role for line in rr.lines]
+    assert own and all(code in maps[2] for code in own[:3])
     sizes = {tuple(float(v) for v in p.mediabox[2:]) for p in PdfReader(io.BytesIO(pdf)).pages}
     assert (792.0, 595.27) in sizes and (595.27, 792.0) in sizes
 

@@ -1,6 +1,7 @@
 """The moderator's commands for games and turns, end to end through `main`."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -40,7 +41,7 @@ def test_a_game_from_new_to_rerun(cli: Cli, tmp_path: Path) -> None:
     players = tmp_path / "players.csv"
     players.write_text(
         "position,character,real_name,email,secret\n"
-        "2,Hetty Green,H. Green,hetty@example.org,gold\n"
+        "2,Hetty Green,H. Green,hetty@example.org,gold-rush-1849\n"
         "9,,Sam,sam@example.org,\n",
         encoding="utf-8",
     )
@@ -57,7 +58,9 @@ def test_a_game_from_new_to_rerun(cli: Cli, tmp_path: Path) -> None:
         "east",
     ).strip()
     assert game_id == "1"
-    assert "east" in cli("game", "list")
+    listed = cli("game", "list")
+    assert "east" in listed
+    assert re.search(r"due \d{4}-\d\d-\d\d \d\d:\d\d UTC$", listed.strip()), listed
     status = json.loads(cli("game", "status", "east", "--json"))
     assert status["turn"] == 1 and status["due"] is False
     assert [p["position"] for p in status["players"] if p["human"]] == [2, 9]
@@ -81,8 +84,9 @@ def test_a_game_from_new_to_rerun(cli: Cli, tmp_path: Path) -> None:
     assert json.loads(cli("game", "status", "east", "--json"))["turn"] == 1
     cli("turn", "run", "east", "--force")
     assert cli("game", "export", "east", "--turn", "2", "--json") == after
-    assert "adjusted" in cli(
-        "game", "adjust", "east", "--position", "2", "--cash", "+100", "--reason", "lost sheet"
+    assert (
+        cli("game", "adjust", "east", "--position", "2", "--cash", "+100", "--reason", "lost sheet")
+        == "east: gave $100 to position 2. Reason (shown in the next news): lost sheet\n"
     )
     assert "adjust" in cli("game", "log", "east")
 
@@ -126,7 +130,8 @@ def test_bad_input_is_one_line(cli: Cli, tmp_path: Path) -> None:
 def test_the_standby_list_from_the_command_line(cli: Cli, tmp_path: Path) -> None:
     players = tmp_path / "players.csv"
     players.write_text(
-        "position,character,real_name,email,secret\n3,,Ann,ann@example.org,pw\n", encoding="utf-8"
+        "position,character,real_name,email,secret\n3,,Ann,ann@example.org,pw-ann-river-42\n",
+        encoding="utf-8",
     )
     cli(
         "game", "new", "--scenario", "continental-rails", "--players", str(players),
@@ -162,7 +167,7 @@ def test_schedule_and_the_missing_orders_gate_from_the_command_line(
     cli: Cli, tmp_path: Path
 ) -> None:
     players = tmp_path / "players.csv"
-    rows = "".join(f"{p},,P{p},p{p}@example.org,pw{p}\n" for p in (1, 2, 3))
+    rows = "".join(f"{p},,P{p},p{p}@example.org,pw{p}-river-maple\n" for p in (1, 2, 3))
     players.write_text("position,character,real_name,email,secret\n" + rows, encoding="utf-8")
     cli("game", "new", "--scenario", "continental-rails", "--players", str(players), "--name", "g")
     shown = cli("game", "schedule", "g", "--extend-hours", "12", "--reason", "outage")

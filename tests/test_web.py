@@ -39,11 +39,11 @@ GAME = "webtest"
 HOSTILE = "<img src=x onerror=alert(1)> & Co"
 PRESS = "<b>Buy NYC!</b> <script>alert('press')</script>"
 PLAYERS = f"""position,character,real_name,email,secret
-1,"{HOSTILE}",<i>Ann</i>,ann@example.org,ann-secret-1
-2,Jay Gould,Bob,bob@example.org,bob-secret-2
-3,Henry Plant,Cy,cy@example.org,cy-secret-3
+1,"{HOSTILE}",<i>Ann</i>,ann@example.org,ann-secret-1841
+2,Jay Gould,Bob,bob@example.org,bob-secret-1842
+3,Henry Plant,Cy,cy@example.org,cy-secret-1843
 """
-SECRETS = {1: "ann-secret-1", 2: "bob-secret-2", 3: "cy-secret-3"}
+SECRETS = {1: "ann-secret-1841", 2: "bob-secret-1842", 3: "cy-secret-1843"}
 
 
 @dataclass
@@ -298,7 +298,7 @@ def test_submit_goes_through_the_mail_intake_once(world: World, client: TestClie
             for m in repo.outbox(session, world.game_id)
             if m.kind == "receipt" and m.to_address == "bob@example.org"
         ]
-    assert receipts and receipts[-1].subject.startswith("OK: turnsheet accepted")
+    assert receipts and receipts[-1].subject.startswith(f"[{GAME}] OK: turnsheet accepted")
     # The same form again (a replayed request): a duplicate, taken once.
     count = world.count(Submission)
     again = client.post(bob, data=data)

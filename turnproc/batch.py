@@ -34,7 +34,8 @@ from turnproc.cr.orders import PlayerOrders
 from turnproc.cr.setup import PlayerSetup
 from turnproc.cr.state import GameState
 from turnproc.games import family_of
-from turnproc.intake.auth import generate_secret, hash_secret
+from turnproc.intake.auth import generate_secret, hash_secret, weak_secret
+from turnproc.render.report import order_notes
 from turnproc.scenario.loader import load_scenario, resolve_path, scenario_names
 from turnproc.scenario.model import Scenario
 from turnproc.store import mapping, repository
@@ -105,6 +106,8 @@ class ReportInput:
     players: dict[int, PlayerInfo]
     anonymous: bool
     deadline: str = ""  # when orders for the next turn are due, as printed
+    # Orders given for players who sent none (the missed-turn policy), by position.
+    stood_in: dict[int, PlayerOrders] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -237,6 +240,9 @@ def read_players_csv(path: Path, positions: int = 15) -> list[PlayerEntry]:
         email = (row.get("email") or "").strip()
         if "@" not in email or " " in email:
             raise UsageError(f"{path}:{line}: {email!r} is not an email address")
+        secret = (row.get("secret") or "").strip()
+        if secret and (weak := weak_secret(secret)) is not None:
+            raise UsageError(f"{path}:{line}: the secret of position {position} is {weak}")
         entries.append(
             PlayerEntry(
                 position=position,
@@ -351,9 +357,9 @@ def create_game(
         reports = render_reports(opening, [e.position for e in entries])
         report_ids = _store_reports(session, game.id, 0, reports, opening.deadline)
     for entry in entries:
-        _queue_welcome(
-            session, game, state, entry, generated.get(entry.position), reports, now, report_ids
-        )
+        # The welcome tells every player his secret, made here or given in the players file.
+        secret = entry.secret or generated.get(entry.position)
+        _queue_welcome(session, game, state, entry, secret, reports, now, report_ids)
     repository.log_action(
         session,
         game_id=game.id,
@@ -469,9 +475,13 @@ def _player_infos(session: Session, game_id: int) -> dict[int, PlayerInfo]:
 
 
 def report_deadline(session: Session, game: Game, turn: int) -> str:
-    """The deadline a report of `turn` prints for the next turn, from stored
-    facts only (when the turn was processed, the game's schedule), so a report
-    rendered again later is the report first mailed."""
+    """The deadline a report of `turn` prints for the next turn: for the last
+    turn processed, the game's deadline as it stands (a schedule change moves
+    it); for earlier ones, from stored facts only (when the turn was
+    processed, the game's schedule), so a report rendered again later is the
+    report first mailed."""
+    if turn == game.current_turn - 1 and game.deadline is not None:
+        return _when(game.deadline)
     if turn == 0:
         processed = game.created_at
     else:
@@ -504,7 +514,22 @@ def stored_report_input(
         ledger,
         turn=turn,
         deadline=report_deadline(session, game, turn) if deadline is None else deadline,
+        stood_in=_stood_in(session, game, turn),
     )
+
+
+def _stood_in(session: Session, game: Game, turn: int) -> dict[int, PlayerOrders]:
+    """The stored orders given for human players who sent none for `turn`."""
+    if turn == 0:
+        return {}
+    humans = {p.position for p in repository.players(session, game.id) if p.human}
+    return {
+        position: orders
+        for position, orders in repository.orders_in_force(
+            session, game.id, turn, include_computer=True
+        ).items()
+        if position in humans and orders.source != "player"
+    }
 
 
 def _report_input(
@@ -518,6 +543,7 @@ def _report_input(
     ledger: list[LedgerEntry],
     turn: int,
     deadline: str,
+    stood_in: dict[int, PlayerOrders] | None = None,
 ) -> ReportInput:
     return ReportInput(
         scenario=scenario,
@@ -531,6 +557,7 @@ def _report_input(
         players=_player_infos(session, game.id),
         anonymous=game.anonymous,
         deadline=deadline,
+        stood_in=stood_in or {},
     )
 
 
@@ -556,6 +583,8 @@ class TurnOutcome:
     standings: list[dict[str, Any]] = field(default_factory=list)
     export_sha256: str = ""
     timings: dict[str, float] = field(default_factory=dict)
+    # A preview's orders that would be refused or cut, by position, in words.
+    refused: dict[int, list[str]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -593,6 +622,7 @@ def run_turn(
     expected_turn: int | None = None,
     game: Game | None = None,
     accept_missing: bool = False,
+    next_deadline: datetime | None = None,
 ) -> TurnOutcome:
     """Resolve the game's current turn inside the caller's transaction.
 
@@ -600,6 +630,8 @@ def run_turn(
     already past that turn is left alone, so repeating a run is harmless.
     `preview` resolves and reports but writes nothing. `accept_missing` runs a
     turn the missing-orders gate would hold (see `missing_orders_problem`).
+    `next_deadline` is the next turn's deadline (default: `now` plus the
+    game's turn days); the reports print it.
     """
     timings: dict[str, float] = {}
     with _timed(timings, "load"):
@@ -674,8 +706,8 @@ def run_turn(
             result.rejections,
             result.ledger,
             turn=turn,
-            # As report_deadline will read it back: this turn is stored as processed now.
-            deadline=_when(now + timedelta(days=game.turn_days)),
+            deadline=_when(next_deadline or now + timedelta(days=game.turn_days)),
+            stood_in={position: orders[position] for position in missed},
         )
         pending = start_reports(report_input)
     new_json = mapping.state_json(result.state)
@@ -721,6 +753,11 @@ def run_turn(
             f"reports rendered for {len(reports)} positions, expected {len(expected_positions)}"
         )
     if preview:
+        outcome.refused = {
+            position: [f"{note.text} {note.hint}" for note in notes]
+            for position in sorted({r.position for r in result.rejections})
+            if (notes := order_notes(result.rejections, position))
+        }
         outcome.message = f"preview of {game.name} turn {turn}: nothing stored"
         return outcome
     if problems:
@@ -729,7 +766,7 @@ def run_turn(
         report_ids = _store_reports(session, game.id, turn, reports, report_input.deadline)
         _queue_reports(session, game, turn, players, reports, report_ids, now)
         game.current_turn = turn + 1
-        game.deadline = now + timedelta(days=game.turn_days)
+        game.deadline = next_deadline or now + timedelta(days=game.turn_days)
         worker = game.claimed_by  # None: run by hand
         game.claimed_by = None
         game.claimed_at = None
@@ -1318,10 +1355,23 @@ def rerun(session: Session, game_key: str | int, now: datetime) -> RerunResult:
     turn = game.current_turn - 1
     deadline = game.deadline
     later = repository.events(session, game.id, game.current_turn, origin="moderator")
+    mailed = {
+        m.position
+        for m in repository.outbox(session, game.id, status="sent")
+        if m.kind == "report" and m.turn == turn
+    }
     rollback(session, game.id, turn, now, reason="rerun", carry_announcements=False)
-    # The turn was let through once already: the missing-orders gate does not hold it again.
-    outcome = run_turn(session, game.id, now=now, force=True, game=game, accept_missing=True)
-    game.deadline = deadline
+    # The turn was let through once already: the missing-orders gate does not hold it
+    # again; the deadline stays the game's (the reports print it).
+    outcome = run_turn(
+        session,
+        game.id,
+        now=now,
+        force=True,
+        game=game,
+        accept_missing=True,
+        next_deadline=deadline,
+    )
     for event in later:
         if not isinstance(event, ModeratorAdjustment):
             repository.add_events(session, game.id, turn + 1, [event], origin="moderator")
@@ -1346,6 +1396,12 @@ def rerun(session: Session, game_key: str | int, now: datetime) -> RerunResult:
             tofile=f"turn-{turn + 1}-rerun.json",
         )
     )
+    if not diff:
+        # Nothing changed: a player who has his report already gets no second one.
+        for message in repository.outbox(session, game.id, status="queued"):
+            if message.kind == "report" and message.turn == turn and message.position in mailed:
+                message.status = "cancelled"
+        session.flush()
     return RerunResult(game=game.name, turn=turn, diff=diff, outcome=outcome)
 
 
@@ -1693,7 +1749,9 @@ def assign(
             turn=0,
             deadline=report_deadline(session, game, 0),
         )
-    _queue_welcome(session, game, state, entry, generated, render_reports(report, [position]), now)
+    _queue_welcome(
+        session, game, state, entry, secret or generated, render_reports(report, [position]), now
+    )
     session.flush()
     return generated
 

@@ -24,8 +24,8 @@ from turnproc.cli import main as turnproc
 TURNS = 4
 OUT = Path("demo-output")
 PLAYERS = """position,character,real_name,email,secret
-3,Cornelius Vanderbilt,Demo Player One,demo.one@example.org,demo-secret-1
-8,Jay Gould,Demo Player Two,demo.two@example.org,demo-secret-2
+3,Cornelius Vanderbilt,Demo Player One,demo.one@example.org,demo-secret-1841
+8,Jay Gould,Demo Player Two,demo.two@example.org,demo-secret-1842
 """
 STANDBY = "demo.standby@example.org"
 WEB_URL = "http://127.0.0.1:8080"

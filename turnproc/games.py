@@ -9,6 +9,10 @@ pure engine), `turnproc/intake` (its turnsheet language) and
 `turnproc/render` (its report). A later family (the 18xx games) adds its own
 three packages and one entry in `FAMILIES`; the store, the mail layer, the
 deadlines and the command line stay as they are.
+
+A family may instead be *sequential* (`SequentialFamily`, the 18xx games):
+there is no turn to resolve at a deadline; each submission carries actions
+of the player who is to move, applied at once (turnproc/sequential.py).
 """
 
 from collections.abc import Callable, Mapping
@@ -85,6 +89,57 @@ CONTINENTAL_RAILS = GameFamily(
 )
 
 FAMILIES: dict[str, GameFamily] = {CONTINENTAL_RAILS.name: CONTINENTAL_RAILS}
+
+
+@dataclass(frozen=True)
+class SequentialFamily:
+    """A family played move by move: what the sequential pipeline needs."""
+
+    name: str
+    titles: Mapping[str, str]  # `game new --scenario` name -> the engine's title
+    options: Mapping[str, Mapping[str, tuple[str, ...]]]  # title -> option -> allowed values
+    # The family's computer player, imported on first use: (game, player, seed,
+    # move number) -> one order line; raises RuntimeError when it finds none.
+    # None for a family that has no computer player.
+    computer_move: Callable[[], Callable[[Any, int, int, int], str] | None]
+    # The position as one player sees it, as (PDF bytes, JSON text), attached
+    # to "your move" mails. Imported on first use (ReportLab).
+    move_report: Callable[[], Callable[[Any, int], tuple[bytes, str]] | None]
+
+
+def _g18xx_computer() -> Callable[[Any, int, int, int], str]:
+    from turnproc.families.g18xx import ai
+
+    return ai.next_order
+
+
+def _g18xx_report() -> Callable[[Any, int], tuple[bytes, str]]:
+    from turnproc.families.g18xx.report import build_report, render_json, render_pdf
+
+    def render(game: Any, player: int) -> tuple[bytes, str]:
+        report = build_report(game, player)
+        return render_pdf(report), render_json(report)
+
+    return render
+
+
+G18XX = SequentialFamily(
+    name="18xx",
+    titles={"18ms": "18MS", "18ga": "18GA"},
+    options={"18MS": {"edition": ("1.0", "18xx.games")}},
+    computer_move=_g18xx_computer,
+    move_report=_g18xx_report,
+)
+
+SEQUENTIAL: dict[str, SequentialFamily] = {G18XX.name: G18XX}
+
+
+def sequential_family(scenario: str) -> SequentialFamily | None:
+    """The sequential family playing a `game new --scenario` name, if any."""
+    for family in SEQUENTIAL.values():
+        if scenario.lower() in family.titles:
+            return family
+    return None
 
 
 def family_of(scenario: Scenario) -> GameFamily:

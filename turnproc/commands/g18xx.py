@@ -1,8 +1,9 @@
 """`turnproc 18xx move GAME --player ID FILE|- | show GAME [--json] | report GAME
 [--player ID] --out DIR | simulate --title T --players N --games G --seed S
-[--report DIR]`:
-play an 18xx game stored in the database (one imported by `turnproc game
-import`), write its reports, or play games between computer players."""
+[--report DIR] | undo GAME --to N --reason R | clock GAME --move-hours H | tick`:
+play an 18xx game stored in the database (imported by `turnproc game import` or
+started by `turnproc game new --scenario 18ms|18ga`, then played by mail:
+docs/18xx.md), write its reports, or play games between computer players."""
 
 import argparse
 import json
@@ -32,7 +33,20 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p = sub.add_parser("show", help="the position: round, companies, players, scores")
     p.add_argument("game", help="game name")
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--moves", action="store_true", help="also list the moves, numbered")
     p.set_defaults(handler=_show)
+    p = sub.add_parser("undo", help="take back every move after move N; every player is told")
+    p.add_argument("game", help="game name")
+    p.add_argument("--to", type=int, required=True, help="the last move that stands")
+    p.add_argument("--reason", required=True, help="why (logged; told to the players)")
+    p.set_defaults(handler=_undo)
+    p = sub.add_parser("clock", help="hours a player has for each move (restarts the clock)")
+    p.add_argument("game", help="game name")
+    p.add_argument("--move-hours", type=int, required=True)
+    p.set_defaults(handler=_clock)
+    p = sub.add_parser("tick", help="reminders and missed moves of every game (run by cron)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=_tick)
     p = sub.add_parser("report", help="write the players' reports (.pdf, .txt, .json)")
     p.add_argument("game", help="game name")
     p.add_argument("--player", type=int, help="only this player's report")
@@ -60,10 +74,17 @@ def _read(name: str) -> str:
 
 def _move(args: argparse.Namespace) -> int:
     text = _read(args.file)
+    from turnproc import sequential
+
     with transaction(database()) as session:
-        receipt = store.move(
-            session, args.game, args.player, text, batch.utcnow(), origin="moderator"
-        )
+        if store.load(session, args.game).row.game_id is not None:  # played by mail
+            receipt = sequential.moderator_move(
+                session, args.game, args.player, text, batch.utcnow()
+            )
+        else:
+            receipt = store.move(
+                session, args.game, args.player, text, batch.utcnow(), origin="moderator"
+            )
     for line, note in receipt.applied:
         print(f"ok: {line}" + (f"  ({note})" if note else ""))
     if receipt.refused is not None:
@@ -76,6 +97,7 @@ def _show(args: argparse.Namespace) -> int:
     with transaction(database()) as session:
         loaded = store.load(session, args.game)
         position = store.position(loaded.game)
+        moves = [(m.seq, m.action) for m in store.live_moves(session, loaded.row)]
     if args.json:
         print(json.dumps(position, indent=1, sort_keys=True))
         return 0
@@ -92,6 +114,38 @@ def _show(args: argparse.Namespace) -> int:
         print(f"  {player:>8} cash ${p['cash']:>5}  score {position['scores'][player]}")
     if position["ended"]:
         print(f"game over: {position['end_reason']}")
+    if args.moves:
+        for number, action in moves:
+            print(f"  {number:>4} {action}")
+    return 0
+
+
+def _undo(args: argparse.Namespace) -> int:
+    from turnproc import sequential
+
+    with transaction(database()) as session:
+        taken = sequential.moderator_undo(session, args.game, args.to, args.reason, batch.utcnow())
+    print(f"{args.game}: moves {taken[0]}-{taken[-1]} taken back; the players are told")
+    return 0
+
+
+def _clock(args: argparse.Namespace) -> int:
+    from turnproc import sequential
+
+    with transaction(database()) as session:
+        due = sequential.set_clock(session, args.game, args.move_hours, batch.utcnow())
+    print(f"{args.game}: {args.move_hours} hours a move; this move due {due}")
+    return 0
+
+
+def _tick(args: argparse.Namespace) -> int:
+    from turnproc import sequential
+    from turnproc.config import load_settings
+
+    moderator = load_settings().moderator_email
+    with transaction(database()) as session:
+        done = sequential.tick(session, batch.utcnow(), moderator)
+    print(json.dumps(done) if args.json else "\n".join(done))
     return 0
 
 

@@ -9,6 +9,9 @@ from pathlib import Path
 from turnproc import batch
 from turnproc.commands.db import database
 from turnproc.core.errors import UsageError
+from turnproc.cr.events import ModeratorAdjustment
+from turnproc.games import sequential_family
+from turnproc.intake import lockout
 from turnproc.store import repository
 from turnproc.store.db import transaction
 
@@ -40,6 +43,12 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     )
     p.add_argument(
         "--reminder-hours", default="48,12", help="reminders this many hours before a deadline"
+    )
+    p.add_argument(
+        "--edition", help="18MS: the rules edition, 1.0 (default) or 18xx.games (docs/18xx.md)"
+    )
+    p.add_argument(
+        "--move-hours", type=int, default=48, help="18xx: hours a player has for each move"
     )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=_new)
@@ -73,6 +82,13 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p.add_argument("--real-name", default="")
     p.add_argument("--secret", help="the player's secret (default: generated, mailed)")
     p.set_defaults(handler=_assign)
+
+    p = sub.add_parser(
+        "unlock", help="unlock a position's secret, locked after repeated wrong secrets"
+    )
+    p.add_argument("game", help="game id or name")
+    p.add_argument("--position", type=int, required=True)
+    p.set_defaults(handler=_unlock)
 
     p = sub.add_parser("drop", help="a player leaves; the computer plays the position")
     p.add_argument("game", help="game id or name")
@@ -130,6 +146,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 
 def _new(args: argparse.Namespace) -> int:
+    if sequential_family(args.scenario) is not None:
+        return _new_sequential(args)
     players = batch.read_players_csv(args.players) if args.players else []
     if args.grace_minutes < 0:
         raise UsageError("--grace-minutes cannot be negative")
@@ -153,6 +171,31 @@ def _new(args: argparse.Namespace) -> int:
         print(json.dumps({"id": created.game_id, "name": created.name, "seed": created.seed}))
     else:
         print(created.game_id)
+    return 0
+
+
+def _new_sequential(args: argparse.Namespace) -> int:
+    from turnproc import sequential
+
+    if not args.players:
+        raise UsageError("an 18xx game needs --players (position,character,real_name,email,secret)")
+    seats = [
+        sequential.Seat(e.position, e.email, e.real_name, e.secret)
+        for e in batch.read_players_csv(args.players, positions=6)
+    ]
+    with transaction(database()) as session:
+        game, _ = sequential.create_game(
+            session,
+            scenario=args.scenario,
+            seats=seats,
+            name=args.name,
+            seed=args.seed,
+            options={"edition": args.edition} if args.edition else {},
+            move_hours=args.move_hours,
+            now=batch.utcnow(),
+        )
+        created = {"id": game.id, "name": game.name, "seed": game.seed}
+    print(json.dumps(created) if args.json else created["id"])
     return 0
 
 
@@ -187,12 +230,29 @@ def _list(args: argparse.Namespace) -> int:
         print(json.dumps(games, indent=2))
         return 0
     for g in games:
-        print(f"{g['id']}\t{g['name']}\tturn {g['turn']}\t{g['status']}\tdue {g['deadline']}")
+        deadline = g["deadline"]
+        due = batch.shown(datetime.fromisoformat(deadline)) if isinstance(deadline, str) else "-"
+        print(f"{g['id']}\t{g['name']}\tturn {g['turn']}\t{g['status']}\tdue {due}")
     return 0
 
 
 def _status(args: argparse.Namespace) -> int:
+    from turnproc import sequential
+
     with transaction(database()) as session:
+        game = repository.get_game(session, args.game)
+        if sequential.family_of_game(game) is not None:
+            data = sequential.export(session, game)
+            data.pop("moves")
+            if args.json:
+                print(json.dumps(data, indent=2, sort_keys=True))
+            else:
+                print(
+                    f"{data['name']} (id {game.id}): {data['title']}, move {data['move']}, "
+                    f"{data['status']}, player {data['to_move']} to move by {data['move_due']}"
+                )
+                print(sequential.position_text(session, game))
+            return 0
         data = batch.status(session, args.game, batch.utcnow())
     if args.json:
         print(json.dumps(data, indent=2, sort_keys=True))
@@ -313,8 +373,15 @@ def _standby(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from turnproc import sequential
+
     with transaction(database()) as session:
-        text = batch.export(session, args.game, args.turn)
+        game = repository.get_game(session, args.game)
+        if sequential.family_of_game(game) is not None:
+            data = sequential.export(session, game)
+            text = json.dumps(data, indent=2, sort_keys=True) + "\n"
+        else:
+            text = batch.export(session, args.game, args.turn)
     print(text, end="")
     return 0
 
@@ -333,6 +400,17 @@ def _assign(args: argparse.Namespace) -> int:
         )
     note = " (secret generated and mailed)" if secret else ""
     print(f"position {args.position} assigned to {args.email}{note}")
+    return 0
+
+
+def _unlock(args: argparse.Namespace) -> int:
+    with transaction(database()) as session:
+        game = repository.get_game(session, args.game, lock=True)
+        player = repository.get_player(session, game.id, args.position)
+        if player.secret_locked_at is None:
+            raise UsageError(f"the secret of position {args.position} is not locked")
+        lockout.unlock(session, game, player, batch.utcnow(), by="moderator")
+    print(f"the secret of position {args.position} in {game.name} is unlocked")
     return 0
 
 
@@ -361,8 +439,26 @@ def _adjust(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(event.model_dump(mode="json"), sort_keys=True))
     else:
-        print(f"adjusted: {json.dumps(event.model_dump(mode='json', exclude_defaults=True))}")
+        print(adjustment_words(args.game, event))
     return 0
+
+
+def adjustment_words(game: str, event: ModeratorAdjustment) -> str:
+    """What `game adjust` did, in words."""
+    done: list[str] = []
+    whose = f"position {event.position}" if event.position is not None else event.railroad
+    if event.cash:
+        verb, way = ("gave", "to") if event.cash > 0 else ("took", "from")
+        done.append(f"{verb} ${abs(event.cash):,} {way} {whose}")
+    if event.shares:
+        verb, way = ("gave", "to") if event.shares > 0 else ("took", "from")
+        done.append(
+            f"{verb} {abs(event.shares)} {event.railroad} shares {way} position {event.position}"
+        )
+    if event.issued:
+        done.append(f"changed {event.railroad}'s issued stock by {event.issued:+}")
+    what = "; ".join(done) or "changed nothing"
+    return f"{game}: {what}. Reason (shown in the next news): {event.reason}"
 
 
 def _log(args: argparse.Namespace) -> int:

@@ -16,9 +16,17 @@ from turnproc import batch
 from turnproc.commands.db import database
 from turnproc.config import load_settings
 from turnproc.core.errors import TurnprocError, UsageError
+from turnproc.core.text import for_terminal
 from turnproc.mail.inbound import IngestOutcome, StoreFailed, ingest, resume_pending, retry
 from turnproc.mail.outbound import requeue, send_outbox, write_eml
-from turnproc.mail.sources import MAX_MESSAGE_BYTES, ImapSource, Incoming, from_bytes, from_maildir
+from turnproc.mail.sources import (
+    MAX_MESSAGE_BYTES,
+    ImapSource,
+    Incoming,
+    arrival,
+    from_bytes,
+    from_maildir,
+)
 from turnproc.mail.transport import SmtpTransport
 from turnproc.mail.urls import imap_url, smtp_url
 from turnproc.store import repository as repo
@@ -37,6 +45,13 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     )
     p_in.add_argument("--maildir", type=Path, metavar="DIR", help="process and file a Maildir")
     p_in.add_argument("--imap", action="store_true", help="unseen mail of TURNPROC_IMAP_URL")
+    p_in.add_argument(
+        "--received-at",
+        type=_timestamp,
+        metavar="TIME",
+        help="with -: when the mail system received the message (ISO 8601, UTC if no zone; "
+        "default: now)",
+    )
     p_in.add_argument("--json", action="store_true", help="print JSON")
     p_in.set_defaults(handler=_ingest)
 
@@ -158,6 +173,16 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+def _timestamp(value: str) -> datetime:
+    try:
+        when = datetime.fromisoformat(value.strip()[:40])
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{value[:40]!r} is not a time such as 2026-12-01T14:05:00Z"
+        ) from None
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
 def _ingest(args: argparse.Namespace) -> int:
     """Store every message, then answer it (or deliberately not); one line each.
 
@@ -168,6 +193,8 @@ def _ingest(args: argparse.Namespace) -> int:
     chosen = [args.source == "-", args.maildir is not None, args.imap]
     if sum(chosen) != 1:
         raise UsageError("give exactly one source: - (stdin), --maildir DIR or --imap")
+    if args.received_at is not None and args.source != "-":
+        raise UsageError("--received-at is for a message on standard input (-)")
     settings = load_settings()
     if args.imap and not settings.imap_url:
         raise UsageError("no mailbox: set TURNPROC_IMAP_URL (imap://user:pass@host:port/INBOX)")
@@ -179,7 +206,7 @@ def _ingest(args: argparse.Namespace) -> int:
             engine = database()
         except DatabaseError as exc:
             raise StoreFailed(f"stdin: the message could not be stored ({exc})") from None
-        messages: Iterable[Incoming] = from_bytes(raw)
+        messages: Iterable[Incoming] = from_bytes(raw, received_at=args.received_at)
     else:
         engine = database()
         if args.maildir is not None:
@@ -209,7 +236,7 @@ def _ingest(args: argparse.Namespace) -> int:
             print("replies are queued: `turnproc mail send` sends them")
         if alerts and not settings.moderator_email:
             print("set TURNPROC_MODERATOR_EMAIL to have these notes mailed to you")
-    return 1 if counts["error"] else 0
+    return 1 if counts["error"] or counts["quarantined"] else 0
 
 
 def _run_ingest(
@@ -225,7 +252,7 @@ def _run_ingest(
                 engine,
                 incoming.raw,
                 incoming.origin,
-                _now(),
+                arrival(incoming.received_at, _now()),
                 moderator=moderator,
                 on_stored=incoming.ack,
             )
@@ -242,9 +269,11 @@ def _run_ingest(
 def _print_outcome(outcome: IngestOutcome, quiet: bool) -> None:
     if quiet:
         return
-    print(f"{outcome.origin}\t{outcome.verdict}\t{outcome.detail}", flush=True)
+    # Details quote senders' text: never hand raw escapes to the moderator's terminal.
+    detail = for_terminal(outcome.detail)
+    print(f"{for_terminal(outcome.origin)}\t{outcome.verdict}\t{detail}", flush=True)
     if outcome.alert:
-        print(f"  moderator: {outcome.alert}", flush=True)
+        print(f"  moderator: {for_terminal(outcome.alert)}", flush=True)
 
 
 def _retry(args: argparse.Namespace) -> int:

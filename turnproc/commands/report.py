@@ -18,6 +18,7 @@ from pathlib import Path
 from turnproc import batch
 from turnproc.commands.db import database
 from turnproc.core.errors import UsageError
+from turnproc.cr.orders import PlayerOrders
 from turnproc.files import write_whole
 from turnproc.render.batch import RenderedReport, render_turn_reports
 from turnproc.render.sample import sample_turn
@@ -99,6 +100,7 @@ class _Sample:
         self.anonymous = False
         self.deadline = self.meta.deadline
         self.players: dict[int, batch.PlayerInfo] = {}
+        self.stood_in: dict[int, PlayerOrders] = {}
 
 
 def _sample(args: argparse.Namespace) -> int:

@@ -109,6 +109,10 @@ def _print_summary(outcome: batch.TurnOutcome) -> None:
         print(f"  missed (played by the computer): {', '.join(map(str, outcome.missed))}")
     for problem in outcome.problems:
         print(f"  SANITY GATE: {problem}")
+    for position, refused in outcome.refused.items():
+        print(f"  position {position}: {len(refused)} order(s) would be refused or cut")
+        for line in refused:
+            print(f"    - {line}")
     ranked = sorted(outcome.standings, key=lambda s: (-s["net_worth"], s["position"]))
     for s in ranked[:5]:
         print(

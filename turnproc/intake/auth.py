@@ -11,6 +11,7 @@ rule that turns a count into "answer or stay silent" and "tell the moderator".
 
 import hashlib
 import hmac
+import math
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -62,6 +63,36 @@ def verify_secret(secret: str, stored: str | None) -> bool:
 def generate_secret(groups: int = 3, size: int = 4) -> str:
     """A new secret such as `k7fm-q2xe-w9hd` (about 60 bits), easy to copy from a sheet."""
     return "-".join("".join(secrets.choice(_ALPHABET) for _ in range(size)) for _ in range(groups))
+
+
+def _bits(secret: str) -> float:
+    """A generous estimate of a secret's strength: its letters and digits, each
+    worth as many bits as the alphabet it draws from allows (a typed secret is
+    never more random than that; repeated characters count once per kind)."""
+    text = "".join(ch for ch in secret.strip().casefold() if ch.isalnum())
+    if not text:
+        return 0.0
+    pool = (10 if any(c.isdigit() for c in text) else 0) + (
+        26 if any(c.isalpha() for c in text) else 0
+    )
+    distinct = len(set(text))
+    return min(len(text), 2 * distinct) * math.log2(pool)
+
+
+# `generate_secret` gives 12 characters of 31 (about 59 bits); as measured by
+# `_bits`, a generated secret that happens to hold no digit scores 12 letters'
+# worth (56 bits), so that is the floor.
+GENERATED_BITS = 12 * math.log2(26)
+
+
+def weak_secret(secret: str) -> str | None:
+    """Why `secret` is weaker than a generated one, or None if it is not."""
+    if _bits(secret) < GENERATED_BITS - 1e-9:
+        return (
+            "weaker than a generated secret: use at least 12 letters and digits (or leave "
+            "it empty and a secret is generated and mailed)"
+        )
+    return None
 
 
 @dataclass(frozen=True)

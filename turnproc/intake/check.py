@@ -20,8 +20,9 @@ cut or refused and to what (the market's own `check_stock_orders_detailed`).
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
+from turnproc.core.text import for_terminal, skeleton
 from turnproc.cr import orders as o
 from turnproc.cr import reasons
 from turnproc.cr.network import prohibited_reason, route_owners, touches
@@ -31,9 +32,13 @@ from turnproc.cr.steps.stockmarket import check_stock_orders_detailed, market_pa
 from turnproc.cr.steps.victory import victory_params
 from turnproc.cr.valuation import credit_limit
 from turnproc.intake.errors import OrderRefused, TurnsheetError
+from turnproc.intake.foresee import AccountWalk, Foresight, foresee
+from turnproc.intake.templating import plain_amounts
 from turnproc.intake.turnsheet import Note, OrderLine, ParsedSheet, format_order, parse_turnsheet
 from turnproc.intake.vocabulary import Vocabulary
 from turnproc.scenario.model import Scenario
+
+o_adapter: TypeAdapter[o.Order] = TypeAdapter(o.Order)
 
 
 class _AuctionLimits(BaseModel):
@@ -81,6 +86,8 @@ class CheckResult:
     errors: list[OrderRefused] = field(default_factory=list)
     warnings: list[Note] = field(default_factory=list)
     preview: Preview | None = None
+    # The cash of each railroad he presides, walked through the steps before the market.
+    railroads: dict[str, AccountWalk] = field(default_factory=dict)
 
 
 @dataclass
@@ -119,8 +126,55 @@ def check_orders(
         checker.refuse(reasons.UNKNOWN_PLAYER, f"there is no player {position}", "")
         return checker.result
     _check_lines(checker, lines)
-    checker.result.preview = preview(state, scenario, position, lines)
+    sight = foresee(state, scenario, position, [line.order for line in lines])
+    if sight is not None:
+        _foreseen(checker, lines, sight)
+        checker.result.railroads = sight.railroads
+    checker.result.preview = preview(state, scenario, position, lines, sight)
     return checker.result
+
+
+def _foreseen(c: _Checker, lines: Sequence[OrderLine], sight: Foresight) -> None:
+    """What the engine itself did with these orders before the market: a certain
+    refusal becomes an error, a likely refusal or a cut a warning. One message
+    per cause: a line the sheet check refused already, or an order on a route
+    or PC whose earlier order was refused (a BUILD after its lost BID), says
+    nothing more."""
+    refused = {error.line_no for error in c.result.errors}
+    noted = {note.line_no for note in c.result.warnings}
+    failed: set[str] = set()
+    for rejection in sight.rejections:
+        if not 0 <= rejection.order_index < len(lines):
+            continue
+        line = lines[rejection.order_index]
+        subject = _subject(line.order)
+        if line.line_no in refused or (subject and subject in failed):
+            continue
+        c.current = line
+        hint = plain_amounts(rejection.hint)
+        if sight.certain(rejection):
+            c.result.warnings = [n for n in c.result.warnings if n.line_no != line.line_no]
+            c.refuse(rejection.code, hint, "")
+            refused.add(line.line_no)
+            if subject:
+                failed.add(subject)
+        elif line.line_no not in noted:
+            if rejection.cut_to is not None:
+                cut = format_order(o_adapter.validate_python(rejection.cut_to), with_railroad=False)
+                c.warn(f"would be cut to {cut} ({hint.rstrip('.')})")
+            else:
+                c.warn(f"may be refused if your bids win: {hint}")
+            noted.add(line.line_no)
+    c.current = None
+
+
+def _subject(order: o.Order) -> str:
+    """The route or PC an order is about, if any (what a later order may need)."""
+    for name in ("row", "line", "pc"):
+        value = getattr(order, name, None)
+        if isinstance(value, str):
+            return value
+    return ""
 
 
 def lines_of(orders: o.PlayerOrders) -> list[OrderLine]:
@@ -167,6 +221,21 @@ def _check_lines(c: _Checker, lines: Sequence[OrderLine]) -> None:
                     t.character.casefold() for t in state.tycoons if t.position != c.position
                 }:
                     c.warn(f"{name} is another tycoon's name; you would get a historical name")
+                elif (
+                    twin := next(
+                        (
+                            t.character
+                            for t in state.tycoons
+                            if t.position != c.position and skeleton(t.character) == skeleton(name)
+                        ),
+                        None,
+                    )
+                ) is not None:
+                    c.refuse(
+                        reasons.NAME_TAKEN,
+                        f"{for_terminal(name)} looks like {twin}, another tycoon's name (3.2)",
+                        "choose a name that reads differently",
+                    )
             case o.Borrow(amount=amount):
                 available = _credit_available(c)
                 if amount > available:
@@ -574,19 +643,31 @@ def _check_merge_railroads(c: _Checker, rr: str, other: str) -> None:
 
 
 def preview(
-    state: GameState, scenario: Scenario, position: int, lines: Sequence[OrderLine]
+    state: GameState,
+    scenario: Scenario,
+    position: int,
+    lines: Sequence[OrderLine],
+    sight: Foresight | None = None,
 ) -> Preview:
     """6.1 The cash the stock market would see and what would happen to each stock order.
 
     The personal actions resolved before the market change the cash first
     (Appendix C): loans (cut to the credit available), repayments, PC bids
     (counted as if they all win: the worst case), treasury stock, loans to
-    and from railroads and Prodigal spending. The stock orders are then
-    walked by the market's own order check.
+    and from railroads, Prodigal spending and spying. `sight` is the engine's
+    own run of those steps (turnproc.intake.foresee); without it the walk is
+    estimated from the orders. The stock orders are then walked by the
+    market's own order check.
     """
     me = state.tycoon(position)
     available = max(0, credit_limit(state, scenario, position, state.climate) - me.loan)
     result = Preview(cash=me.cash, loan=me.loan, credit_available=available)
+    if sight is not None:
+        for step in sight.tycoon.steps:
+            if step.amount:
+                won = " (if won)" if step.label.startswith("PC purchase") else ""
+                result.steps.append((step.label + won, step.amount))
+        return _market_rows(state, scenario, position, lines, result, sight.tycoon.cash_left)
     cash = me.cash
     borrowed = 0
     for line in lines:
@@ -617,6 +698,17 @@ def preview(
             # A PC bid is counted as won: the cash it would take is not there for stocks.
             won = " (if won)" if isinstance(order, o.BidForPC) else ""
             result.steps.append((format_order(order) + won, change))
+    return _market_rows(state, scenario, position, lines, result, cash)
+
+
+def _market_rows(
+    state: GameState,
+    scenario: Scenario,
+    position: int,
+    lines: Sequence[OrderLine],
+    result: Preview,
+    cash: int,
+) -> Preview:
     result.cash_at_market = max(0, cash)
     stock = [line for line in lines if line.order.kind in o.STOCK_KINDS]
     known = [line for line in stock if getattr(line.order, "railroad", "") in state.railroads]
@@ -661,11 +753,16 @@ class Evaluation:
 
 
 def evaluate(
-    text: str, state: GameState, scenario: Scenario, vocabulary: Vocabulary | None = None
+    text: str,
+    state: GameState,
+    scenario: Scenario,
+    vocabulary: Vocabulary | None = None,
+    prefer: frozenset[int] = frozenset(),
 ) -> Evaluation:
-    """10 Parse a turnsheet and check its orders against `state` (raises only SheetTooLarge)."""
+    """10 Parse a turnsheet and check its orders against `state` (raises only SheetTooLarge).
+    `prefer`: the sender's positions (see `parse_turnsheet`)."""
     vocab = vocabulary or Vocabulary.from_scenario(scenario, state)
-    sheet = parse_turnsheet(text, vocab)
+    sheet = parse_turnsheet(text, vocab, prefer)
     if sheet.header is None or not 1 <= sheet.header.position <= len(state.tycoons):
         return Evaluation(sheet, None)
     return Evaluation(sheet, check_orders(state, scenario, sheet.header.position, sheet.lines))

@@ -1,5 +1,10 @@
 """The text of a turnsheet in an email: `text_from_message(raw) -> str`.
 
+The text comes back cleaned (`turnproc.core.text.clean`): no control
+characters but line breaks and tabs, no bidi overrides or zero-width
+characters, so nothing a player writes can reach a receipt, a report or the
+moderator's terminal as an escape sequence.
+
 Pure (bytes in, text out) so the mail intake and `turnproc orders submit`
 share it. Preference: the text/plain part holding a turnsheet header, else a
 .txt attachment holding one, else the HTML part converted to text, else any
@@ -13,9 +18,9 @@ import re
 from dataclasses import dataclass
 from email.message import EmailMessage, Message
 from email.utils import getaddresses, parseaddr
+from html.parser import HTMLParser
 
-import html2text
-
+from turnproc.core.text import clean
 from turnproc.intake.errors import NoTextFound, SheetTooLarge
 
 MAX_MESSAGE_BYTES = 2 * 1024 * 1024  # a turnsheet mail is a few KB; attachments are not read
@@ -135,13 +140,62 @@ def _depth(message: Message, limit: int) -> int:
     return deepest
 
 
+class _HtmlLines(HTMLParser):
+    """The lines of an HTML mail as its writer saw them: each block element
+    (`div`, `p`, `li`, a table row) or `<br>` ends a line, and an empty block
+    (`<div><br></div>`) is one blank line, so a receipt's line numbers match
+    what the player typed. Text inside `blockquote` is quoted with `>` as a
+    plain-text reply would be; styles and scripts are dropped."""
+
+    _BLOCKS = frozenset(
+        {"div", "p", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "table", "ul", "ol"}
+    )
+    _HIDDEN = frozenset({"style", "script", "head", "title"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.lines: list[str] = []
+        self.current: list[str] = []
+        self.quote = 0
+        self.hidden = 0
+
+    def _end_line(self, always: bool) -> None:
+        raw = "".join(self.current)
+        text = raw.replace("\xa0", " ")
+        # A block holding only a typed space (Outlook's `<p>&nbsp;</p>`) is a blank line.
+        if text.strip() or always or "\xa0" in raw:
+            self.lines.append("> " * self.quote + text.strip())
+        self.current = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in self._HIDDEN:
+            self.hidden += 1
+        elif tag == "br":
+            self._end_line(always=True)
+        elif tag in self._BLOCKS or tag == "blockquote":
+            self._end_line(always=False)
+            if tag == "blockquote":
+                self.quote += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self._HIDDEN:
+            self.hidden = max(0, self.hidden - 1)
+        elif tag in self._BLOCKS or tag == "blockquote":
+            self._end_line(always=False)
+            if tag == "blockquote":
+                self.quote = max(0, self.quote - 1)
+
+    def handle_data(self, data: str) -> None:
+        if not self.hidden:
+            self.current.append(" ".join(data.split("\n")))
+
+
 def _html_to_text(html: str) -> str:
-    converter = html2text.HTML2Text()
-    converter.body_width = 0  # never wrap: a wrapped order line would change meaning
-    converter.ignore_images = True
-    converter.ignore_links = True
-    converter.ignore_emphasis = True
-    return converter.handle(html)
+    parser = _HtmlLines()
+    parser.feed(html)
+    parser.close()
+    parser._end_line(always=False)
+    return "\n".join(parser.lines) + "\n"
 
 
 def text_from_message(raw: bytes) -> str:
@@ -175,10 +229,10 @@ def text_from_message(raw: bytes) -> str:
     for candidates in (plain, attached, html):
         for text in candidates:
             if _SHEET.search(text):
-                return text
+                return clean(text)
     for text in (*plain, *html, *attached):
         if text.strip():
-            return text
+            return clean(text)
     raise NoTextFound(
         "the message holds no text",
         hint="send the turnsheet as plain text in the body of the mail",
@@ -193,4 +247,4 @@ def sheet_text(data: bytes) -> str:
         raise SheetTooLarge(f"the sheet is {len(data) // 1024} KB; a turnsheet is a few KB")
     if b"\x00" in data[:65536]:
         raise NoTextFound("the file is binary, not a turnsheet", hint="send plain text")
-    return data.decode("utf-8", errors="replace").replace("\x00", "")
+    return clean(data.decode("utf-8", errors="replace"))

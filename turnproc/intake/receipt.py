@@ -14,8 +14,12 @@ from typing import Literal
 
 from turnproc.intake.check import Preview
 from turnproc.intake.errors import TurnsheetError
+from turnproc.intake.foresee import RAILROAD_KINDS, AccountWalk
 from turnproc.intake.templating import money, signed, template
 from turnproc.intake.turnsheet import Note, OrderLine, ParsedSheet, format_order
+
+# A receipt fits a screen or two: past this many errors or notes it summarises.
+SHOWN = 12
 
 Verdict = Literal["accepted", "errors", "refused", "duplicate"]
 
@@ -53,6 +57,7 @@ class ReceiptFacts:
     hint: str = ""
     in_force: InForce | None = None
     preview: Preview | None = None
+    railroads: dict[str, AccountWalk] = field(default_factory=dict)
     deadline: datetime | None = None
     now: datetime | None = None
 
@@ -100,7 +105,15 @@ def build_receipt(facts: ReceiptFacts) -> Receipt:
         headline = f"DUPLICATE: this message was processed before ({where})"
     else:
         headline = f"REFUSED: {facts.refusal}"
-    orders = [_echo(line, facts.notes) for line in (facts.sheet.lines if facts.sheet else [])]
+    orders = [_echo(line) for line in (facts.sheet.lines if facts.sheet else [])]
+    errors = sorted(facts.errors, key=lambda e: e.line_no)
+    # The railroads this sheet gives orders to: their cash is walked through the turn.
+    ordered = {
+        getattr(line.order, "railroad", "")
+        for line in (facts.sheet.lines if facts.sheet else [])
+        if line.order.kind in RAILROAD_KINDS
+    }
+    notes = sorted(facts.notes, key=lambda n: n.line_no)
     in_force = facts.in_force
     if in_force is None or not in_force.lines:
         summary = "no orders are in force for you this turn yet."
@@ -119,29 +132,81 @@ def build_receipt(facts: ReceiptFacts) -> Receipt:
         "received": _when(facts.received_at) if facts.received_at else "now",
         "message_id": facts.message_id,
         "orders": orders,
-        "errors": [_error(e) for e in sorted(facts.errors, key=lambda e: e.line_no)],
-        "notes": sorted(facts.notes, key=lambda n: n.line_no),
+        "errors": [_error(e) for e in errors[:SHOWN]],
+        "errors_left": _flood(errors[SHOWN:]),
+        "errors_total": len(errors),
+        "notes": notes[:SHOWN],
+        "notes_left": len(notes[SHOWN:]),
         "in_force": in_force.lines if in_force else [],
         "in_force_source": in_force.source if in_force else "",
         "preview": facts.preview,
+        "railroads": [
+            _railroad_walk(code, walk, facts.sheet)
+            for code, walk in facts.railroads.items()
+            if code in ordered
+        ],
         "deadline": _when(facts.deadline) if facts.deadline else None,
         "time_left": time_left(facts.deadline, facts.now) if facts.deadline and facts.now else None,
         "money": money,
         "signed": signed,
     }
     text = template("receipt.txt.j2").render(context)
-    return Receipt(verdict=facts.verdict, subject=headline[:200], text=_tidy(text))
+    # The [game] tag leads every mail of a game, so a player's filter keeps them together.
+    subject = f"[{facts.game}] {headline}" if facts.game else headline
+    return Receipt(verdict=facts.verdict, subject=subject[:200], text=_tidy(text))
 
 
-def _echo(line: OrderLine, notes: list[Note]) -> dict[str, object]:
+def _railroad_walk(code: str, walk: AccountWalk, sheet: ParsedSheet | None) -> dict[str, object]:
+    """A railroad's cash through the steps before the market, for the receipt."""
+    lines = sheet.lines if sheet else []
+    steps = []
+    for step in walk.steps:
+        if step.code:
+            index = step.order_index
+            line = lines[index] if 0 <= index < len(lines) else None
+            label = format_order(line.order, with_railroad=False) if line else "an order"
+            where = f"line {line.line_no}: " if line else ""
+            verdict = "CUT" if step.cut else "REFUSED"
+            steps.append({"label": f"{where}{label}", "amount": "", "left": verdict})
+        else:
+            steps.append(
+                {"label": step.label, "amount": signed(step.amount), "left": money(step.cash_after)}
+            )
+    return {
+        "code": code,
+        "cash": walk.cash,
+        "steps": steps,
+        "cash_left": walk.cash_left,
+        "bonds": walk.bonds,
+        "loan": walk.loan,
+        "bond_room": walk.bond_room,
+        "loan_room": walk.loan_room,
+    }
+
+
+def _flood(errors: list[TurnsheetError]) -> str:
+    """One line for the errors not shown: how many, of which kinds, from which line."""
+    if not errors:
+        return ""
+    kinds: dict[str, int] = {}
+    for error in errors:
+        kinds[error.code] = kinds.get(error.code, 0) + 1
+    listed = ", ".join(f"{count} {code}" for code, count in sorted(kinds.items()))
+    first = errors[0].line_no
+    return (
+        f"... and {len(errors)} more from line {first} on ({listed}). So many errors usually "
+        "mean the mail goes on past the orders: end them with a line saying END."
+    )
+
+
+def _echo(line: OrderLine) -> dict[str, object]:
     text = format_order(line.order)
-    guessed = any(n.line_no == line.line_no for n in notes)
     squeezed = " ".join(line.line.split("#", 1)[0].split()).upper()
     return {
         "line_no": line.line_no,
         "text": text,
         "written": line.line,
-        "show_written": guessed or squeezed not in (text.upper(), text.upper().split(": ", 1)[-1]),
+        "show_written": squeezed not in (text.upper(), text.upper().split(": ", 1)[-1]),
     }
 
 

@@ -16,6 +16,14 @@ from jinja2 import Template
 from turnproc.cr.network import prohibited_reason, route_owners, touches
 from turnproc.cr.orders import PlayerOrders
 from turnproc.cr.state import GameState
+from turnproc.cr.steps.improvements import (
+    grand_station_towns,
+    technology_cost,
+    upgrade_cost,
+)
+from turnproc.cr.steps.operations import technology_params
+from turnproc.cr.steps.railroad_finance import bond_room, issue_price, loan_room, max_new_shares
+from turnproc.cr.steps.rights_of_way import building_cost, double_track_cost, min_bid
 from turnproc.cr.valuation import credit_limit
 from turnproc.intake.check import bid_limits, may_rename
 from turnproc.intake.templating import money, template
@@ -165,6 +173,27 @@ def _max_asking(state: GameState, code: str) -> int:
     return (pc.asking_price * 120 // 100) if pc else 0
 
 
+_ROWS_LISTED = 8
+_LINES_LISTED = 12  # a hint line stays well under the parser's line limit
+
+
+def _listed(items: list[str]) -> str:
+    more = len(items) - _LINES_LISTED
+    return ", ".join(items[:_LINES_LISTED]) + (f" and {more} more" if more > 0 else "")
+
+
+def _row_view(scenario: Scenario, code: str, climate: int) -> dict[str, Any]:
+    return {
+        "code": code,
+        "length": scenario.routes[code].length,
+        "towns": " - ".join(
+            scenario.towns[t].name for t in scenario.routes[code].towns if t in scenario.towns
+        ),
+        "min_bid": min_bid(scenario, code),
+        "build": building_cost(scenario, code, climate),
+    }
+
+
 def _railroad_view(
     state: GameState, scenario: Scenario, code: str, owners: dict[str, str], orders: list[str]
 ) -> dict[str, Any]:
@@ -199,6 +228,9 @@ def _railroad_view(
         for t in state.technologies_available
         if t not in rr.technologies and not (t == "A" and rr.grand_station)
     ]
+    climate = state.climate
+    locomotives = {loco.type: loco.name for loco in technology_params(scenario).locomotives}
+    stations = [scenario.towns[t].name for t in grand_station_towns(scenario, rr)]
     return {
         "code": code,
         "number": rr.number,
@@ -214,8 +246,29 @@ def _railroad_view(
         "technologies_open": ", ".join(open_techs),
         "max_dividend": min(99, rr.cash // rr.issued) if rr.issued else 0,
         "rows": ", ".join(rr.rows),
-        "rows_nearby": ", ".join(nearby[:8]),
-        "lines": ", ".join(x for x in rr.lines if x not in rr.double_tracked),
+        # 4.6, 4.7 What a bid and a build would cost, from the engine's own rules.
+        "rows_owned": [_row_view(scenario, x, climate) for x in rr.rows if x in scenario.routes],
+        "rows_nearby": [_row_view(scenario, x, climate) for x in nearby[:_ROWS_LISTED]],
+        "rows_more": max(0, len(nearby) - _ROWS_LISTED),
+        "double": _listed(
+            [
+                f"{x} {money(double_track_cost(scenario, x, climate))}"
+                for x in rr.lines
+                if x not in rr.double_tracked and x in scenario.routes
+            ]
+        ),
+        "locomotives": ", ".join(
+            f"{n} {locomotives.get(n, '?')} {money(upgrade_cost(scenario, rr, n))}"
+            for n in range(rr.locomotive + 1, state.best_locomotive + 1)
+        ),
+        "technologies_costs": ", ".join(
+            f"{t} {money(technology_cost(scenario, rr, t))}" for t in open_techs
+        ),
+        "stations": " or ".join(stations),
+        "bond_room": bond_room(scenario, rr),
+        "loan_room": loan_room(scenario, rr),
+        "new_shares": max_new_shares(scenario, rr, state.climate, state.turn),
+        "issue_price": issue_price(scenario, rr),
         "rivals": ", ".join(rivals),
         "mergeable": ", ".join(others),
         "orders": orders,

@@ -28,10 +28,11 @@ from sqlalchemy.orm import Session
 from turnproc.core.errors import TurnprocError
 from turnproc.cr.orders import PlayerOrders
 from turnproc.cr.state import GameState
-from turnproc.intake.auth import FAILURE_WINDOW, failure_decision, verify_secret
+from turnproc.intake.auth import FAILURE_WINDOW, failure_decision
 from turnproc.intake.check import Evaluation, evaluate
 from turnproc.intake.errors import TurnsheetError
 from turnproc.intake.extract import MessageMeta, looks_like_email, message_meta, sheet_text
+from turnproc.intake.lockout import secret_problem
 from turnproc.intake.receipt import InForce, Receipt, ReceiptFacts, Verdict, build_receipt
 from turnproc.intake.turnsheet import format_order, parse_turnsheet
 from turnproc.intake.vocabulary import Vocabulary
@@ -64,6 +65,12 @@ class SubmitOutcome:
     @property
     def exit_code(self) -> int:
         return 0 if self.accepted else 1
+
+
+def _shown(text: str) -> str:
+    """A sender's text quoted in a reply: short, one line, printable."""
+    short = " ".join(text.split())[:40]
+    return repr(short if len(text) <= 40 else short + "...")
 
 
 @cache
@@ -116,6 +123,13 @@ def submit_sheet(
             )
     intake = _Intake(session, data, address, message_id, received_at, submission_id)
     try:
+        if not address and (submission_id is not None or looks_like_email(data)):
+            # An address check skipped is a secret check alone: refuse instead.
+            raise _Refusal(
+                "the mail has no usable sender address (From)",
+                "send the turnsheet from the address you registered; the moderator can "
+                "submit a sheet by hand with `turnproc orders submit --sender`",
+            )
         return intake.run(game)
     except _Refusal as refusal:
         return intake.refuse(refusal.reason, refusal.hint)
@@ -174,7 +188,9 @@ class _Intake:
             self.text = sheet_text(self.data)
             self.game = self._game(game_key if game_key is not None else self._header_game())
             state, scenario = self._state()
-            evaluation = evaluate(self.text, state, scenario)
+            evaluation = evaluate(
+                self.text, state, scenario, prefer=self._senders_positions(self.game.id)
+            )
         except TurnsheetError as exc:
             raise _Refusal(exc.message, exc.hint) from None
         header = evaluation.sheet.header
@@ -187,9 +203,21 @@ class _Intake:
         self._check_turn(header.turn)
         return self._decide(evaluation, state)
 
+    def _senders_positions(self, game_id: int | None = None) -> frozenset[int]:
+        """The positions the sender plays (in one game, or in any)."""
+        if not self.sender:
+            return frozenset()
+        return frozenset(
+            p.position
+            for p in repo.players_by_email(self.session, self.sender)
+            if game_id is None or p.game_id == game_id
+        )
+
     def _header_game(self) -> str:
         """The game named in the sheet's header (mail sent to a shared address)."""
-        probe = parse_turnsheet(self.text, Vocabulary(kinds={}, numbers={}))
+        probe = parse_turnsheet(
+            self.text, Vocabulary(kinds={}, numbers={}), self._senders_positions()
+        )
         if probe.header is None:
             first = probe.errors[0] if probe.errors else None
             raise _Refusal(
@@ -200,15 +228,20 @@ class _Intake:
     # --- the checks, in order --------------------------------------------------
 
     def _game(self, key: str | int) -> Game:
+        """The game, its row locked until the transaction ends: a turn run
+        holds the same lock, so a sheet is either in force for the turn that
+        runs or checked against the turn after it (refused as late), never
+        both (on PostgreSQL a row lock; SQLite has one writer at a time)."""
         try:
-            return repo.get_game(self.session, key)
+            return repo.get_game(self.session, key, lock=True)
         except repo.NotFound:
             wanted = str(key).casefold()
             for game in repo.list_games(self.session):
                 if game.name.casefold() == wanted:
-                    return game
+                    return repo.get_game(self.session, game.id, lock=True)
             raise _Refusal(
-                f"there is no game {key!r}", "write the game's name as on your turnsheet"
+                f"there is no game {_shown(str(key))}",
+                "write the game's name as on your turnsheet",
             ) from None
 
     def _state(self) -> tuple[GameState, Scenario]:
@@ -241,10 +274,10 @@ class _Intake:
                 "send your turnsheet from the address you registered, or ask the moderator "
                 "to change it",
             )
-        if not verify_secret(secret, player.secret_hash):
+        problem = secret_problem(self.session, game, player, secret, self.received_at)
+        if problem is not None:
             raise _Refusal(
-                f"wrong secret for player {position}",
-                "copy the secret from your welcome mail; it is not case-sensitive",
+                problem, "copy the secret from your welcome mail; it is not case-sensitive"
             )
 
     def _check_turn(self, turn: int) -> None:
@@ -314,6 +347,7 @@ class _Intake:
             notes=evaluation.notes,
             in_force=self._in_force(),
             preview=check.preview if check else None,
+            railroads=check.railroads if check else {},
             deadline=game.deadline,
             now=self.received_at,
         )
@@ -394,15 +428,21 @@ class _Intake:
             submission_id=row.id if row else None,
             message_id=self.message_id,
             reply_to=self.sender or None,
-            answer=decision.answer and bool(self.sender),
+            answer=decision.answer and bool(self.sender) and not self._stranger_without_game(),
             notify_moderator=decision.report_to_moderator,
         )
 
+    def _stranger_without_game(self) -> bool:
+        """A sheet naming no real game from an address no player registered:
+        forged senders must not be sent refusals about made-up games."""
+        return self.game is None and not repo.players_by_email(self.session, self.sender)
+
     def _earlier_failures(self) -> list[datetime]:
+        """The sender's recent refusals: the sender is throttled, never the
+        position it names (a stranger must not silence the player). Guessing
+        a position's secret is stopped by the lock-out (intake/lockout.py)."""
+        if not self.sender:
+            return []
         return repo.recent_refusals(
-            self.session,
-            since=self.received_at - FAILURE_WINDOW,
-            sender=self.sender or None,
-            game_id=self.game.id if self.game else None,
-            position=self.position,
+            self.session, since=self.received_at - FAILURE_WINDOW, sender=self.sender
         )

@@ -7,11 +7,14 @@ header (game, turn, position, secret), the typed orders of
 hint) and notes such as "assuming you meant DIVIDEND". It keeps going after a
 bad line so the player learns about every mistake at once.
 
-It forgives what mail does to text: quoted `>` prefixes, signatures, "On ...
-wrote:" lines, Windows line endings, tabs, capitals, extra spaces,
-abbreviations and misspelt action words, amounts written `$1,500`. It only
-reads lines between the header and the END line. It never raises anything but
-`SheetTooLarge`, and it runs in time linear in the length of the text.
+It forgives what mail does to text: quoted `>` prefixes, signatures and
+sign-offs, the separators mail programs put above the message replied to
+("-----Original Message-----", "On ... wrote:", a "From:" block), Windows
+line endings, tabs, capitals, extra spaces, abbreviations and misspelt
+action words, amounts written `$1,500`. It only reads lines between the
+header and the END line (or the first such separator). It never raises
+anything but `SheetTooLarge`, and it runs in time linear in the length of
+the text.
 
 `format_order` writes an order back in the canonical form the parser reads,
 so receipts and pre-filled sheets echo exactly what will be carried out.
@@ -48,9 +51,25 @@ _HEADER_FIELD_RE = re.compile(
     r"\b(game|turn|player|position|pos|secret|password)\b\s*[:=#]?\s*([^\s,;]+)", re.IGNORECASE
 )
 _END_RE = re.compile(r"^[\W_]*end(\s+(of\s+)?turn\s?sheet)?[\W_]*$", re.IGNORECASE)
-_WROTE_RE = re.compile(r"^(on\b.{0,300}\bwrote:|-{2,}\s*original message\s*-{2,})\s*$", re.I)
+# Where a mail program starts the message replied to, or the writer signs off:
+# the orders end there (Outlook, Gmail, Apple Mail and Thunderbird do not
+# always quote the original with `>`, and their attribution line may wrap).
+_REPLY_RE = re.compile(
+    r"^(-{2,}\s*(original|forwarded) message\s*-{2,}"
+    r"|_{10,}"
+    r"|(from|sent|date|to|subject):\s.*"
+    r"|begin forwarded message:"
+    r"|.{0,300}\bwrote:"
+    r"|sent from my \w+.*"
+    r"|(thanks|thank you|many thanks|regards|kind regards|best regards|best wishes|best"
+    r"|cheers|sincerely|yours|yours truly|yours sincerely|all the best|greetings)[\s,.!]*)\s*$",
+    re.I,
+)
+_WROTE_END_RE = re.compile(r"\bwrote:\s*$", re.I)
 _DECORATION_RE = re.compile(r"^[\s=*_~+.:|-]*$")
-_AMOUNT_RE = re.compile(r"^\$?(\d{1,3}(?:,\d{3})+|\d+)(?:\.0+)?\$?$")
+# ASCII digits only ("²" and "③" are digits to Python, not to a ledger), and
+# few enough that int() stays cheap and within its limit on digits.
+_AMOUNT_RE = re.compile(r"^\$?([0-9]{1,3}(?:,[0-9]{3}){1,4}|[0-9]{1,15})(?:\.0+)?\$?$")
 _BLANK_RE = re.compile(r"^[_?.]+$")
 
 PERSONAL = "personal"
@@ -244,28 +263,50 @@ def _is_header(content: str) -> bool:
     return len(keys) >= 2
 
 
-def _sheet_lines(text: str) -> tuple[list[tuple[int, str]], int]:
+def _sheet_lines(
+    text: str, prefer: frozenset[int] = frozenset()
+) -> tuple[list[tuple[int, str]], int]:
     """The lines that may belong to the turnsheet (number, text) and the header's number.
 
-    The sheet starts at the first header at the shallowest quote depth, and
-    is read from the lines at that depth or shallower: a reply that quotes
-    the blank sheet and also carries a filled-in one is read from the
-    filled-in one; a sheet filled in inside the quoted text is read there,
-    together with any orders typed unquoted between its lines.
+    The sheet starts at the best header: one naming a position of `prefer`
+    (the sender's), then one whose secret is filled in, then the shallowest
+    quote depth, then the first. It is read from the lines at that depth or
+    shallower: a reply that quotes the blank sheet and also carries a
+    filled-in one is read from the filled-in one; a sheet filled in inside
+    the quoted text is read there, together with any orders typed unquoted
+    between its lines. A header-like line quoted from a report (text another
+    player wrote) loses to the player's own sheet.
     """
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     unquoted = [_unquote(line) for line in lines]
-    header_at: int | None = None
-    for index, (depth, content) in enumerate(unquoted):
-        if (header_at is None or depth < unquoted[header_at][0]) and _is_header(content):
-            header_at = index
-            if depth == 0:
-                break
-    if header_at is None:
+    candidates = [i for i, (_, content) in enumerate(unquoted) if _is_header(content)]
+    if not candidates:
         return [], 0
+    header_at = min(candidates, key=lambda i: _header_rank(unquoted[i], prefer, i))
     depth = unquoted[header_at][0]
     kept = [(i + 1, content) for i, (d, content) in enumerate(unquoted) if d <= depth]
     return kept, header_at + 1
+
+
+def _header_rank(line: tuple[int, str], prefer: frozenset[int], index: int) -> tuple[int, ...]:
+    depth, content = line
+    values: dict[str, str] = {}
+    for match in _HEADER_FIELD_RE.finditer(content[:MAX_LINE_CHARS]):
+        key = match.group(1).lower()
+        key = {"position": "player", "pos": "player", "password": "secret"}.get(key, key)
+        values.setdefault(key, match.group(2))
+    number = values.get("player", "")
+    mine = number.isascii() and number.isdigit() and len(number) < 6 and int(number) in prefer
+    secret = values.get("secret", "")
+    filled = bool(secret) and not _BLANK_RE.match(secret)
+    return (0 if mine else 1, 0 if filled else 1, depth, index)
+
+
+def _wrapped_wrote(lines: list[tuple[int, str]], index: int) -> bool:
+    """Gmail's "On <date> <name> <" wraps its "address> wrote:" onto the next line."""
+    if not lines[index][1].lstrip().lower().startswith("on ") or index + 1 >= len(lines):
+        return False
+    return bool(_WROTE_END_RE.search(lines[index + 1][1][:MAX_LINE_CHARS]))
 
 
 def _parse_header(line_no: int, text: str, errors: list[TurnsheetError]) -> SheetHeader | None:
@@ -284,7 +325,7 @@ def _parse_header(line_no: int, text: str, errors: list[TurnsheetError]) -> Shee
     for key in ("turn", "player"):
         value = values.get(key, "")
         if value and not _BLANK_RE.match(value):
-            if value.isdigit() and len(value) < 6:
+            if value.isascii() and value.isdigit() and len(value) < 6:
                 numbers[key] = int(value)
             else:
                 problems.append(f"the {key} {value!r} is not a number")
@@ -307,14 +348,33 @@ def _parse_header(line_no: int, text: str, errors: list[TurnsheetError]) -> Shee
     )
 
 
-def parse_turnsheet(text: str, vocabulary: Vocabulary) -> ParsedSheet:
-    """10 Read a turnsheet. Raises only `SheetTooLarge`; every other problem is listed."""
+def order_lines(text: str) -> list[str]:
+    """The lines written between the turnsheet header and END (or a signature,
+    or a second header), read as `parse_turnsheet` reads them: for a family
+    with its own order language (the 18xx games)."""
+    lines, header_no = _sheet_lines(text[:MAX_SHEET_CHARS])
+    kept: list[str] = []
+    for line_no, content in lines:
+        if line_no <= header_no:
+            continue
+        stripped = content.strip()
+        if _END_RE.match(stripped) or stripped == "--" or _is_header(stripped):
+            break
+        kept.append(stripped)
+    return kept
+
+
+def parse_turnsheet(
+    text: str, vocabulary: Vocabulary, prefer: frozenset[int] = frozenset()
+) -> ParsedSheet:
+    """10 Read a turnsheet. Raises only `SheetTooLarge`; every other problem is listed.
+    `prefer`: the sender's positions, whose header wins over others."""
     if len(text) > MAX_SHEET_CHARS:
         raise SheetTooLarge(
             f"the message is {len(text) // 1024} KB long; a turnsheet is a few KB",
             hint="send only the filled-in turnsheet as plain text, without attachments",
         )
-    lines, header_no = _sheet_lines(text)
+    lines, header_no = _sheet_lines(text, prefer)
     if not lines:
         sheet = ParsedSheet(header=None)
         sheet.errors.append(
@@ -330,7 +390,7 @@ def parse_turnsheet(text: str, vocabulary: Vocabulary) -> ParsedSheet:
     railroad: str | None = None
     section_ok = True
     started = False
-    for line_no, content in lines:
+    for index, (line_no, content) in enumerate(lines):
         if line_no < header_no:
             continue
         if line_no == header_no:
@@ -343,14 +403,14 @@ def parse_turnsheet(text: str, vocabulary: Vocabulary) -> ParsedSheet:
         if _END_RE.match(stripped):
             sheet.ended = True
             break
-        if stripped == "--":
-            break  # a signature follows
+        if stripped == "--" or _REPLY_RE.match(stripped) or _wrapped_wrote(lines, index):
+            break  # a signature, a sign-off or the message replied to follows
         if _is_header(stripped):
             sheet.notes.append(
                 Note(line_no, stripped, "a second turnsheet header; read only the first sheet")
             )
             break
-        if _WROTE_RE.match(stripped) or _DECORATION_RE.match(stripped):
+        if _DECORATION_RE.match(stripped):
             continue
         if len(stripped) > MAX_LINE_CHARS:
             errors.append(
@@ -617,6 +677,9 @@ def _route(line: _Line, token: str, kind: str | None, what: str) -> str:
 def _suggest(token: str, vocab: Vocabulary, kind: str | None, what: str) -> str:
     if token.isdigit():
         return f"no route has the number {token}; use the {what}'s abbreviation or number"
+    named = vocab.by_name(token) if kind in (None, "PC") else []
+    if named:
+        return "did you mean " + " or ".join(f"{c} ({vocab.names[c]})" for c in named) + "?"
     close = difflib.get_close_matches(token.upper(), vocab.codes_of_kind(kind), n=3, cutoff=0.6)
     if close:
         return "did you mean " + " or ".join(close) + "?"
@@ -661,6 +724,45 @@ def _code_and_amount(
 
 def _a(noun: str) -> str:
     return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun
+
+
+def _locomotive(line: _Line, args: list[str]) -> int:
+    """4.17 A locomotive type by number or by name, as reports write it: 3,
+    AMERICAN, "American (3)"."""
+    words = " ".join(args).replace("(", " ").replace(")", " ").split()
+    if len(words) == 1 and _is_number(words[0]):
+        return _amount(line, words[0], "locomotive number", 2, 9)
+    names = line.vocab.locomotives
+    name = " ".join(w for w in words if not w.isdigit()).casefold()
+    if name in names:
+        number = names[name]
+        written = [int(w) for w in words if w.isdigit()]
+        if written and written != [number]:
+            raise line.fail(
+                BadAmount,
+                f"the {name.title()} is locomotive {number}, not {written[0]}",
+                f"write LOCOMOTIVE {number}",
+            )
+        if number < 2:
+            raise line.fail(
+                BadAmount,
+                f"the {name.title()} ({number}) is where every railroad starts",
+                "upgrade to locomotive 2 or better",
+            )
+        return number
+    close = difflib.get_close_matches(name, list(names), n=1, cutoff=0.7)
+    if close:
+        raise line.fail(
+            UnknownName,
+            f"no locomotive called {' '.join(words)!r}",
+            f"did you mean LOCOMOTIVE {close[0].upper()} ({names[close[0]]})?",
+        )
+    known = ", ".join(f"{n.title()} ({t})" for n, t in sorted(names.items(), key=lambda x: x[1]))
+    raise line.fail(
+        SheetSyntaxError,
+        f"expected a locomotive number or name, found {' '.join(args)!r}",
+        f"e.g. LOCOMOTIVE 3; the types: {known}" if known else _EXAMPLES["locomotive"],
+    )
 
 
 def _one(line: _Line, args: list[str], what: str) -> str:
@@ -768,7 +870,7 @@ def _rr_amount(cls: Callable[..., o.Order]) -> _Builder:
 
 def _b_spy(line: _Line, args: list[str], railroad: str | None, rest: str) -> o.Order:
     token = _one(line, args, "player number or railroad")
-    if token.isdigit():
+    if token.isascii() and token.isdigit():
         return o.SpyOnPlayer(target=_amount(line, token, "player number", 1, line.vocab.positions))
     return o.SpyOnRailroad(railroad=_route(line, token, "PC", "railroad"))
 
@@ -875,8 +977,7 @@ def _railroad_order(line: _Line, action: str, args: list[str], railroad: str | N
     if action == "double_track":
         return o.DoubleTrack(railroad=rr, line=_route(line, _one(line, args, "line"), None, "line"))
     if action == "upgrade_locomotive":
-        value = _amount(line, _one(line, args, "locomotive"), "locomotive number", 2, 9)
-        return o.UpgradeLocomotive(railroad=rr, locomotive=value)
+        return o.UpgradeLocomotive(railroad=rr, locomotive=_locomotive(line, args))
     if action == "buy_technology":
         return _technology(line, args, rr)
     rival, percent = _code_and_amount(line, args, "PC", "railroad", "percent")

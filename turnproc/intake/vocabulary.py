@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from turnproc.cr.state import GameState
+from turnproc.cr.steps.operations import technology_params
 from turnproc.scenario.model import Scenario
 
 
@@ -19,7 +20,23 @@ class Vocabulary:
     numbers: Mapping[int, str]  # route number -> route code
     towns: Mapping[str, str] = field(default_factory=dict)  # casefolded id or name -> town id
     positions: int = 15
+    # casefolded locomotive name -> type (4.17: "LOCOMOTIVE NORRIS" is type 2)
+    locomotives: Mapping[str, int] = field(default_factory=dict)
+    # code of a PC (so of its railroad) -> its name, for suggestions
+    names: Mapping[str, str] = field(default_factory=dict)
     _upper: Mapping[str, str] = field(default_factory=dict)  # upper-cased code -> code
+
+    def by_name(self, word: str) -> list[str]:
+        """PC codes whose name is `word` or has it as a word ("Pennsylvania", "Erie")."""
+        folded = word.casefold()
+        if len(folded) < 3:
+            return []
+        exact = [code for code, name in self.names.items() if name.casefold() == folded]
+        if exact:
+            return exact
+        return sorted(
+            code for code, name in self.names.items() if folded in name.casefold().split()
+        )[:3]
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_upper", {code.upper(): code for code in self.kinds})
@@ -52,12 +69,27 @@ class Vocabulary:
         for town in scenario.towns.values():
             towns[town.id.casefold()] = town.id
             towns[town.name.casefold()] = town.id
-        return cls(kinds=kinds, numbers=numbers, towns=towns, positions=positions)
+        locomotives = {
+            loco.name.casefold(): loco.type for loco in technology_params(scenario).locomotives
+        }
+        names = {
+            code: route.name
+            for code, route in scenario.routes.items()
+            if route.kind == "PC" and route.name
+        }
+        return cls(
+            kinds=kinds,
+            names=names,
+            numbers=numbers,
+            towns=towns,
+            positions=positions,
+            locomotives=locomotives,
+        )
 
     def code(self, token: str) -> str | None:
         """The route code written as `token` (its code in any case, or its number)."""
-        if token.isdigit():
-            return self.numbers.get(int(token))
+        if token.isascii() and token.isdigit():
+            return self.numbers.get(int(token)) if len(token) <= 6 else None
         return self._upper.get(token.upper())
 
     def codes_of_kind(self, kind: str | None) -> list[str]:

@@ -24,6 +24,7 @@ A message whose processing was cut short (still "received") is picked up
 again by `resume_pending`.
 """
 
+import contextlib
 import dataclasses
 import email.parser
 import email.policy
@@ -40,18 +41,28 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
+from turnproc import sequential
 from turnproc.core.errors import TurnprocError
+from turnproc.core.text import clean, for_terminal, neutralised
 from turnproc.cr.events import Announcement
-from turnproc.intake.auth import FAILURE_WINDOW, failure_decision, verify_secret
+from turnproc.intake.auth import (
+    FAILURE_WINDOW,
+    FAILURES_BEFORE_SILENCE,
+    FAILURES_TO_REPORT,
+    failure_decision,
+)
 from turnproc.intake.errors import SheetTooLarge, TurnsheetError
 from turnproc.intake.extract import MAX_MESSAGE_BYTES, text_from_message
+from turnproc.intake.lockout import secret_problem, unlock, unlock_code_matches
 from turnproc.intake.submit import submit_sheet
-from turnproc.intake.turnsheet import parse_turnsheet
+from turnproc.intake.turnsheet import order_lines, parse_turnsheet
 from turnproc.intake.vocabulary import Vocabulary
 from turnproc.mail.classify import silence_reason
+from turnproc.mail.guard import BudgetExceeded, bound_headers, within_budget
+from turnproc.render.rules_pdf import players_guide
 from turnproc.store import repository as repo
 from turnproc.store.db import transaction
-from turnproc.store.models import Game, OutboxMessage, Player
+from turnproc.store.models import Game, OutboxMessage, Player, Submission
 
 GUIDE = Path(__file__).resolve().parent.parent.parent / "docs" / "turnsheet.md"
 SYNTHETIC_DOMAIN = "sha256.turnproc.invalid"
@@ -62,28 +73,52 @@ HELP_ANSWERS_PER_DAY = 3
 # STANDBY game: NAME leave (or remove, off, withdraw): off the standby list.
 STANDBY_LEAVE_WORDS = frozenset({"leave", "remove", "off", "withdraw"})
 RESUME_AFTER = timedelta(minutes=10)
+# Answers (receipts, refusals, HELP, STANDBY) to addresses that no player
+# registered, over all of them together: forged senders cannot make the
+# program a source of backscatter beyond this.
+STRANGER_ANSWERS_PER_HOUR = 20
+STRANGER_WINDOW = timedelta(hours=1)
+# Per player and turn: announcements printed, reports resent.
+PRESS_PER_TURN = 3
+RESEND_PER_TURN = 3
+# A message whose processing is cut short (killed by the budget, or the whole
+# process dying) this many times is quarantined instead of tried again.
+MAX_ATTEMPTS = 2
+RETRIED = ("error", "received", "quarantined")
 
 _COMMAND_RE = re.compile(
-    r"^[\s*_]*(help|resend|press|announce|announcement|standby)\b[\s:]*(.*)$", re.IGNORECASE
+    r"^[\s*_]*(help|rules|resend|press|announce|announcement|standby|unlock)\b[\s:]*(.*)$",
+    re.IGNORECASE,
 )
 _FIELD_RE = re.compile(
-    r"\b(game|turn|player|position|pos|secret|password)\b\s*[:=#]?\s*([^\s,;]+)", re.IGNORECASE
+    r"\b(game|turn|player|position|pos|secret|password|code)\b\s*[:=#]?\s*([^\s,;]+)",
+    re.IGNORECASE,
 )
 _END_RE = re.compile(r"^[\W_]*end[\W_]*$", re.IGNORECASE)
 _REPLY_PREFIX_RE = re.compile(r"^\s*((re|aw|sv|fwd?)\s*:\s*)+", re.IGNORECASE)
 _WROTE_RE = re.compile(r"^on\b.{0,300}\bwrote:\s*$", re.IGNORECASE)
+
+RULES_ANSWER = """\
+The rules of the game, with their tables, and the players' guide to the
+turnsheet are attached as a PDF. Mail HELP for the commands you can send.
+"""
 
 COMMANDS_HELP = """\
 Commands you can mail to the moderator (one per message, on the first line):
 
   HELP
       this guide.
+  RULES
+      the rules of the game, with their tables, and this guide as a PDF.
   RESEND game: NAME player: N secret: YOUR-SECRET [turn: T]
       your latest report again (or the report of turn T), with its PDF.
   PRESS game: NAME player: N secret: YOUR-SECRET [anonymous]
       an announcement for the next report's news: write it on the lines
       below the PRESS line and end it with a line END; "anonymous" hides
       your name.
+  UNLOCK game: NAME player: N code: CODE
+      unlock your secret after it was locked by repeated wrong guesses
+      (the code is in the mail that told you).
   STANDBY game: NAME [leave]
       put yourself on the game's standby list: you take over the next
       position whose player stops sending orders, and get its report,
@@ -92,6 +127,20 @@ Commands you can mail to the moderator (one per message, on the first line):
 A turnsheet is sent as it is: the filled-in sheet from your report, starting
 with its TURNSHEET line, in the body of the mail or as a .txt attachment.
 """
+
+# HELP to an address no player registered: the commands, not the whole guide
+# (about a kilobyte, so forged HELP mail buys little backscatter).
+STRANGER_HELP = (
+    COMMANDS_HELP
+    + "\nThe full turnsheet guide comes with the welcome mail of a game, and with HELP\n"
+    "sent from the address a game has registered for you.\n"
+)
+
+
+def _shown(text: str) -> str:
+    """A sender's text quoted in a reply: short, one line, printable."""
+    short = " ".join(for_terminal(text).split())[:40]
+    return repr(short if len(text) <= 40 else short + "...")
 
 
 class StoreFailed(TurnprocError):
@@ -133,7 +182,7 @@ def ingest(
     `on_stored` runs once the message is safely stored (a source's
     acknowledgement: mark it seen, file it); `moderator` is the address that
     hears of failures."""
-    head = _headers(incoming_raw)
+    head = _headers(bound_headers(incoming_raw).raw)
     message_id, synthetic = _message_id(head, incoming_raw)
     sender = _address(_header(head, "From"))
     try:
@@ -163,7 +212,7 @@ def ingest(
             + ack_problem,
             answered=False,
         )
-    outcome = _process(engine, stored, incoming_raw, now, moderator, synthetic, origin)
+    outcome = _attempt(engine, stored, incoming_raw, now, moderator, synthetic, origin)
     if ack_problem:
         return dataclasses.replace(outcome, detail=outcome.detail + ack_problem)
     return outcome
@@ -176,31 +225,47 @@ def resume_pending(
     stopped between storing and answering)."""
     with transaction(engine) as session:
         ids = [row.id for row in repo.pending_submissions(session, now - RESUME_AFTER)]
-    return retry(engine, ids, moderator=moderator)
+    return retry(engine, ids, moderator=moderator, by_moderator=False)
 
 
 def retry(
-    engine: Engine, submission_ids: list[int], *, moderator: str | None = None
+    engine: Engine,
+    submission_ids: list[int],
+    *,
+    moderator: str | None = None,
+    by_moderator: bool = True,
 ) -> list[IngestOutcome]:
     """Process stored messages again: those that failed ("error") once the cause
-    is fixed, or that were never processed ("received"). Each keeps its
-    arrival time, so a sheet that arrived before the deadline still counts."""
+    is fixed, that were quarantined, or that were never processed ("received").
+    Each keeps its arrival time, so a sheet that arrived before the deadline
+    still counts. `by_moderator`: the moderator asked (`mail retry`), so a
+    quarantined message gets one more attempt under the same budget."""
     outcomes = []
     for submission_id in submission_ids:
         with transaction(engine) as session:
             row = repo.get_submission(session, submission_id)
             if row is None:
                 raise TurnprocError(f"no stored message #{submission_id}")
-            if row.verdict not in ("error", "received"):
+            if row.verdict not in RETRIED:
                 raise TurnprocError(
                     f"message #{submission_id} was processed already ({row.verdict}); "
-                    "only messages that failed or were never processed are retried"
+                    "only messages that failed, were quarantined or were never processed "
+                    "are retried"
                 )
             raw, received_at = row.raw or b"", row.received_at
-        _, synthetic = _message_id(_headers(raw), raw)
+        _, synthetic = _message_id(_headers(bound_headers(raw).raw), raw)
         origin = f"stored:{submission_id}"
         outcomes.append(
-            _process(engine, submission_id, raw, received_at, moderator, synthetic, origin)
+            _attempt(
+                engine,
+                submission_id,
+                raw,
+                received_at,
+                moderator,
+                synthetic,
+                origin,
+                by_moderator=by_moderator,
+            )
         )
     return outcomes
 
@@ -213,6 +278,100 @@ def _acknowledge(on_stored: Callable[[], None] | None) -> str:
     except Exception as exc:  # the message is stored; a repeat is a duplicate
         return f" (acknowledging it to the mailbox failed: {type(exc).__name__}: {exc})"
     return ""
+
+
+def _attempt(
+    engine: Engine,
+    submission_id: int,
+    raw: bytes,
+    received_at: datetime,
+    moderator: str | None,
+    synthetic: bool,
+    origin: str,
+    *,
+    by_moderator: bool = False,
+) -> IngestOutcome:
+    """One attempt at processing a stored message, within the per-message
+    budget (turnproc/mail/guard.py). The attempt is counted (committed) before
+    it starts, so even a crash of this whole process counts; a message cut
+    short MAX_ATTEMPTS times is quarantined and the moderator told once."""
+    with transaction(engine) as session:
+        row = session.get(Submission, submission_id, with_for_update=True)
+        if row is None:
+            raise TurnprocError(f"no stored message #{submission_id}")
+        if row.attempts >= MAX_ATTEMPTS and not by_moderator:
+            return _quarantine(session, row, moderator, origin, "cut short twice before")
+        row.attempts += 1
+        attempts = row.attempts
+        message_id = row.message_id or ""
+    bounded = bound_headers(raw).raw
+    try:
+        return within_budget(
+            lambda: _process(
+                engine, submission_id, bounded, received_at, moderator, synthetic, origin
+            ),
+            before=lambda: engine.dispose(close=False),
+        )
+    except OperationalError:
+        _uncount(engine, submission_id)  # the database failed, not the message
+        raise
+    except BudgetExceeded as exc:
+        reason = f"processing was cut short: {exc.reason}"
+        if attempts >= MAX_ATTEMPTS or by_moderator:
+            with transaction(engine) as session:
+                row = session.get(Submission, submission_id, with_for_update=True)
+                assert row is not None
+                return _quarantine(session, row, moderator, origin, reason)
+        return IngestOutcome(
+            origin=origin,
+            message_id=message_id,
+            submission_id=submission_id,
+            verdict="received",
+            detail=f"{reason}; tried once more by a run {RESUME_AFTER} from now, then quarantined",
+            answered=False,
+        )
+
+
+def _uncount(engine: Engine, submission_id: int) -> None:
+    """Take back an attempt the database cut short (if it is back already)."""
+    with contextlib.suppress(SQLAlchemyError), transaction(engine) as session:
+        row = session.get(Submission, submission_id, with_for_update=True)
+        if row is not None and row.attempts > 0:
+            row.attempts -= 1
+
+
+def _quarantine(
+    session: Session, row: Submission, moderator: str | None, origin: str, reason: str
+) -> IngestOutcome:
+    """Set a message aside for good: never processed again by `mail ingest`;
+    the moderator is told once (the alert's key is the submission's)."""
+    row.verdict = "quarantined"
+    row.receipt = f"quarantined: {reason}"
+    alert = _alert(
+        session,
+        moderator,
+        key=f"alert/quarantined/{row.id}",
+        subject=f"turnproc: message #{row.id} quarantined",
+        body=(
+            f"Message {for_terminal(row.message_id or '?')} from "
+            f"{for_terminal(row.sender or '?')} is stored as submission #{row.id}. Its "
+            f"processing was cut short {row.attempts} time(s) ({reason}); it is set aside "
+            "and not read again, so new mail goes on being processed. Nothing was "
+            "answered.\n\nIf it holds orders, look at it and submit them by hand "
+            "(turnproc orders submit --sender), or give it one more try with "
+            f"`turnproc mail retry {row.id}`.\n"
+        ),
+        now=row.received_at,
+    )
+    return IngestOutcome(
+        origin=origin,
+        message_id=row.message_id or "",
+        submission_id=row.id,
+        verdict="quarantined",
+        detail=f"quarantined: {reason}",
+        answered=False,
+        alert=alert,
+    )
 
 
 def _process(
@@ -232,6 +391,8 @@ def _process(
                 session, submission_id, raw, head, received_at, moderator, synthetic, message_id
             )
             return reader.run(origin)
+    except MemoryError:
+        raise  # the budget's: counted as an attempt cut short
     except OperationalError:
         # The database, not the message: it stays "received" for the next run,
         # and the command line says what failed (exit 75).
@@ -287,6 +448,50 @@ def _alert(
     return subject
 
 
+def refusal_digest(
+    session: Session,
+    moderator: str | None,
+    sender: str,
+    submission_id: int,
+    reason: str,
+    now: datetime,
+) -> str | None:
+    """Repeated refusals from one sender: one alert per sender and burst (the
+    hour the refusals fall in), a digest that lists each refusal while it
+    waits in the outbox. Returns the note for the moderator's terminal the
+    first time only, None for the rest of the burst."""
+    line = f"  #{submission_id}  {now:%Y-%m-%d %H:%M:%S} UTC  {for_terminal(reason)[:200]}\n"
+    bucket = now.replace(minute=0, second=0, microsecond=0)
+    digest = hashlib.sha256(sender.encode("utf-8", "replace")).hexdigest()[:16]
+    key = f"alert/refusals/{digest}/{bucket:%Y%m%d%H}"
+    subject = f"turnproc: repeated refusals for {for_terminal(sender)[:120]}"
+    if not moderator:
+        count = len(repo.recent_refusals(session, since=now - FAILURE_WINDOW, sender=sender))
+        return subject if count + 1 == FAILURES_TO_REPORT else None
+    existing = repo.mail_by_key(session, key)
+    if existing is not None:
+        if existing.status == "queued":
+            existing.body += line
+        return None
+    repo.queue_mail(
+        session,
+        key=key,
+        kind="alert",
+        to_address=moderator,
+        subject=subject,
+        body=(
+            f"Messages from {for_terminal(sender)[:254]} are being refused: "
+            f"{FAILURES_TO_REPORT} within {FAILURE_WINDOW}. From the "
+            f"{FAILURES_BEFORE_SILENCE + 1}th on they are no longer answered. This alert "
+            "comes once per sender and hour; the refusals until it is sent are listed "
+            "here (all of them: `turnproc mail ingest` prints each, the submissions "
+            "table keeps them):\n\n" + line
+        ),
+        now=now,
+    )
+    return subject
+
+
 # --- reading headers robustly -------------------------------------------------
 
 
@@ -328,10 +533,11 @@ class _Command:
 
 
 class _Refused(Exception):
-    def __init__(self, reason: str, hint: str = "") -> None:
+    def __init__(self, reason: str, hint: str = "", *, real_game: bool = True) -> None:
         super().__init__(reason)
         self.reason = reason
         self.hint = hint
+        self.real_game = real_game  # False: the message names no game of ours
 
 
 class _Reader:
@@ -359,6 +565,7 @@ class _Reader:
         sender = _address(_header(head, "From"))
         self.sender = sender if len(sender) <= 254 else ""  # no answer to what cannot be stored
         self.origin = ""
+        self.game_named = False  # the message named one of our games
 
     def run(self, origin: str) -> IngestOutcome:
         self.origin = origin
@@ -381,8 +588,8 @@ class _Reader:
         except TurnsheetError as exc:
             text, unreadable = "", exc
         if _has_turnsheet(text):
-            return self._turnsheet()
-        command = _command(text, _header(self.head, "Subject") or "")
+            return self._sequential_move(text) or self._turnsheet()
+        command = _command(text, clean(_header(self.head, "Subject") or "")[:300])
         if command is None and unreadable is not None:
             return self._unreadable(unreadable.message, unreadable.hint)
         if command is None:
@@ -390,14 +597,20 @@ class _Reader:
         try:
             if command.name == "help":
                 return self._help()
+            if command.name == "rules":
+                return self._rules()
             if command.name == "standby":
                 return self._standby(command)
             game, player = self._authenticate(command)
+            if command.name == "unlock":
+                return self._unlock(command, game, player)
             if command.name == "resend":
                 return self._resend(command, game, player)
             return self._press(command, game, player)
         except _Refused as refusal:
-            return self._refuse(refusal.reason, refusal.hint, answer_anyone=True)
+            return self._refuse(
+                refusal.reason, refusal.hint, answer_anyone=refusal.real_game and self.game_named
+            )
 
     # --- verdicts -----------------------------------------------------------------
 
@@ -464,13 +677,22 @@ class _Reader:
             report_id=report_id,
         )
 
-    def _refuse(self, reason: str, hint: str, *, answer_anyone: bool) -> IngestOutcome:
-        """Refused: answered (rate-limited) if the sender may be answered."""
-        text = f"REFUSED: {reason}\n" + (f"\n{hint[:1].upper()}{hint[1:]}.\n" if hint else "")
-        text += f"\nYour message: {self.message_id}\n"
+    def _refuse(
+        self, reason: str, hint: str, *, answer_anyone: bool, receipt: str | None = None
+    ) -> IngestOutcome:
+        """Refused: answered (rate-limited) if the sender may be answered.
+        Someone who registered no address is answered only about one of our
+        games (`answer_anyone`), within the global cap on such answers.
+        `receipt`: the answer's text, when the refusal has its own."""
+        registered = self._registered()
+        text = receipt or (
+            f"REFUSED: {reason}\n" + (f"\n{hint[:1].upper()}{hint[1:]}.\n" if hint else "")
+        )
+        if registered:
+            text += f"\nYour message: {self.message_id}\n"
         if answer_anyone:
             text += f"\n{COMMANDS_HELP}"
-        if not self.sender or not (answer_anyone or self._registered()):
+        if not self.sender or not (answer_anyone or registered):
             return self._settle("ignored", f"not answered (unknown sender): {reason}")
         earlier = repo.recent_refusals(
             self.session, since=self.received_at - FAILURE_WINDOW, sender=self.sender
@@ -478,18 +700,23 @@ class _Reader:
         decision = failure_decision(earlier, self.received_at)
         alert = None
         if decision.report_to_moderator:
-            alert = _alert(
+            alert = refusal_digest(
                 self.session,
                 self.moderator,
-                key=f"alert/refused/{self.submission_id}",
-                subject=f"turnproc: repeated refusals for {self.sender}",
-                body=f"{len(earlier) + 1} messages from {self.sender} were refused within "
-                f"{FAILURE_WINDOW}; the latest (submission #{self.submission_id}): {reason}\n",
-                now=self.received_at,
+                self.sender,
+                self.submission_id,
+                reason,
+                self.received_at,
             )
-        if decision.answer:
+        answered = decision.answer and (registered or self._stranger_may_be_answered())
+        if answered:
             self._reply(f"REFUSED: {reason}", text)
-        return self._settle("refused", text, answered=decision.answer, alert=alert)
+        return self._settle("refused", text, answered=answered, alert=alert)
+
+    def _stranger_may_be_answered(self) -> bool:
+        """The global cap on answers to addresses no player registered."""
+        since = self.received_at - STRANGER_WINDOW
+        return repo.answers_to_strangers(self.session, since) < STRANGER_ANSWERS_PER_HOUR
 
     def _unreadable(self, reason: str, hint: str) -> IngestOutcome:
         return self._refuse(reason, hint, answer_anyone=False)
@@ -505,6 +732,8 @@ class _Reader:
         )
         game = repo.get_game(self.session, outcome.game_id) if outcome.game_id else None
         answered = bool(outcome.answer and outcome.reply_to)
+        if answered and not repo.players_by_email(self.session, outcome.reply_to or ""):
+            answered = self._stranger_may_be_answered()
         if answered:
             self._reply(
                 outcome.receipt.subject,
@@ -515,15 +744,14 @@ class _Reader:
                 turn=outcome.turn,
             )
         alert = None
-        if outcome.notify_moderator:
-            alert = _alert(
+        if outcome.notify_moderator and self.sender:
+            alert = refusal_digest(
                 self.session,
                 self.moderator,
-                key=f"alert/refused/{self.submission_id}",
-                subject=f"turnproc: repeated refused turnsheets from {self.sender or '?'}",
-                body=f"Submission #{self.submission_id}: {outcome.receipt.subject}\n\n"
-                + outcome.receipt.text,
-                now=self.received_at,
+                self.sender,
+                self.submission_id,
+                outcome.receipt.subject,
+                self.received_at,
             )
         return IngestOutcome(
             origin=self.origin,
@@ -533,6 +761,52 @@ class _Reader:
             detail=outcome.receipt.subject,
             answered=answered,
             alert=alert,
+        )
+
+    # --- a move in a sequential game (the 18xx games) ------------------------------
+
+    def _sequential_move(self, text: str) -> IngestOutcome | None:
+        """A sheet naming a sequential game: authenticated like a command, its
+        orders applied at once (turnproc/sequential.py). None: not such a sheet."""
+        probe = parse_turnsheet(text, Vocabulary(kinds={}, numbers={}))
+        header = probe.header
+        if header is None:
+            return None
+        game = next(
+            (
+                g
+                for g in repo.list_games(self.session)
+                if g.name.casefold() == header.game.casefold()
+            ),
+            None,
+        )
+        if game is None or sequential.family_of_game(game) is None:
+            return None
+        fields = {"game": game.name, "player": str(header.position), "secret": header.secret}
+        try:
+            _, player = self._authenticate(_Command("move", fields, set(), []))
+        except _Refused as refusal:
+            return self._refuse(refusal.reason, refusal.hint, answer_anyone=False)
+        outcome = sequential.submit(
+            self.session,
+            game,
+            player,
+            header.turn,
+            "\n".join(order_lines(text)),
+            self.received_at,
+            self.submission_id,
+        )
+        if outcome.verdict == "refused":
+            return self._refuse(
+                outcome.reason, outcome.hint, answer_anyone=False, receipt=outcome.text
+            )
+        self._reply(outcome.subject, outcome.text, game=game, position=player.position)
+        return self._settle(
+            outcome.verdict,
+            outcome.subject + "\n" + outcome.text,
+            answered=True,
+            game=game,
+            position=player.position,
         )
 
     # --- commands -----------------------------------------------------------------
@@ -550,11 +824,29 @@ class _Reader:
         return self._settle("ignored", detail)
 
     def _help(self) -> IngestOutcome:
+        """HELP: players get the commands and the turnsheet guide; an address
+        no player registered gets the commands only (about 1 KB, no more
+        than a HELP mail's own size many times over), within the global cap."""
         if (ignored := self._answered_too_often("help")) is not None:
             return ignored
-        guide = GUIDE.read_text(encoding="utf-8")
-        self._reply("HELP: how to play by mail", f"{COMMANDS_HELP}\n{guide}", kind="help")
-        return self._settle("help", "HELP answered with the turnsheet guide", answered=True)
+        if self._registered():
+            guide = players_guide(GUIDE.read_text(encoding="utf-8"))
+            self._reply("HELP: how to play by mail", f"{COMMANDS_HELP}\n{guide}", kind="help")
+            return self._settle("help", "HELP answered with the turnsheet guide", answered=True)
+        if not self._stranger_may_be_answered():
+            return self._settle("ignored", "not answered: the cap on answers to strangers")
+        self._reply("HELP: how to play by mail", STRANGER_HELP, kind="help")
+        return self._settle("help", "HELP answered with the list of commands", answered=True)
+
+    def _rules(self) -> IngestOutcome:
+        """RULES: the rules and the players' guide as a PDF (the sender
+        attaches it to every mail of kind "rules"); limited like HELP."""
+        if (ignored := self._answered_too_often("rules")) is not None:
+            return ignored
+        if not self._registered() and not self._stranger_may_be_answered():
+            return self._settle("ignored", "not answered: the cap on answers to strangers")
+        self._reply("RULES: the rules of the game", RULES_ANSWER, kind="rules")
+        return self._settle("rules", "RULES answered with the rules PDF", answered=True)
 
     def _standby(self, command: _Command) -> IngestOutcome:
         """STANDBY: the sender joins a game's standby list (anyone may; the
@@ -567,6 +859,8 @@ class _Reader:
         refusal = repo.standby_refusal(self.session, game, self.sender)
         if refusal:
             raise _Refused(refusal)
+        if not self._registered() and not self._stranger_may_be_answered():
+            return self._settle("ignored", "not answered: the cap on answers to strangers")
         name = parseaddr(_header(self.head, "From") or "")[0].strip()[:120]
         waiting = len(repo.standbys(self.session, game.id))
         repo.add_standby(self.session, game.id, self.sender, name, self.received_at)
@@ -615,7 +909,10 @@ class _Reader:
     def _authenticate(self, command: _Command) -> tuple[Game, Player]:
         """The same checks as a turnsheet's header: game, player, sender, secret."""
         example = f"{command.name.upper()} game: NAME player: 3 secret: YOUR-SECRET"
-        missing = [k for k in ("game", "player", "secret") if not command.fields.get(k)]
+        needed = (
+            ("game", "player", "code") if command.name == "unlock" else ("game", "player", "secret")
+        )
+        missing = [k for k in needed if not command.fields.get(k)]
         if missing:
             raise _Refused(
                 f"{command.name.upper()} needs {', '.join(missing)}",
@@ -623,8 +920,10 @@ class _Reader:
             )
         game = self._game(command.fields["game"])
         number = command.fields["player"]
-        if not number.isdigit() or len(number) > 3:
-            raise _Refused(f"the player {number!r} is not a number", f"write it as: {example}")
+        if not (number.isascii() and number.isdigit()) or len(number) > 3:
+            raise _Refused(
+                f"the player {_shown(number)} is not a number", f"write it as: {example}"
+            )
         position = int(number)
         try:
             player = repo.get_player(self.session, game.id, position)
@@ -638,35 +937,51 @@ class _Reader:
                 f"player {position}",
                 "send it from the address you registered",
             )
-        if not verify_secret(command.fields["secret"], player.secret_hash):
-            raise _Refused(
-                f"wrong secret for player {position}", "copy the secret from your welcome mail"
-            )
+        if command.name == "unlock":
+            return game, player
+        problem = secret_problem(
+            self.session, game, player, command.fields["secret"], self.received_at
+        )
+        if problem is not None:
+            raise _Refused(problem, "copy the secret from your welcome mail")
         return game, player
 
     def _game(self, key: str) -> Game:
+        """The game named, its row locked (a turn run holds the same lock: an
+        announcement or a standby volunteer lands in the turn that runs next)."""
         try:
-            return repo.get_game(self.session, key)
+            game = repo.get_game(self.session, key, lock=True)
         except repo.NotFound:
-            for game in repo.list_games(self.session):
-                if game.name.casefold() == key.casefold():
-                    return game
-        raise _Refused(f"there is no game {key!r}", "write the game's name as on your turnsheet")
+            found = [
+                g for g in repo.list_games(self.session) if g.name.casefold() == key.casefold()
+            ]
+            if not found:
+                raise _Refused(
+                    f"there is no game {_shown(key)}",
+                    "write the game's name as on your turnsheet",
+                    real_game=False,
+                ) from None
+            game = repo.get_game(self.session, found[0].id, lock=True)
+        self.game_named = True
+        return game
 
     def _resend(self, command: _Command, game: Game, player: Player) -> IngestOutcome:
         """RESEND: the latest report (or turn T's) again, with its attachments."""
         wanted = command.fields.get("turn")
-        if wanted is not None and not wanted.isdigit():
-            raise _Refused(f"the turn {wanted!r} is not a number")
+        if wanted is not None and not (wanted.isascii() and wanted.isdigit() and len(wanted) < 6):
+            raise _Refused(f"the turn {_shown(wanted)} is not a number")
         turn = int(wanted) if wanted else game.current_turn - 1
         position = player.position
+        self._within_turn_cap("resend", game, position, RESEND_PER_TURN, "reports resent")
         report = repo.get_report(self.session, game.id, turn, position) if turn >= 1 else None
         # A report's PDF may be kept by its digest only: the sender finds the
         # report (by game, turn and position, or the welcome's `report_id`)
         # and renders it again.
         if report is not None:
             subject = f"[{game.name}] Turn {turn} report (again): position {position}"
-            body, pdf = report.text, report.pdf
+            # The outbox names the stored report (game, turn, position) and
+            # `mail send` attaches its PDF: no copy of the PDF per RESEND.
+            body, pdf = report.text, None
             data: str | None = report.json
             name = f"{game.name}-turn-{turn}-position-{position}.pdf"
             report_id: int | None = None
@@ -704,6 +1019,35 @@ class _Reader:
         detail = f"RESEND: {what} queued for player {position}"
         return self._settle("resend", detail, answered=True, game=game, position=position)
 
+    def _within_turn_cap(
+        self, verdict: str, game: Game, position: int, cap: int, what: str
+    ) -> None:
+        done = repo.commands_this_turn(self.session, game.id, game.current_turn, position, verdict)
+        if done >= cap:
+            raise _Refused(
+                f"player {position} has had {cap} {what} this turn, the most a player may",
+                f"try again after the turn {game.current_turn} deadline",
+            )
+
+    def _unlock(self, command: _Command, game: Game, player: Player) -> IngestOutcome:
+        """UNLOCK: the code mailed to the registered address unlocks the secret."""
+        if player.secret_locked_at is None:
+            raise _Refused(f"the secret of player {player.position} is not locked")
+        if not unlock_code_matches(player, command.fields["code"]):
+            raise _Refused(
+                "wrong unlock code", "copy the code from the mail that said your secret is locked"
+            )
+        unlock(self.session, game, player, self.received_at, by="player")
+        self._reply(
+            f"[{game.name}] OK: your secret is unlocked",
+            f"OK: the secret of player {player.position} in {game.name} is unlocked; it is "
+            "the same secret as before.\n",
+            game=game,
+            position=player.position,
+        )
+        detail = f"UNLOCK: the secret of player {player.position} is unlocked"
+        return self._settle("unlock", detail, answered=True, game=game, position=player.position)
+
     def _welcome(self, game: Game, position: int) -> OutboxMessage | None:
         for message in repo.outbox(self.session, game.id):
             if message.kind == "welcome" and message.position == position:
@@ -714,7 +1058,8 @@ class _Reader:
         """PRESS: an announcement for the next report's news (9.1)."""
         if game.status != "active":
             raise _Refused(f"game {game.name} is {game.status}; it prints no more news")
-        text = "\n".join(command.body).strip()
+        self._within_turn_cap("press", game, player.position, PRESS_PER_TURN, "announcements")
+        text = neutralised("\n".join(clean(line) for line in command.body).strip())
         if not text:
             raise _Refused(
                 "the announcement is empty", "write it on the lines after the PRESS line"
@@ -793,11 +1138,13 @@ def _make_command(line: str, body: list[str]) -> _Command | None:
         key = field.group(1).lower()
         key = {"position": "player", "pos": "player", "password": "secret"}.get(key, key)
         fields.setdefault(key, field.group(2))
-    if name == "help":
-        return _Command("help", {}, set(), body) if not rest.strip(" .!?") else None
+    if name in ("help", "rules"):
+        return _Command(name, {}, set(), body) if not rest.strip(" .!?") else None
     if name == "standby":
         words = {word.lower().strip(".,;!") for word in rest.split()}
         return _Command("standby", fields, words, body) if "game" in fields else None
+    if name == "unlock":
+        return _Command("unlock", fields, set(), body) if "code" in fields else None
     if len(fields.keys() & {"game", "player", "secret"}) < 2:
         return None
     flags = {word.lower() for word in rest.split()}

@@ -35,6 +35,7 @@ from turnproc.core.errors import TurnprocError
 from turnproc.files import write_whole
 from turnproc.mail.compose import Attachment, Outgoing, compose, message_id
 from turnproc.mail.transport import NotDelivered, ServerUnavailable, Undecided
+from turnproc.render.rules_pdf import RULES_PDF_NAME, game_rules_pdf
 from turnproc.store import repository as repo
 from turnproc.store.db import transaction
 from turnproc.store.models import OutboxMessage, Report
@@ -85,6 +86,10 @@ class SendReport:
     reconnects: int = 0  # connections the server closed that were opened again
     stopped: str | None = None  # why the run stopped early (the server, not a message)
     waiting: int = 0  # due messages left for the next run when it did
+
+
+# Mails that carry the rules PDF, made from the docs when sent (not stored per message).
+RULES_ATTACHED = frozenset({"welcome", "rules"})
 
 
 def utcnow() -> datetime:
@@ -155,6 +160,8 @@ def outgoing(
     attachments: list[Attachment] = []
     if pdf is not None:
         attachments.append(Attachment(row.pdf_name or "report.pdf", pdf, "application", "pdf"))
+    if row.kind in RULES_ATTACHED:
+        attachments.append(Attachment(RULES_PDF_NAME, game_rules_pdf(), "application", "pdf"))
     data = row.json_attachment if data is None else data
     if data is not None:
         name = (row.pdf_name or "report.pdf").removesuffix(".pdf") + ".json"

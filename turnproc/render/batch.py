@@ -26,13 +26,22 @@ from typing import Any, NoReturn, Protocol
 from turnproc.core.ledger import LedgerEntry
 from turnproc.cr.events import Announcement as AnnouncementEvent
 from turnproc.cr.events import Event, Rejection
+from turnproc.cr.orders import PlayerOrders
 from turnproc.cr.resolve import TurnResult
 from turnproc.cr.state import GameState
 from turnproc.intake.render_sheet import render_turnsheet, turnsheet_template
+from turnproc.intake.turnsheet import format_order
 from turnproc.render.export import render_json
 from turnproc.render.maps import Drawn, MapPages
 from turnproc.render.pdf import render_pdf
-from turnproc.render.report import Announcement, Contact, GameMeta, PlayerReport, build_report
+from turnproc.render.report import (
+    Announcement,
+    Contact,
+    GameMeta,
+    PlayerReport,
+    StoodIn,
+    build_report,
+)
 from turnproc.render.text import render_text, text_template
 from turnproc.render.wording import Wording, load_wording
 from turnproc.scenario.model import Scenario
@@ -83,6 +92,8 @@ class TurnInput(Protocol):
     def anonymous(self) -> bool: ...
     @property
     def deadline(self) -> str: ...  # next turn's deadline as printed; "" if none
+    @property
+    def stood_in(self) -> Mapping[int, PlayerOrders]: ...  # orders given for missed turns
 
 
 def meta_of(data: TurnInput) -> GameMeta:
@@ -94,6 +105,10 @@ def meta_of(data: TurnInput) -> GameMeta:
         contacts={
             pos: Contact(real_name=p.real_name, email=p.email or "", phone=p.phone)
             for pos, p in data.players.items()
+        },
+        stood_in={
+            position: StoodIn(source=orders.source, orders=[format_order(o) for o in orders.orders])
+            for position, orders in data.stood_in.items()
         },
         announcements=[
             Announcement(

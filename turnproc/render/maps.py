@@ -1,10 +1,12 @@
 """The reader's map pages in the turn report (rules 2 and 9).
 
-Two landscape pages drawn with `mapdraw`: the whole continent and the crowded
-north-east at a larger scale. Every railroad's lines are in its own colour
-(double track drawn double, owned unbuilt RoWs dashed), PCs that may be bid
-for are marked, and the reader's railroads are emphasised: a pale band under
-his lines and "(yours)" at the top of the legend.
+Landscape pages drawn with `mapdraw`: the whole continent, the crowded
+north-east at a larger scale, and for a reader who directs railroads a page
+zoomed to their lines (drawn for him alone, so not shared like the others).
+Every railroad's lines are in its own colour (double track drawn double, owned
+unbuilt RoWs dashed), PCs that may be bid for are marked, and the reader's
+railroads are emphasised: a pale band under his lines and "(yours)" at the
+top of the legend.
 
 Speed: the map is the same for every reader of a turn except for that band
 and the legend. So the geography (per scenario) and the railroad layer (per
@@ -275,12 +277,18 @@ def _legend_place(
     report: MapFacts,
     zoom: bool,
     entries: list[tuple[str, mapdraw.RouteStyle]],
+    frame: mapdraw.Frame | None = None,
 ) -> tuple[float, float, int]:
     """Where the legend hides least of the map: the corner and the number of
     columns (one to three) whose box covers the fewest towns and railroad lines,
-    the reader's own counting most. Returns the box's top-left corner and columns."""
-    frame, style = pages.frame(zoom)
-    xs, points = pages.crowding(report, zoom)
+    the reader's own counting most. Returns the box's top-left corner and columns.
+    `frame` is a page of the reader's own (its crowding is worked out here)."""
+    style = pages.frame(zoom)[1]
+    if frame is None:
+        frame = pages.frame(zoom)[0]
+        xs, points = pages.crowding(report, zoom)
+    else:
+        xs, points = _crowding(pages.scenario, frame, report)
     # The reader's own lines weigh 6 in all: 2 as any railroad's, 4 more here.
     mine = [
         (x, y, 4.0)
@@ -331,6 +339,69 @@ def _band(
             x0, y0 = frame.town(scenario.towns[route.a])
             x1, y1 = frame.town(scenario.towns[route.b])
             canvas.line(x0, y0, x1, y1)
+
+
+def _crowding(
+    scenario: Scenario, frame: mapdraw.Frame, report: MapFacts
+) -> tuple[list[float], list[tuple[float, float, float]]]:
+    """Towns (weighing 2 + size) and points along every railroad's lines (2) on
+    the page of `frame`, sorted by x, with their x alone for bisecting."""
+    points = [(*frame.town(t), 2.0 + t.size) for t in scenario.towns.values()]
+    for rr in report.railroads:
+        points += [(x, y, 2.0) for x, y in _line_points(scenario, frame, rr)]
+    points.sort()
+    return [p[0] for p in points], points
+
+
+class _OwnMapFlowable(_MapFlowable):
+    """The reader's own railroads, zoomed to their lines: drawn for him alone."""
+
+    def __init__(self, pages: "MapPages", report: PlayerReport, frame: mapdraw.Frame):
+        super().__init__(pages, report, zoom=True)
+        self.frame = frame
+
+    def draw(self) -> None:
+        canvas: Canvas = self.canv
+        frame, style = self.frame, self.pages.frame(True)[1]
+        canvas.saveState()
+        clip = canvas.beginPath()
+        clip.rect(frame.x, frame.y, frame.width, frame.height)
+        canvas.clipPath(clip, stroke=0, fill=0)
+        mapdraw.draw_geography(canvas, frame, style)
+        _band(canvas, self.pages.scenario, frame, self.report, zoom=True)
+        canvas.restoreState()
+        overlay = shared_overlay(self.report, zoom=True)
+        mapdraw.draw_map(canvas, self.pages.scenario, frame, overlay, style, geography=False)
+        entries = legend_for(self.report, railroads=False)
+        x, top, columns = _legend_place(canvas, self.pages, self.report, True, entries, frame=frame)
+        mapdraw.draw_legend(canvas, x, top, entries, style, columns=columns)
+
+
+# The own-lines page shows at least this much of the map (degrees of longitude,
+# latitude), so a railroad of one short line still has its surroundings.
+OWN_MIN_SPAN = (7.0, 4.5)
+OWN_PAD = 0.8  # degrees around the reader's towns
+
+
+def own_bbox(scenario: Scenario, report: PlayerReport) -> BBox | None:
+    """The part of the map holding the reader's railroads' lines, or None if he
+    directs none."""
+    towns = [
+        scenario.towns[t]
+        for rr in report.railroads
+        if rr.reader_role
+        for line in rr.lines
+        if line.code in scenario.routes
+        for t in scenario.routes[line.code].towns
+        if t in scenario.towns
+    ]
+    if not towns:
+        return None
+    west, east = min(t.lon for t in towns), max(t.lon for t in towns)
+    south, north = min(t.lat for t in towns), max(t.lat for t in towns)
+    grow_x = max(0.0, OWN_MIN_SPAN[0] - (east - west)) / 2 + OWN_PAD
+    grow_y = max(0.0, OWN_MIN_SPAN[1] - (north - south)) / 2 + OWN_PAD
+    return (west - grow_x, south - grow_y, east + grow_x, north + grow_y)
 
 
 # Each page's geography by its frame, style and box (see MapPages.geography).
@@ -423,12 +494,7 @@ class MapPages:
         reader of a turn, so worked out once."""
         key = (_layer_key(report), zoom)
         if key not in self._crowding:
-            frame, _ = self._frames[zoom]
-            points = [(*frame.town(t), 2.0 + t.size) for t in self.scenario.towns.values()]
-            for rr in report.railroads:
-                points += [(x, y, 2.0) for x, y in _line_points(self.scenario, frame, rr)]
-            points.sort()
-            self._crowding[key] = ([p[0] for p in points], points)
+            self._crowding[key] = _crowding(self.scenario, self._frames[zoom][0], report)
         return self._crowding[key]
 
     def install(
@@ -472,4 +538,18 @@ class MapPages:
                 para(f"Map: the north-east – {when}, colours as on the previous page"), title
             ),
             _MapFlowable(self, report, zoom=True),
+            *self._own_page(report, when, title),
+        ]
+
+    def _own_page(self, report: PlayerReport, when: str, title: ParagraphStyle) -> list[Flowable]:
+        # Drawn for one reader alone, so only for those who read it: human players.
+        reader = next((p for p in report.players if p.position == report.reader), None)
+        bbox = own_bbox(self.scenario, report)
+        if bbox is None or reader is None or not reader.human:
+            return []
+        frame = mapdraw.Frame.fit(self.scenario, 0, 0, self.width, self.height, bbox=bbox)
+        return [
+            PageBreak(),
+            Paragraph(para(f"Map: your railroads – {when}, colours as before"), title),
+            _OwnMapFlowable(self, report, frame),
         ]

@@ -377,16 +377,16 @@ def _headlines(report: PlayerReport) -> list[Flowable]:
     out.append(Paragraph("Victory Points: the top five", STYLES["h2"]))
     header = [table.title for table in report.vp]
     rows = []
-    for rank in range(5):
+    for place in range(max(1, *(len(table.top) for table in report.vp))):
         row: list[Any] = []
         for table in report.vp:
-            if rank < len(table.top):
-                entry = table.top[rank]
+            if place < len(table.top):
+                entry = table.top[place]
                 # Points first: a long name wraps, the figure stays beside the rank.
                 who = f"{entry.character} (#{entry.position})"
-                row.append(_p(f"{rank + 1}. {entry.points} – {who}"))
+                row.append(_p(f"{entry.rank}. {entry.points} – {who}"))
             else:
-                row.append("")
+                row.append(_p("nobody has points yet") if place == 0 else "")
         rows.append(row)
     rows.append([_p(f"You: {t.reader_points}", "cellb") for t in report.vp])
     out.append(_table(header, rows, [WIDTH / 6] * 6, mine=[len(rows)]))
@@ -607,12 +607,15 @@ def _cash_flow(flow: CashFlow, width: float = 290) -> Table:
 def _private(report: PlayerReport) -> list[Flowable]:
     private = report.private
     sheet = private.balance
-    out: list[Flowable] = [
-        CondPageBreak(120),
-        Paragraph("9.6 Private Report", STYLES["h1"]),
-        _cash_flow(private.cash_flow),
-        Spacer(1, 6),
-    ]
+    out: list[Flowable] = [CondPageBreak(120), Paragraph("9.6 Private Report", STYLES["h1"])]
+    if private.orders:
+        out.append(Paragraph("Your orders refused or cut", STYLES["h2"]))
+        out += [
+            Paragraph(f"• <b>{para(o.text)}</b> {para(o.hint)}", STYLES["item"])
+            for o in private.orders
+        ]
+        out.append(Spacer(1, 6))
+    out += [_cash_flow(private.cash_flow), Spacer(1, 6)]
     rows = [
         ["Cash", money(sheet.cash)],
         ["Stock at market prices", money(sheet.stock)],
@@ -625,12 +628,6 @@ def _private(report: PlayerReport) -> list[Flowable]:
         ["Credit limit", money(sheet.credit_limit)],
     ]
     out.append(_table(["Balance at end of turn", ""], rows, [220, 70], numeric_from=1))
-    if private.orders:
-        out.append(Paragraph("Your orders refused or cut", STYLES["h2"]))
-        out += [
-            Paragraph(f"• <b>{para(o.code)}</b> {para(o.text)} {para(o.hint)}", STYLES["item"])
-            for o in private.orders
-        ]
     if private.notes:
         out.append(Paragraph("Private notes", STYLES["h2"]))
         out += [_Item("• " + n.text) for n in private.notes]
@@ -712,10 +709,38 @@ def _front(report: PlayerReport) -> list[Flowable]:
     ]
     if report.deadline:
         lines.append(f"Orders for turn {report.next_turn} due: {report.deadline}")
-    return [
+    out: list[Flowable] = [
         Paragraph(para(f"{report.game} – {report.scenario}"), STYLES["title"]),
         *[Paragraph(para(line), STYLES["body"]) for line in lines],
     ]
+    stood_in = report.stood_in
+    if stood_in is not None:
+        if stood_in.source == "standing":
+            said = "The orders you last sent were carried out again:"
+        elif stood_in.orders:
+            said = "The computer played your position and gave these orders:"
+        else:
+            said = "Your position gave no orders this turn."
+        cell = [
+            Paragraph(
+                f"<b>You sent no orders for turn {report.turn}.</b> {para(said)}", STYLES["body"]
+            )
+        ]
+        if stood_in.orders:
+            cell.append(Paragraph(para("   ·   ".join(stood_in.orders)), STYLES["mono"]))
+        box = Table([[cell]], colWidths=[WIDTH])
+        box.setStyle(
+            TableStyle(
+                [
+                    ("BACKGROUND", (0, 0), (-1, -1), _MINE),
+                    ("BOX", (0, 0), (-1, -1), 0.6, _GRID),
+                    ("TOPPADDING", (0, 0), (-1, -1), 4),
+                    ("BOTTOMPADDING", (0, 0), (-1, -1), 4),
+                ]
+            )
+        )
+        out += [Spacer(1, 4), box]
+    return out
 
 
 def render_pdf(

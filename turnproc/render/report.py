@@ -14,18 +14,23 @@ numbers only in games that are not anonymous (or to a spy), and never when the
 player withheld them.
 """
 
+import re
 from collections import defaultdict
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, TypeAdapter
 
 from turnproc.core.ledger import LedgerEntry, railroad_account, tycoon_account
-from turnproc.cr import valuation
+from turnproc.core.text import neutralised
+from turnproc.cr import reasons, valuation
 from turnproc.cr.climate_table import ClimateTable
 from turnproc.cr.events import Event, Rejection
+from turnproc.cr.orders import Order
 from turnproc.cr.resolve import TurnResult
 from turnproc.cr.state import VP_CATEGORIES, GameState, Railroad
 from turnproc.cr.steps import rights_of_way, stockmarket
+from turnproc.intake.templating import plain_amounts
+from turnproc.intake.turnsheet import format_order
 from turnproc.render.wording import PLAYERS, Wording, load_wording
 from turnproc.scenario.model import Scenario
 
@@ -66,6 +71,18 @@ class Adjustment(BaseModel):
     reason: str = ""
 
 
+order_adapter: TypeAdapter[Order] = TypeAdapter(Order)
+
+
+class StoodIn(BaseModel):
+    """Orders given for a position whose player sent none (pbem: the missed-turn
+    policy): `source` is "computer" (a computer player, or no orders at all
+    under the idle policy) or "standing" (the orders he last sent, again)."""
+
+    source: str
+    orders: list[str]  # as a turnsheet writes them
+
+
 class GameMeta(BaseModel):
     """Everything the report needs that is not game state: who plays, and the news desk."""
 
@@ -75,6 +92,7 @@ class GameMeta(BaseModel):
     deadline: str = ""  # next turn's deadline, as the moderator's schedule words it
     announcements: list[Announcement] = Field(default_factory=list)
     adjustments: list[Adjustment] = Field(default_factory=list)
+    stood_in: dict[int, StoodIn] = Field(default_factory=dict)  # by position
 
 
 # --- the report model -----------------------------------------------------------
@@ -97,6 +115,7 @@ class VPEntry(BaseModel):
     position: int
     character: str
     points: int
+    rank: int = 0  # in a top five: 1 + how many have more points (ties share a rank)
 
 
 class VPTable(BaseModel):
@@ -281,6 +300,7 @@ class PlayerReport(BaseModel):
     private: PrivateReport
     final: FinalResults | None = None
     turnsheet: str | None = None
+    stood_in: StoodIn | None = None  # the reader sent no orders this turn
 
 
 # --- building ---------------------------------------------------------------------
@@ -394,16 +414,21 @@ def _news(
 def _vp_tables(wording: Wording, state: GameState, reader: int | None) -> list[VPTable]:
     tables = []
     for category in VP_CATEGORIES:
-        ranked = sorted(state.tycoons, key=lambda t: (-t.vp.get(category, 0), t.position))
+        # Nobody is ranked for no points: the start of a game has no top five.
+        scoring = [t for t in state.tycoons if t.vp.get(category, 0) > 0]
+        ranked = sorted(scoring, key=lambda t: (-t.vp.get(category, 0), t.position))[:5]
         tables.append(
             VPTable(
                 category=category,
                 title=wording.category(category),
                 top=[
                     VPEntry(
-                        position=t.position, character=t.character, points=t.vp.get(category, 0)
+                        position=t.position,
+                        character=t.character,
+                        points=t.vp.get(category, 0),
+                        rank=1 + sum(1 for o in scoring if o.vp.get(category, 0) > t.vp[category]),
                     )
-                    for t in ranked[:5]
+                    for t in ranked
                 ],
                 reader_points=state.tycoon(reader).vp.get(category, 0) if reader else 0,
             )
@@ -645,12 +670,57 @@ def _cash_flow(
     return CashFlow(account=account, title=title, opening=opening, items=items, closing=closing)
 
 
-def _order_notes(wording: Wording, rejections: list[Rejection], reader: int) -> list[OrderNote]:
-    return [
-        OrderNote(code=r.code, text=wording.order(r), hint=r.hint)
-        for r in rejections
-        if r.position == reader
-    ]
+def order_notes(rejections: list[Rejection], reader: int) -> list[OrderNote]:
+    """The reader's orders refused or cut, written as on the turnsheet, one
+    message per cause: an order about a PC or route whose earlier order failed
+    (INCORPORATE after a lost BID) says so instead of giving its own reason."""
+    notes: list[OrderNote] = []
+    failed: dict[str, str] = {}  # PC or route -> the order about it that failed
+    for r in sorted((r for r in rejections if r.position == reader), key=_written_order):
+        order = order_adapter.validate_python(r.order) if r.order else None
+        written = format_order(order) if order is not None else "an order"
+        subject = next(
+            (str(r.order[k]) for k in ("pc", "row", "line") if isinstance(r.order.get(k), str)),
+            "",
+        )
+        hint = _sentence(plain_amounts(r.hint))
+        if r.cut_to is not None:
+            cut = format_order(order_adapter.validate_python(r.cut_to))
+            notes.append(OrderNote(code=r.code, text=f"{written}: cut to {cut}.", hint=hint))
+            continue
+        if subject in failed:
+            notes.append(
+                OrderNote(
+                    code=r.code,
+                    text=f"{written}: not carried out,",
+                    hint=f"as {failed[subject]} failed.",
+                )
+            )
+            continue
+        if r.code == reasons.OUTBID and _equal_bid(order, r.hint):
+            hint = f"{hint.rstrip('.')}, as yours: a draw between the equal bids chose the other."
+        notes.append(OrderNote(code=r.code, text=f"{written}: refused.", hint=hint))
+        if subject:
+            failed[subject] = written
+    return notes
+
+
+def _sentence(text: str) -> str:
+    """An engine hint as a sentence: a capital first, a full stop last."""
+    text = text.strip()
+    if not text:
+        return text
+    return text[:1].upper() + text[1:] + ("" if text[-1] in ".!?" else ".")
+
+
+def _equal_bid(order: Order | None, hint: str) -> bool:
+    """An outbid hint naming the winning amount: is it the reader's own bid?"""
+    amount = getattr(order, "amount", None)
+    return amount is not None and re.search(rf"\${amount}(\D|$)", hint) is not None
+
+
+def _written_order(rejection: Rejection) -> int:
+    return rejection.order_index if rejection.order_index >= 0 else 1 << 30
 
 
 def _final(wording: Wording, state: GameState) -> FinalResults | None:
@@ -693,7 +763,8 @@ def _announcements(meta: GameMeta, state: GameState) -> list[AnnouncementLine]:
             author = "the moderator"
         else:
             author = f"{state.tycoon(note.position).character} (#{note.position})"
-        lines.append(AnnouncementLine(author=author, text=note.text))
+        # Player text: never a line a reply could offer as a turnsheet header.
+        lines.append(AnnouncementLine(author=author, text=neutralised(note.text)))
     return lines
 
 
@@ -771,11 +842,12 @@ def build_report(
             cash_flow=own,
             balance=valuation.balance_sheet(end, scenario, reader, end.climate),
             notes=notes,
-            orders=_order_notes(wording, result.rejections, reader),
+            orders=order_notes(result.rejections, reader),
             railroads=railroad_flows,
         ),
         final=_final(wording, end),
         turnsheet=None if end.ended else turnsheet,
+        stood_in=None if opening else meta.stood_in.get(reader),
     )
 
 

@@ -14,7 +14,7 @@ from jinja2 import Environment, StrictUndefined, Template, TemplateError
 
 from turnproc.core.ledger import LedgerEntry
 from turnproc.cr.climate_table import ClimateTable
-from turnproc.cr.events import Event, Rejection
+from turnproc.cr.events import Event
 from turnproc.cr.state import GameState
 from turnproc.scenario.model import Scenario
 
@@ -41,13 +41,6 @@ def money(amount: int) -> str:
     """Whole game dollars with thousands separators: -$1,234."""
     sign = "-" if amount < 0 else ""
     return f"{sign}${abs(amount):,}"
-
-
-_FIELD_ORDER = ("railroad", "pc", "row", "line", "position", "shares", "amount", "price")
-
-
-def _field_rank(key: str) -> tuple[int, str]:
-    return (_FIELD_ORDER.index(key) if key in _FIELD_ORDER else len(_FIELD_ORDER), key)
 
 
 def _words(identifier: str) -> str:
@@ -199,19 +192,6 @@ class Wording:
         if account == PLAYERS:
             return "players"
         return "the bank"
-
-    def order(self, rejection: Rejection) -> str:
-        """An order as the player wrote it, and what was carried out if it was cut."""
-        text = self._order_text(rejection.order)
-        if rejection.cut_to is not None:
-            text += " Carried out as: " + self._order_text(rejection.cut_to)
-        return text
-
-    def _order_text(self, order: dict[str, Any]) -> str:
-        # Stored orders come back with their keys sorted: fix the order of the
-        # fields so a report renders the same before and after storing.
-        fields = {key: order[key] for key in sorted(order, key=_field_rank) if key != "kind"}
-        return self._generic(str(order.get("kind", "order")), fields)
 
 
 def load_wording(scenario: Scenario, state: GameState) -> Wording:

@@ -79,9 +79,7 @@ def load(session: Session, name: str, lock: bool = False) -> Loaded:
     players = [p["id"] for p in json.loads(row.players)]
     game = new_game(row.title, players, json.loads(row.options))
     game.recorded_revenue_stands = True
-    moves = session.scalars(
-        select(Move18xx).where(Move18xx.game_id == row.id).order_by(Move18xx.seq)
-    ).all()
+    moves = live_moves(session, row)
     try:
         for move in moves:
             game.apply_unchecked(parse_action(json.loads(move.action)))
@@ -90,21 +88,56 @@ def load(session: Session, name: str, lock: bool = False) -> Loaded:
     return Loaded(row, game, len(moves))
 
 
+def live_moves(session: Session, row: Game18xx) -> list[Move18xx]:
+    """The moves that stand (not undone), in order."""
+    return list(
+        session.scalars(
+            select(Move18xx)
+            .where(Move18xx.game_id == row.id, Move18xx.undone_at.is_(None))
+            .order_by(Move18xx.seq)
+        ).all()
+    )
+
+
 def move(
-    session: Session, name: str, player: int, text: str, now: datetime, origin: str
+    session: Session,
+    name: str,
+    player: int,
+    text: str,
+    now: datetime,
+    origin: str,
+    *,
+    loaded: Loaded | None = None,
+    submission_id: int | None = None,
 ) -> Receipt:
-    """Apply a player's orders to a stored game and store what was applied."""
-    loaded = load(session, name, lock=True)
+    """Apply a player's orders to a stored game and store what was applied.
+    `loaded`: the game, already loaded and locked by the caller."""
+    loaded = loaded or load(session, name, lock=True)
     if loaded.row.status != "active":
         raise TurnprocError(f"{name} has ended ({loaded.row.end_reason})")
     seats = [p["id"] for p in json.loads(loaded.row.players)]
     if player not in seats:
         raise TurnprocError(f"{player} has no seat in {name}")
     receipt = apply_orders(loaded.game, player, text)
+    store_actions(session, loaded, receipt.actions, player, origin, now, submission_id)
+    return receipt
+
+
+def store_actions(
+    session: Session,
+    loaded: Loaded,
+    actions: list[Any],
+    player: int | None,
+    origin: str,
+    now: datetime,
+    submission_id: int | None = None,
+) -> None:
+    """Store actions just applied to `loaded.game`, after those stored (undone
+    ones keep their numbers: a move's number never changes)."""
     seq = (
         session.scalar(select(func.max(Move18xx.seq)).where(Move18xx.game_id == loaded.row.id)) or 0
     )
-    for action in receipt.actions:
+    for action in actions:
         stored = action.model_dump(exclude_none=True, exclude={"auto_actions"})
         seq += 1
         session.add(
@@ -114,12 +147,14 @@ def move(
                 action=json.dumps(stored),
                 origin=origin,
                 applied_at=now,
+                player=player,
+                submission_id=submission_id,
             )
         )
+        loaded.moves += 1
     if loaded.game.ended:
         loaded.row.status = "ended"
         loaded.row.end_reason = loaded.game.end_reason
-    return receipt
 
 
 def position(game: Game) -> dict[str, Any]:

@@ -132,6 +132,11 @@ class Player(Base):
     human: Mapped[bool] = mapped_column(Boolean, default=False)
     missed_turns: Mapped[int] = mapped_column(Integer, default=0)
     standby: Mapped[bool] = mapped_column(Boolean, default=False)  # offered to a standby player
+    # Set when repeated wrong secrets locked the position (docs/mail.md, Secrets):
+    # until unlocked no secret is checked; the unlock code went to `email` only.
+    secret_locked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    unlock_hash: Mapped[str | None] = mapped_column(String(300))
+    wrong_secrets: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class StandbyPlayer(Base):
@@ -180,6 +185,8 @@ class Submission(Base):
     text: Mapped[str] = mapped_column(Text, default="")
     verdict: Mapped[str] = mapped_column(String(24))  # accepted, errors, refused, duplicate
     receipt: Mapped[str] = mapped_column(Text, default="")
+    # How often processing was started: a message cut short twice is quarantined.
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class OrdersInForce(Base):
@@ -390,6 +397,12 @@ class Game18xx(Base):
     status: Mapped[str] = mapped_column(String(16), default="active")  # active, ended
     end_reason: Mapped[str | None] = mapped_column(String(40))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # Played by mail: the row in the games list that holds its seats (players).
+    game_id: Mapped[int | None] = mapped_column(_game_fk(), unique=True)
+    move_hours: Mapped[int] = mapped_column(Integer, default=48, server_default="48")
+    move_due: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    reminded: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    standing: Mapped[str] = mapped_column(Text, default="{}", server_default="{}")  # JSON
 
 
 class Move18xx(Base):
@@ -404,5 +417,8 @@ class Move18xx(Base):
     )
     seq: Mapped[int] = mapped_column(Integer)
     action: Mapped[str] = mapped_column(Text)  # JSON, the engine's action format
-    origin: Mapped[str] = mapped_column(String(16))  # import, mail, moderator
+    origin: Mapped[str] = mapped_column(String(16))  # import, mail, moderator, standing, clock
     applied_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    player: Mapped[int | None] = mapped_column(Integer)  # whose orders made it
+    submission_id: Mapped[int | None] = mapped_column(Integer)  # the mail that carried it
+    undone_at: Mapped[datetime | None] = mapped_column(UTCDateTime)  # undone: not replayed

@@ -74,15 +74,19 @@ def create_game(session: Session, **fields: Any) -> Game:
 def get_game(session: Session, key: str | int, lock: bool = False) -> Game:
     """A game by id or by name; `lock` holds its row until the transaction ends."""
     query = select(Game)
-    if isinstance(key, int) or str(key).isdigit():
+    if isinstance(key, int):
+        query = query.where(Game.id == key)
+    elif str(key).isascii() and str(key).isdigit():
+        if len(str(key)) > 9:  # beyond any id, and beyond a database integer
+            raise NotFound(f"no game {str(key)[:20]!r} (see `turnproc game list`)")
         query = query.where(Game.id == int(key))
     else:
-        query = query.where(Game.name == key)
+        query = query.where(Game.name == str(key)[:80])
     if lock:
         query = query.with_for_update()
     game = session.scalar(query)
     if game is None:
-        raise NotFound(f"no game {key!r} (see `turnproc game list`)")
+        raise NotFound(f"no game {str(key)[:40]!r} (see `turnproc game list`)")
     return game
 
 
@@ -409,6 +413,24 @@ def recent_verdicts(
                 func.lower(Submission.sender) == sender.strip().lower(),
                 Submission.verdict.in_(verdicts),
                 Submission.received_at >= since,
+            )
+        )
+        or 0
+    )
+
+
+def commands_this_turn(
+    session: Session, game_id: int, turn: int, position: int, verdict: str
+) -> int:
+    """How many of a player's commands (verdict "press", "resend") were carried
+    out in this turn (the mail intake's per-player caps)."""
+    return int(
+        session.scalar(
+            select(func.count()).where(
+                Submission.game_id == game_id,
+                Submission.turn == turn,
+                Submission.position == position,
+                Submission.verdict == verdict,
             )
         )
         or 0
@@ -900,7 +922,8 @@ def queue_mails(session: Session, messages: list[dict[str, Any]], now: datetime)
 
 
 def due_mail(session: Session, now: datetime) -> Sequence[int]:
-    """The outbox numbers of messages due to be sent, oldest first. Nothing is
+    """The outbox numbers of messages due to be sent, turn reports first, then
+    oldest first. Nothing is
     claimed here: `mark_in_flight` claims each one just before its DATA."""
     return session.scalars(
         select(OutboxMessage.id)
@@ -908,7 +931,8 @@ def due_mail(session: Session, now: datetime) -> Sequence[int]:
             OutboxMessage.status.in_(("queued", "failed")),
             (OutboxMessage.next_attempt_at.is_(None)) | (OutboxMessage.next_attempt_at <= now),
         )
-        .order_by(OutboxMessage.id)
+        # Turn reports first: a flood of answers queued earlier never delays them.
+        .order_by(case((OutboxMessage.kind == "report", 0), else_=1), OutboxMessage.id)
     ).all()
 
 
@@ -1023,6 +1047,28 @@ def outbox(
     if status is not None:
         query = query.where(OutboxMessage.status == status)
     return session.scalars(query.order_by(OutboxMessage.id)).all()
+
+
+def mail_by_key(session: Session, key: str) -> OutboxMessage | None:
+    return session.scalar(select(OutboxMessage).where(OutboxMessage.idempotency_key == key))
+
+
+def answers_to_strangers(session: Session, since: datetime) -> int:
+    """Answers queued since `since` to addresses that no player registered and
+    that wait on no standby list (the mail intake's global cap)."""
+    known = select(func.lower(Player.email)).where(Player.email.is_not(None))
+    waiting = select(func.lower(StandbyPlayer.email))
+    return int(
+        session.scalar(
+            select(func.count()).where(
+                OutboxMessage.created_at >= since,
+                OutboxMessage.kind.in_(("receipt", "help", "rules")),
+                func.lower(OutboxMessage.to_address).not_in(known),
+                func.lower(OutboxMessage.to_address).not_in(waiting),
+            )
+        )
+        or 0
+    )
 
 
 def reminder_keys(session: Session, now: datetime, until: datetime) -> set[str]:

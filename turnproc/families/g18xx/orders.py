@@ -163,6 +163,8 @@ def parse_order(game: Game, player: int, line: str) -> tuple[act.Action, str]:
         action, note = parse_order(game, player, " ".join(args[1:]))
         data = action.model_dump()
         data.update(entity=private, entity_type="company")
+        if data["type"] == "buy_train":  # a private's discount (18MS M&O)
+            data["price"] -= game.rules.train_discount(game.privates[private])
         return act.parse_action(data), f"{private}: {note}"
 
     if head not in ("LAY", "TOKEN", "RUN", "PAYOUT", "WITHHOLD", "BANKRUPT", "DONE"):

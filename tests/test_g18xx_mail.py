@@ -1,0 +1,410 @@
+"""18xx games played by mail through the mail intake (turnproc/sequential.py):
+a move is applied when its mail arrives, in the transaction that stores the
+mail's verdict and queues the receipt and the next player's "your move"
+mail; undo by the player and by the moderator; standing orders; the clock;
+concurrent mails for one game on PostgreSQL; on SQLite and PostgreSQL."""
+
+import json
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from email.message import EmailMessage
+from email.utils import make_msgid
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, select
+
+from turnproc import sequential
+from turnproc.families.g18xx.engine.actions import parse_action
+from turnproc.mail.inbound import IngestOutcome, ingest
+from turnproc.store import g18xx as store
+from turnproc.store.db import open_database, transaction
+from turnproc.store.models import Game, ModeratorLog, Move18xx, OutboxMessage, Submission
+
+from .store_support import fresh_database
+
+NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+NAME = "ms1"
+SEATS = {
+    1: ("ann@example.org", "alpha1one2three3"),
+    2: ("bob@example.org", "bravo2two3four4"),
+    3: ("cy@example.org", "charlie3three4five5"),
+}
+MODERATOR = "mod@example.org"
+
+
+@dataclass
+class World:
+    engine: Engine
+    clock: datetime
+
+    def mail(
+        self, position: int, orders: str, move: int | None = None, secret: str = ""
+    ) -> IngestOutcome:
+        address, real = SEATS[position]
+        if move is None:
+            with transaction(self.engine) as session:
+                move = _game(session).current_turn
+        message = EmailMessage()
+        message["From"] = address
+        message["To"] = MODERATOR
+        message["Subject"] = "my move"
+        message["Message-ID"] = make_msgid(domain="example.org")
+        message.set_content(
+            f"TURNSHEET game: {NAME} turn: {move} player: {position} "
+            f"secret: {secret or real}\n{orders}\nEND\n"
+        )
+        self.clock += timedelta(minutes=1)
+        return ingest(self.engine, message.as_bytes(), "test", self.clock, moderator=MODERATOR)
+
+    def outbox(self, to: str | None = None, kind: str | None = None) -> list[OutboxMessage]:
+        with transaction(self.engine) as session:
+            rows = session.scalars(select(OutboxMessage).order_by(OutboxMessage.id)).all()
+            for row in rows:
+                session.expunge(row)
+        return [r for r in rows if (to is None or r.to_address == to) and (kind in (None, r.kind))]
+
+    def to_move(self) -> int | None:
+        with transaction(self.engine) as session:
+            return store.load(session, NAME).game.to_move()
+
+
+def _game(session: object) -> Game:
+    from sqlalchemy.orm import Session
+
+    assert isinstance(session, Session)
+    game = session.scalar(select(Game).where(Game.name == NAME))
+    assert game is not None
+    return game
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def world(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[World]:
+    for url in fresh_database(request.param, tmp_path):
+        engine = open_database(url)
+        with transaction(engine) as session:
+            sequential.create_game(
+                session,
+                scenario="18ms",
+                seats=[sequential.Seat(p, a, f"P{p}", s) for p, (a, s) in SEATS.items()],
+                name=NAME,
+                seed=1,
+                options={},
+                move_hours=48,
+                now=NOW,
+            )
+        yield World(engine, NOW)
+
+
+def test_a_move_is_applied_at_once_and_the_next_player_is_told(world: World) -> None:
+    welcome = world.outbox(kind="welcome")
+    assert sorted(m.to_address for m in welcome) == sorted(a for a, _ in SEATS.values())
+    first = world.outbox(kind="your-move")
+    assert [m.to_address for m in first] == [SEATS[3][0]]  # 18MS: the draft starts with the last
+    assert "TURNSHEET game: ms1 turn: 1 player: 3 secret: ________" in first[0].body
+    # The family's report of the position rides along: the PDF and its JSON.
+    assert first[0].pdf is not None and first[0].pdf.startswith(b"%PDF")
+    assert first[0].json_attachment is not None and json.loads(first[0].json_attachment)
+
+    out = world.mail(3, "BID AGS 30")
+    assert out.verdict == "accepted" and out.answered
+    receipt = world.outbox(to=SEATS[3][0], kind="receipt")[-1]
+    assert "applied: BID AGS 30" in receipt.body and "Player 2 is to move." in receipt.body
+    assert receipt.in_reply_to == out.message_id
+    assert [m.to_address for m in world.outbox(kind="your-move")][-1] == SEATS[2][0]
+
+    # Not his move, an old sheet, a wrong secret: refused, nothing applied.
+    wrong = world.mail(1, "BID BS 40")
+    assert wrong.verdict == "refused" and "player 2's move" in wrong.detail
+    stale = world.mail(2, "BID BS 40", move=1)
+    assert stale.verdict == "refused" and "move 1, but the game is at move 2" in stale.detail
+    forged = world.mail(2, "BID BS 40", secret="guess")
+    assert forged.verdict == "refused" and "wrong secret" in forged.detail
+    assert world.to_move() == 2
+
+    # Orders apply up to the first refusal, which says why.
+    partial = world.mail(2, "BID BS 40\nBID XYZ 10")
+    assert partial.verdict == "errors"
+    body = world.outbox(to=SEATS[2][0], kind="receipt")[-1].body
+    assert "applied: BID BS 40" in body and "REFUSED line 2: BID XYZ 10" in body
+    assert "no private XYZ; privates: " in body
+    assert world.to_move() == 1
+
+
+def test_undo_by_the_player_and_by_the_moderator(world: World) -> None:
+    world.mail(3, "BID AGS 30")
+    world.mail(2, "BID BS 40")
+    taken = world.mail(2, "UNDO")
+    assert taken.verdict == "accepted", taken.detail
+    assert world.to_move() == 2
+    told = world.outbox(kind="notice")
+    assert {m.to_address for m in told} >= {a for a, _ in SEATS.values()}
+    world.mail(2, "BID M&M 50")
+    world.mail(1, "BID BS 40")
+    late = world.mail(2, "UNDO")
+    assert late.verdict == "refused" and "another player has acted" in late.detail
+
+    with transaction(world.engine) as session:
+        undone = sequential.moderator_undo(session, NAME, 1, "a slip of the pen", NOW)
+        log = session.scalars(select(ModeratorLog).where(ModeratorLog.action == "18xx_undo")).one()
+        assert log.reason == "a slip of the pen"
+    assert len(undone) == 2
+    assert world.to_move() == 2
+    notices = [m for m in world.outbox(kind="notice") if "slip of the pen" in m.body]
+    assert sorted(m.to_address for m in notices) == sorted(a for a, _ in SEATS.values())
+    with transaction(world.engine) as session:
+        assert _game(session).current_turn == 2
+        undone_rows = session.scalars(select(Move18xx).where(Move18xx.undone_at.is_not(None)))
+        assert len(list(undone_rows)) == 3  # kept, not replayed
+
+
+def _to_stock_round(world: World) -> None:
+    for position, order in ((3, "BID AGS 30"), (2, "BID BS 40"), (1, "BID M&M 50")):
+        assert world.mail(position, order).verdict == "accepted"
+
+
+def test_standing_orders_and_round_notices(world: World) -> None:
+    _to_stock_round(world)
+    notices = [m for m in world.outbox(kind="notice") if "is over" in m.subject]
+    assert len(notices) == 3 and "Private company draft is over" in notices[0].subject
+    assert world.mail(3, "STANDING PASS ALWAYS").verdict == "accepted"
+    assert world.to_move() == 1
+    world.mail(1, "PAR WRA 80")
+    world.mail(2, "PAR GMO 75")  # 3 passes by his standing order
+    assert world.to_move() == 1
+    with transaction(world.engine) as session:
+        origins = [m.origin for m in store.live_moves(session, store.load(session, NAME).row)]
+    assert origins[-1] == "standing"
+    assert world.mail(2, "STANDING BUY GMO").verdict == "accepted"
+    for _ in range(4):
+        world.mail(1, "BUY WRA")  # 2 buys GMO by his standing order, 3 passes
+    with transaction(world.engine) as session:
+        game = store.load(session, NAME).game
+        assert game.companies["GMO"].floated and game.companies["WRA"].floated
+        assert json.loads(store.load(session, NAME).row.standing) == {"3": {"kind": "pass-always"}}
+    ended = [m for m in world.outbox(to=SEATS[2][0], kind="notice") if "standing" in m.subject]
+    assert ended and "GMO has floated" in ended[-1].body
+
+
+def test_a_standing_order_fits_any_move_and_is_carried_out_at_once(world: World) -> None:
+    _to_stock_round(world)
+    early = world.mail(2, "STANDING PASS", move=1)  # not his move, an old sheet
+    assert early.verdict == "accepted", early.detail
+    assert world.to_move() == 1
+    now = world.mail(1, "STANDING PASS ALWAYS")  # his move: he passes, then 2 by his order
+    assert now.verdict == "accepted", now.detail
+    assert world.to_move() == 3
+    body = world.outbox(to=SEATS[1][0], kind="receipt")[-1].body
+    assert "player 1's standing order: PASS" in body and "player 2's standing order: PASS" in body
+    assert world.outbox(kind="your-move")[-1].to_address == SEATS[3][0]
+
+
+def test_the_clock_reminds_then_passes_or_plays_for_the_player(world: World) -> None:
+    with transaction(world.engine) as session:
+        assert sequential.tick(session, NOW + timedelta(hours=30), MODERATOR) == []
+        assert sequential.tick(session, NOW + timedelta(hours=37), MODERATOR) == [
+            f"{NAME}: player 3 reminded"
+        ]
+        # A draft must buy: no pass; the computer player buys for him.
+        done = sequential.tick(session, NOW + timedelta(hours=49), MODERATOR)
+        assert done and "player 3 missed his move; the computer moved for him: BID" in done[0]
+    assert world.outbox(to=SEATS[3][0], kind="reminder")
+    assert "Your move was missed" in world.outbox(to=SEATS[3][0], kind="notice")[-1].subject
+    assert world.outbox(kind="your-move")[-1].to_address == SEATS[2][0]
+    assert world.to_move() == 2
+    for position, order in ((2, "BID M&O 70"), (1, "BID AGS 30")):
+        assert world.mail(position, order).verdict == "accepted"
+    with transaction(world.engine) as session:
+        due = store.load(session, NAME).row.move_due
+        assert due is not None
+        done = sequential.tick(session, due + timedelta(minutes=1), MODERATOR)
+    assert done == [f"{NAME}: player 1 missed his move; passed for him: PASS (pass)"]
+    assert world.to_move() == 2
+
+
+def test_a_missed_move_nobody_can_make_goes_to_the_moderator(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dataclasses import replace
+
+    from turnproc.games import G18XX, SEQUENTIAL
+
+    monkeypatch.setitem(SEQUENTIAL, G18XX.name, replace(G18XX, computer_move=lambda: None))
+    with transaction(world.engine) as session:
+        done = sequential.tick(session, NOW + timedelta(hours=49), MODERATOR)
+        assert "the moderator is told" in done[0]
+        assert sequential.tick(session, NOW + timedelta(hours=50), MODERATOR) == []
+    alert = world.outbox(to=MODERATOR, kind="alert")
+    assert len(alert) == 1 and "turnproc 18xx move ms1 --player 3" in alert[0].body
+    assert world.to_move() == 3
+
+
+def test_stored_moves_replay_byte_identically_and_export(world: World) -> None:
+    _to_stock_round(world)
+    world.mail(1, "PAR WRA 80\n")
+    with transaction(world.engine) as session:
+        loaded = store.load(session, NAME)
+        rows = store.live_moves(session, loaded.row)
+        for row in rows:
+            again = parse_action(json.loads(row.action)).model_dump(
+                exclude_none=True, exclude={"auto_actions"}
+            )
+            assert json.dumps(again) == row.action
+        data = sequential.export(session, _game(session))
+    assert data["to_move"] == 2 and data["title"] == "18MS"
+    assert [m["seq"] for m in data["moves"]] == [r.seq for r in rows]
+    assert data["position"]["companies"]["WRA"]["president"] == 1
+
+
+def test_concurrent_mails_for_one_game_are_applied_one_after_the_other(world: World) -> None:
+    """Two mails from the player to move, for the same move, at once: the
+    row lock applies one; the other then finds the game moved on."""
+    if world.engine.dialect.name != "postgresql":
+        pytest.skip("SQLite serialises writers itself; the row lock is PostgreSQL's")
+    outcomes: list[IngestOutcome] = []
+    barrier = threading.Barrier(2)
+
+    def send(order: str) -> None:
+        barrier.wait()
+        outcomes.append(world.mail(3, order, move=1))
+
+    threads = [threading.Thread(target=send, args=(o,)) for o in ("BID AGS 30", "BID BS 40")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(o.verdict for o in outcomes) == ["accepted", "refused"], outcomes
+    with transaction(world.engine) as session:
+        assert len(store.live_moves(session, store.load(session, NAME).row)) == 1
+
+
+def test_the_moderator_commands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from turnproc.cli import main
+
+    monkeypatch.setenv("TURNPROC_DATABASE_URL", f"sqlite:///{tmp_path / 'g.db'}")
+    players = tmp_path / "players.csv"
+    players.write_text(
+        "position,character,real_name,email,secret\n"
+        + "".join(f"{p},,P{p},{a},{s}\n" for p, (a, s) in SEATS.items())
+    )
+    new = ["game", "new", "--scenario", "18ms", "--players", str(players), "--name", NAME]
+    assert main([*new, "--edition", "1.1"]) == 2
+    assert "18MS has no option edition=1.1" in capsys.readouterr().err
+    assert main(new) == 0
+    assert main(["game", "status", NAME]) == 0
+    out = capsys.readouterr().out
+    assert "18MS, move 1, active, player 3 to move" in out and "Private company draft" in out
+    assert main(["18xx", "clock", NAME, "--move-hours", "0"]) == 2
+    assert main(["18xx", "clock", NAME, "--move-hours", "24"]) == 0
+    assert main(["18xx", "tick", "--json"]) == 0
+    assert "[]" in capsys.readouterr().out
+    assert main(["18xx", "undo", NAME, "--to", "0", "--reason", "x"]) == 2  # nothing to undo
+    # The moderator moves for a player: through the same pipeline as a mail.
+    orders = tmp_path / "orders.txt"
+    orders.write_text("BID BS 40\n")
+    assert main(["18xx", "move", NAME, "--player", "3", str(orders)]) == 0
+    capsys.readouterr()
+    assert main(["game", "export", NAME, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["move"] == 2 and data["to_move"] == 2 and data["moves"][0]["origin"] == "moderator"
+    # CR's turn runner leaves a sequential game alone.
+    assert main(["turn", "run", "--due"]) == 0
+
+
+def _stored(engine: Engine, message_id: str) -> bool:
+    with engine.connect() as connection:
+        found = connection.execute(
+            select(Submission.id).where(Submission.message_id == message_id)
+        ).first()
+    return found is not None
+
+
+def test_a_killed_intake_applies_a_move_whole_or_not_at_all(tmp_path: Path) -> None:
+    """`mail ingest -` killed with SIGKILL at random moments: the move, the
+    mail's verdict and its receipt are committed together or not at all; a
+    message stored but not processed is processed by the next run."""
+    import os
+    import random
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from turnproc.mail.inbound import retry
+
+    url = f"sqlite:///{tmp_path / 'kill.db'}"
+    engine = open_database(url)
+    with transaction(engine) as session:
+        sequential.create_game(
+            session,
+            scenario="18ms",
+            seats=[sequential.Seat(p, a, f"P{p}", s) for p, (a, s) in SEATS.items()],
+            name=NAME,
+            seed=1,
+            options={},
+            move_hours=48,
+            now=NOW,
+        )
+    env = dict(os.environ, TURNPROC_DATABASE_URL=url)
+    command = [sys.executable, "-m", "turnproc", "mail", "ingest", "-"]
+    moves = [(3, "BID BS 40"), (2, "BID M&O 70"), (1, "BID AGS 30\nPAR L&N 75"), (2, "PASS")]
+    draw = random.Random(20261201)
+    killed = processed_after_a_kill = 0
+    for number, (position, orders) in enumerate(moves, 1):
+        message = EmailMessage()
+        message["From"] = SEATS[position][0]
+        message["To"] = MODERATOR
+        message["Subject"] = "move"
+        message["Message-ID"] = make_msgid(domain="example.org")
+        message.set_content(
+            f"TURNSHEET game: {NAME} turn: {number if number < 4 else 5} player: {position} "
+            f"secret: {SEATS[position][1]}\n{orders}\nEND\n"
+        )
+        raw = message.as_bytes()
+        for attempt in range(4):  # up to three killed runs, then one to the end
+            started = time.perf_counter()
+            process = subprocess.Popen(command, stdin=subprocess.PIPE, env=env)
+            assert process.stdin is not None
+            process.stdin.write(raw)
+            process.stdin.close()
+            if attempt == 0:  # anywhere, mostly before the message is stored
+                time.sleep(draw.uniform(0.2, 3.0))
+            else:  # once the message is stored: while its move is being applied
+                while process.poll() is None and not _stored(engine, message["Message-ID"]):
+                    time.sleep(0.005)
+                time.sleep(draw.uniform(0, 0.02))
+            if attempt < 3 and process.poll() is None:
+                process.send_signal(signal.SIGKILL)
+                killed += 1
+            process.wait(timeout=120)
+            with transaction(engine) as session:
+                row = session.scalar(
+                    select(Submission).where(Submission.message_id == message["Message-ID"])
+                )
+                applied = len(store.live_moves(session, store.load(session, NAME).row))
+                answered = session.scalars(
+                    select(OutboxMessage).where(OutboxMessage.in_reply_to == message["Message-ID"])
+                ).all()
+                verdict, row_id = (row.verdict, row.id) if row is not None else (None, None)
+            expected_before = number - 1 if number < 4 else 4
+            if verdict == "accepted":
+                assert applied == expected_before + len(orders.splitlines()) and len(answered) == 1
+                break
+            assert verdict in (None, "received"), verdict
+            assert applied == expected_before and not answered
+            if verdict == "received":
+                processed_after_a_kill += 1
+                outcome = retry(engine, [row_id])[0]
+                assert outcome.verdict == "accepted", outcome
+                break
+            assert time.perf_counter() - started < 120
+        else:
+            pytest.fail(f"move {number} never went through")
+    with transaction(engine) as session:
+        game = store.load(session, NAME).game
+        assert game.round == "stock" and game.companies["L&N"].president == 1
+    assert killed >= 1 and processed_after_a_kill >= 1

@@ -1,0 +1,866 @@
+"""Sequential play by mail (the 18xx games; docs/18xx.md, docs/mail.md).
+
+A sequential game is a row in the ordinary games list (its seats are the
+players table, so the turnsheet header, secrets, sender checks and refusal
+rate limits are those of Continental Rails) linked to the family's own game
+row (turnproc/store/g18xx.py), whose stored moves replayed are the game.
+
+A mail whose turnsheet names a sequential game is checked against the live
+game and applied at once, in the transaction that gives the stored mail its
+verdict and queues the outbox (`submit`). The game row is locked first
+(SELECT ... FOR UPDATE), so two mails for one game are applied one after the
+other, each against the position the other left. After every change:
+
+- the standing orders of the players to move are carried out (`_standing`);
+- each player hears when a round ends;
+- the player to move gets a "your move" mail with his sheet, and his clock
+  (`move_hours`) starts; `tick` reminds him when a quarter of it is left and,
+  when it runs out, passes for him where the rules allow a pass, otherwise
+  lets the computer player move, otherwise tells the moderator.
+
+The clock lives in the family's row (`move_due`), not in the game's
+`deadline`, which is the Continental Rails turn runner's.
+The game row's `current_turn` is the number of the next move: the sheet of
+a "your move" mail carries it, and a sheet for another number is refused, so
+an old sheet mailed again never moves a game that went on.
+"""
+
+import json
+import secrets as random_secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from turnproc.core.errors import TurnprocError, UsageError
+from turnproc.families.g18xx.engine.game import Game as Engine18xx
+from turnproc.families.g18xx.orders import MAX_ORDERS, MAX_TEXT, Receipt, apply_orders
+from turnproc.families.g18xx.titles.load import new_game
+from turnproc.games import SequentialFamily, sequential_family
+from turnproc.intake.auth import generate_secret, hash_secret
+from turnproc.store import g18xx as store
+from turnproc.store import repository as repo
+from turnproc.store.models import Game, Game18xx, Move18xx, Player
+
+MAX_MOVE_HOURS = 24 * 30
+MAX_STANDING_MOVES = 400  # standing orders carried out after one mail, at most
+STOCK_ACTIONS = frozenset({"buy_shares", "sell_shares", "par"})
+DOCS = "docs/18xx.md"
+
+
+@dataclass(frozen=True)
+class Seat:
+    position: int
+    email: str
+    real_name: str = ""
+    secret: str | None = None
+
+
+@dataclass
+class Outcome:
+    """What one mail did: its verdict, the receipt's subject and text."""
+
+    verdict: str  # accepted, errors, refused
+    subject: str
+    text: str
+    reason: str = ""  # refused: why (one line) and a hint
+    hint: str = ""
+
+
+def family_of_game(game: Game) -> SequentialFamily | None:
+    return sequential_family(game.scenario)
+
+
+def create_game(
+    session: Session,
+    *,
+    scenario: str,
+    seats: list[Seat],
+    name: str | None,
+    seed: int | None,
+    options: dict[str, str],
+    move_hours: int,
+    now: datetime,
+) -> tuple[Game, dict[int, str]]:
+    """A new game in the games list and its engine row; the welcome mails and
+    the first "your move" mail queued. Returns the game and generated secrets."""
+    family = sequential_family(scenario)
+    if family is None:
+        raise UsageError(f"{scenario!r} is not a sequential game")
+    title = family.titles[scenario.lower()]
+    allowed = family.options.get(title, {})
+    for key, value in options.items():
+        if key not in allowed or value not in allowed[key]:
+            choices = "; ".join(f"{k}: {', '.join(v)}" for k, v in allowed.items()) or "none"
+            raise UsageError(f"{title} has no option {key}={value} (options: {choices})")
+    if not 1 <= move_hours <= MAX_MOVE_HOURS:
+        raise UsageError(f"--move-hours must be 1-{MAX_MOVE_HOURS}")
+    seats = sorted(seats, key=lambda s: s.position)
+    try:
+        new_game(title, [s.position for s in seats], options)
+    except (ValueError, KeyError) as exc:
+        raise UsageError(f"{title}: {exc}") from None
+    seed = random_secrets.randbelow(2**31) if seed is None else seed
+    name = name or f"{scenario.lower()}-{seed}"
+    if session.scalar(select(Game).where(Game.name == name)) is not None or session.scalar(
+        select(Game18xx).where(Game18xx.name == name)
+    ):
+        raise UsageError(f"a game named {name!r} exists already")
+    game = Game(
+        name=name,
+        scenario=scenario.lower(),
+        seed=seed,
+        current_turn=1,
+        status="active",
+        reminder_hours="",
+        missed_turn_limit=0,
+        created_at=now,
+    )
+    session.add(game)
+    session.flush()
+    generated: dict[int, str] = {}
+    for seat in seats:
+        secret = seat.secret
+        if secret is None:
+            secret = generated[seat.position] = generate_secret()
+        session.add(
+            Player(
+                game_id=game.id,
+                position=seat.position,
+                character=seat.real_name or f"Player {seat.position}",
+                real_name=seat.real_name,
+                email=seat.email,
+                secret_hash=hash_secret(secret),
+                human=True,
+            )
+        )
+    row = Game18xx(
+        name=name,
+        title=title,
+        options=json.dumps(options, sort_keys=True),
+        players=json.dumps([{"id": s.position, "name": s.real_name} for s in seats]),
+        status="active",
+        created_at=now,
+        game_id=game.id,
+        move_hours=move_hours,
+        standing="{}",
+    )
+    session.add(row)
+    session.flush()
+    repo.log_action(
+        session,
+        game_id=game.id,
+        turn=1,
+        action="game_created",
+        now=now,
+        details={"scenario": scenario.lower(), "title": title, "options": options},
+    )
+    loaded = store.load(session, name)
+    for seat in seats:
+        lines = [
+            f"Welcome to {name}, a game of {title}"
+            + (f" ({options['edition']} edition)" if "edition" in options else "")
+            + ".",
+            "",
+            f"You are player {seat.position}. Players move in turn; each move is applied",
+            "when its mail arrives, and you get a mail when it is your move.",
+            f"You have {move_hours} hours for each move; {_missed_rule()}",
+            f"The order language is in {DOCS}; mail HELP for the guide.",
+        ]
+        if seat.secret is None:
+            lines += ["", f"Your secret (write it on every sheet): {generated[seat.position]}"]
+        lines += ["", describe(loaded.game)]
+        repo.queue_mail(
+            session,
+            key=f"welcome/{game.id}/{seat.position}/{seat.email.lower()}",
+            kind="welcome",
+            to_address=seat.email,
+            subject=f"[{name}] Welcome: player {seat.position} of {title}",
+            body="\n".join(lines) + "\n",
+            now=now,
+            game_id=game.id,
+            turn=1,
+            position=seat.position,
+        )
+    _after_change(session, game, loaded, now, tag="start", before=None)
+    return game, generated
+
+
+def _missed_rule() -> str:
+    return (
+        "a move not made in time is a pass where the rules allow one, otherwise "
+        "the computer's (or the moderator's)."
+    )
+
+
+# --- the position as text -------------------------------------------------------
+
+
+def round_label(game: Engine18xx) -> str:
+    if game.ended:
+        return "game over"
+    if game.round == "operating":
+        return f"operating round {game.operating_round}"
+    if game.round == "stock":
+        return f"stock round {game.set_number + 1}"
+    return f"private company {game.round}"
+
+
+def describe(game: Engine18xx) -> str:
+    """The position: round, companies, players and scores."""
+    pos = store.position(game)
+    lines = [f"{round_label(game).capitalize()}, phase {pos['phase']}, bank ${pos['bank']}."]
+    if pos["operating"]:
+        lines[0] += f" {pos['operating']} operates."
+    lines += ["", "Company  price   cash  president  trains"]
+    for company, c in pos["companies"].items():
+        if c["price"] is None:
+            continue
+        trains = " ".join(c["trains"]) or "-"
+        president = c["president"] if c["president"] is not None else "-"
+        lines.append(f"{company:<7} {c['price']:>6} {c['cash']:>6}  {president!s:>9}  {trains}")
+    lines += ["", "Player   cash  score  shares / privates"]
+    for player, p in pos["players"].items():
+        held = [f"{c} {pct}%" for c, pct in sorted(p["shares"].items())] + p["privates"]
+        lines.append(
+            f"{player:>6} {p['cash']:>6} {pos['scores'][player]:>6}  {', '.join(held) or '-'}"
+        )
+    if game.ended:
+        lines += ["", f"The game is over ({game.end_reason}). Final scores:"]
+        ranked = sorted(pos["scores"].items(), key=lambda kv: -kv[1])
+        lines += [f"  player {p}: ${score}" for p, score in ranked]
+    return "\n".join(lines)
+
+
+def what_you_may_do(game: Engine18xx) -> str:
+    if game.round == "stock":
+        return "PAR <company> <price>, BUY <company> [IPO|MARKET], SELL <n> <company>, PASS"
+    if game.round in ("draft", "auction"):
+        unsold = [p.data.id for p in game.privates.values() if p.owner is None]
+        return f"BID <private> <price> (unsold: {', '.join(unsold) or 'none'}), PASS"
+    company = game.operating_company() or "?"
+    on_sale = sorted({t.type.name for t in game.available_trains()})
+    return (
+        f"for {company}: LAY <tile> <hex> <rotation>, TOKEN <hex>, RUN BEST (or explicit "
+        f"routes), PAYOUT or WITHHOLD, BUY TRAIN <type> (on sale: {', '.join(on_sale) or '-'}), "
+        "BUY PRIVATE <private> <price>, DONE"
+    )
+
+
+def sheet(game_row: Game, position: int, orders: str = "") -> str:
+    return (
+        f"TURNSHEET game: {game_row.name} turn: {game_row.current_turn} player: {position} "
+        f"secret: ________\n{orders}\nEND\n"
+    )
+
+
+# --- a mail's orders ------------------------------------------------------------
+
+
+def submit(
+    session: Session,
+    game_row: Game,
+    player: Player,
+    move_number: int,
+    orders: str,
+    now: datetime,
+    submission_id: int | None,
+) -> Outcome:
+    """Apply the orders of an authenticated sheet (see the module docstring)."""
+    loaded = store.load(session, game_row.name, lock=True)
+    session.refresh(game_row)
+    name, position = game_row.name, player.position
+    if loaded.row.status != "active" or game_row.status != "active":
+        return _refused(game_row, f"game {name} is {game_row.status}; it takes no moves")
+    if len(orders) > MAX_TEXT:
+        return _refused(game_row, f"orders are limited to {MAX_TEXT} characters")
+    lines = [line.strip() for line in orders.splitlines()]
+    lines = [line for line in lines if line and not line.startswith("#")]
+    if len(lines) > MAX_ORDERS:
+        return _refused(game_row, f"at most {MAX_ORDERS} orders a mail")
+    standing_lines = [line for line in lines if line.upper().startswith("STANDING")]
+    moves = [line for line in lines if not line.upper().startswith("STANDING")]
+    if moves and move_number != game_row.current_turn:  # standing orders fit any move
+        return _refused(
+            game_row,
+            f"this sheet is for move {move_number}, but the game is at move "
+            f"{game_row.current_turn}",
+            "use the sheet of your latest mail from the moderator",
+        )
+    if moves and moves[0].upper() == "UNDO":
+        if len(moves) > 1 or standing_lines:
+            return _refused(game_row, "UNDO stands alone on a sheet")
+        return _player_undo(session, game_row, loaded, position, now)
+    notes = [_set_standing(loaded.row, position, line) for line in standing_lines]
+    if not moves:
+        if not notes:
+            return _refused(game_row, "the sheet holds no orders", f"see {DOCS}")
+        before = round_label(loaded.game)
+        carried_out = _standing(session, game_row, loaded, now)  # his own, if his move
+        if carried_out:
+            notes += carried_out + _after_change(
+                session, game_row, loaded, now, tag=f"standing-{submission_id}", before=before
+            )
+        text = "\n".join(notes) + "\n\n" + _standing_summary(loaded.row, position)
+        return Outcome("accepted", f"[{name}] OK: standing orders", text)
+    to_move = loaded.game.to_move()
+    if to_move != position:
+        reason = f"it is player {to_move}'s move, not yours" if to_move else "no one is to move"
+        return _refused(game_row, reason, "you will get a mail when it is your move")
+    receipt, notices = _apply(
+        session, game_row, loaded, position, "\n".join(moves), now, "mail", submission_id
+    )
+    verdict = "accepted" if receipt.refused is None else "errors" if receipt.actions else "refused"
+    text = _receipt_text(game_row, loaded, position, receipt, notes + notices)
+    if receipt.refused is None:
+        return Outcome(verdict, f"[{name}] OK: {len(receipt.applied)} order(s) applied", text)
+    reason = receipt.refused.reason.splitlines()[0][:200]
+    return Outcome(verdict, f"[{name}] REFUSED: {reason}"[:300], text, reason)
+
+
+def _apply(
+    session: Session,
+    game_row: Game,
+    loaded: store.Loaded,
+    position: int,
+    text: str,
+    now: datetime,
+    origin: str,
+    submission_id: int | None = None,
+) -> tuple[Receipt, list[str]]:
+    before = round_label(loaded.game)
+    receipt = store.move(
+        session, game_row.name, position, text, now, origin,
+        loaded=loaded, submission_id=submission_id,
+    )  # fmt: skip
+    if any(a.type in STOCK_ACTIONS for a in receipt.actions):
+        _lapse_conditional_passes(session, game_row, loaded.row, position, now)
+    notices: list[str] = []
+    if receipt.actions:  # orders refused whole change nothing, the clock included
+        tag = str(submission_id) if submission_id else f"{origin}-{now.isoformat()}"
+        notices = _after_change(
+            session, game_row, loaded, now, tag=tag, before=before, answered=position
+        )
+    return receipt, notices
+
+
+def moderator_move(session: Session, name: str, position: int, text: str, now: datetime) -> Receipt:
+    """`18xx move` in a game played by mail: the moderator gives a player's
+    orders (a missed move); the player gets the receipt, the next player his
+    "your move" mail."""
+    game_row = _game_row(session, name)
+    loaded = store.load(session, name, lock=True)
+    receipt, notes = _apply(session, game_row, loaded, position, text, now, "moderator")
+    seat = next((s for s in _players(session, game_row) if s.position == position), None)
+    if receipt.actions and seat is not None and seat.email:
+        body = _receipt_text(game_row, loaded, position, receipt, notes)
+        repo.queue_mail(
+            session,
+            key=f"18xx-moderator-move/{game_row.id}/{loaded.moves}/{now.isoformat()}",
+            kind="notice",
+            to_address=seat.email,
+            subject=f"[{name}] The moderator made your move",
+            body="The moderator gave these orders for you:\n\n" + body,
+            now=now,
+            game_id=game_row.id,
+            position=position,
+        )
+    return receipt
+
+
+def _refused(game_row: Game, reason: str, hint: str = "") -> Outcome:
+    text = f"REFUSED: {reason}\n" + (f"\n{hint[:1].upper()}{hint[1:]}.\n" if hint else "")
+    text += "\nNothing was applied.\n"
+    return Outcome("refused", f"[{game_row.name}] REFUSED: {reason}"[:300], text, reason, hint)
+
+
+def _receipt_text(
+    game_row: Game, loaded: store.Loaded, position: int, receipt: Receipt, notes: list[str]
+) -> str:
+    lines = []
+    for line, note in receipt.applied:
+        lines.append(f"  applied: {line}" + (f"   -> {note}" if note else ""))
+    if receipt.refused is not None:
+        refused = receipt.refused
+        lines.append(f"  REFUSED line {refused.line}: {refused.text}")
+        lines.append(f"    because: {refused.reason}")
+        if receipt.applied:
+            lines.append("    (the orders before it stand; the ones after it were not read)")
+    lines += [f"  {note}" for note in notes]
+    game = loaded.game
+    lines += ["", describe(game), ""]
+    if game.ended:
+        return "\n".join(lines) + "\n"
+    to_move = game.to_move()
+    if to_move == position:
+        lines += [
+            "It is still your move. You may: " + what_you_may_do(game),
+            "",
+            sheet(game_row, position),
+        ]
+    else:
+        lines.append(f"Player {to_move} is to move.")
+        if receipt.actions:
+            lines += [
+                "",
+                "To take your move back before he acts, send:",
+                "",
+                sheet(game_row, position, "UNDO"),
+            ]
+    return "\n".join(lines) + "\n"
+
+
+def _after_change(
+    session: Session,
+    game_row: Game,
+    loaded: store.Loaded,
+    now: datetime,
+    *,
+    tag: str,
+    before: str | None,
+    answered: int | None = None,
+) -> list[str]:
+    """Standing orders, the round notice, the move number, the clock and the
+    "your move" mail after the game changed (not to player `answered`, whose
+    receipt carries his sheet). Returns notes for the receipt."""
+    notes = _standing(session, game_row, loaded, now)
+    game = loaded.game
+    game_row.current_turn = loaded.moves + 1
+    after = round_label(game)
+    players = _players(session, game_row)
+    if before is not None and after != before:
+        summary = describe(game)
+        for seat in players:
+            repo.queue_mail(
+                session,
+                key=f"18xx-round/{game_row.id}/{loaded.moves}/{tag}/{seat.position}",
+                kind="notice",
+                to_address=seat.email or "",
+                subject=f"[{game_row.name}] {before.capitalize()} is over: {after}",
+                body=f"{before.capitalize()} is over; now: {after}.\n\n{summary}\n",
+                now=now,
+                game_id=game_row.id,
+                turn=game_row.current_turn,
+                position=seat.position,
+            )
+    if game.ended:
+        game_row.status = "ended"
+        loaded.row.move_due = None
+        return notes
+    loaded.row.move_due = now + timedelta(hours=loaded.row.move_hours)
+    loaded.row.reminded = 0
+    to_move = game.to_move()
+    mover = next((s for s in players if s.position == to_move), None)
+    if mover is not None and mover.email and mover.position != answered:
+        pdf, data = _report(game_row, game, mover.position)
+        repo.queue_mail(
+            session,
+            key=f"18xx-move/{game_row.id}/{loaded.moves}/{tag}",
+            kind="your-move",
+            to_address=mover.email,
+            subject=f"[{game_row.name}] Your move (move {game_row.current_turn}, {after})",
+            body=(
+                f"It is your move in {game_row.name} ({after}); please answer by "
+                f"{loaded.row.move_due:%Y-%m-%d %H:%M} UTC.\n\n{describe(game)}\n\n"
+                f"You may: {what_you_may_do(game)}\n\n"
+                f"Write your orders between the TURNSHEET line and END ({DOCS}):\n\n"
+                + sheet(game_row, mover.position)
+            ),
+            now=now,
+            game_id=game_row.id,
+            turn=game_row.current_turn,
+            position=mover.position,
+            pdf=pdf,
+            pdf_name=f"{game_row.name}-move-{game_row.current_turn}.pdf" if pdf else None,
+            json_attachment=data,
+        )
+    return notes
+
+
+def _report(game_row: Game, game: Engine18xx, position: int) -> tuple[bytes | None, str | None]:
+    """The family's report of the position for a player, once it has one."""
+    family = family_of_game(game_row)
+    render = family.move_report() if family is not None else None
+    if render is None:
+        return None, None
+    pdf, data = render(game, position)
+    return pdf, data
+
+
+def _players(session: Session, game_row: Game) -> list[Player]:
+    return list(
+        session.scalars(
+            select(Player).where(Player.game_id == game_row.id).order_by(Player.position)
+        ).all()
+    )
+
+
+# --- standing orders (18xx.games' programmed actions) ---------------------------
+
+STANDING_HELP = (
+    "STANDING PASS (pass in stock rounds until another player buys, sells or pars), "
+    "STANDING PASS ALWAYS, STANDING AUCTION PASS, STANDING BUY <company> "
+    "(buy a share each stock-round turn until it floats), STANDING OFF"
+)
+
+
+def _set_standing(row: Game18xx, position: int, line: str) -> str:
+    words = line.upper().split()[1:]
+    orders: dict[str, Any] = json.loads(row.standing or "{}")
+    key = str(position)
+    if words == ["OFF"]:
+        orders.pop(key, None)
+        note = "standing order cancelled"
+    elif words == ["PASS"]:
+        orders[key] = {"kind": "pass"}
+        note = "standing order: pass in stock rounds until another player buys, sells or pars"
+    elif words == ["PASS", "ALWAYS"]:
+        orders[key] = {"kind": "pass-always"}
+        note = "standing order: pass in every stock round until you cancel it"
+    elif words == ["AUCTION", "PASS"]:
+        orders[key] = {"kind": "auction-pass"}
+        note = "standing order: pass in the private company round"
+    elif len(words) == 2 and words[0] == "BUY":
+        orders[key] = {"kind": "buy", "company": words[1]}
+        note = f"standing order: buy {words[1]} each stock-round turn until it floats"
+    else:
+        return f"not understood: {line!r}; standing orders are {STANDING_HELP}"
+    row.standing = json.dumps(orders, sort_keys=True)
+    return note
+
+
+def _standing_summary(row: Game18xx, position: int) -> str:
+    order = json.loads(row.standing or "{}").get(str(position))
+    return f"Your standing order now: {order['kind'] if order else 'none'}."
+
+
+def _standing_order(game: Engine18xx, order: dict[str, Any]) -> str | None:
+    kind = order["kind"]
+    if kind in ("pass", "pass-always") and game.round == "stock":
+        return "PASS"
+    if kind == "auction-pass" and game.round in ("draft", "auction"):
+        return "PASS"
+    if kind == "buy" and game.round == "stock":
+        return f"BUY {order['company']}"
+    return None
+
+
+def _standing(session: Session, game_row: Game, loaded: store.Loaded, now: datetime) -> list[str]:
+    """Carry out the standing orders of the players to move, one after another."""
+    notes: list[str] = []
+    game = loaded.game
+    for _ in range(MAX_STANDING_MOVES):
+        orders: dict[str, Any] = json.loads(loaded.row.standing or "{}")
+        for key, order in orders.items():
+            company = order.get("company")
+            if company in game.companies and game.companies[company].floated:
+                _drop_standing(
+                    session, game_row, loaded.row, int(key), f"{company} has floated", now
+                )
+        if game.ended:
+            break
+        to_move = game.to_move()
+        orders = json.loads(loaded.row.standing or "{}")
+        order = orders.get(str(to_move)) if to_move is not None else None
+        text = _standing_order(game, order) if order else None
+        if to_move is None or order is None or text is None:
+            break
+        receipt = apply_orders(game, to_move, text)
+        if receipt.refused is not None:
+            reason = receipt.refused.reason
+            _drop_standing(session, game_row, loaded.row, to_move, f"{text} refused: {reason}", now)
+            continue
+        store.store_actions(session, loaded, receipt.actions, to_move, "standing", now)
+        notes.append(f"player {to_move}'s standing order: {text}")
+    return notes
+
+
+def _drop_standing(
+    session: Session, game_row: Game, row: Game18xx, position: int, why: str, now: datetime
+) -> None:
+    orders = json.loads(row.standing or "{}")
+    orders.pop(str(position), None)
+    row.standing = json.dumps(orders, sort_keys=True)
+    seat = next((s for s in _players(session, game_row) if s.position == position), None)
+    if seat is not None and seat.email:
+        repo.queue_mail(
+            session,
+            key=f"18xx-standing/{game_row.id}/{position}/{now.isoformat()}/{why[:40]}",
+            kind="notice",
+            to_address=seat.email,
+            subject=f"[{game_row.name}] Your standing order has ended",
+            body=f"Your standing order has ended: {why}.\n",
+            now=now,
+            game_id=game_row.id,
+            position=position,
+        )
+
+
+def _lapse_conditional_passes(
+    session: Session, game_row: Game, row: Game18xx, actor: int, now: datetime
+) -> None:
+    orders = json.loads(row.standing or "{}")
+    for key, order in list(orders.items()):
+        if order["kind"] == "pass" and key != str(actor):
+            _drop_standing(
+                session, game_row, row, int(key), f"player {actor} bought, sold or set a par", now
+            )
+
+
+# --- undo -----------------------------------------------------------------------
+
+
+def _player_undo(
+    session: Session, game_row: Game, loaded: store.Loaded, position: int, now: datetime
+) -> Outcome:
+    """UNDO: a player takes back the moves of his last mail, while they are
+    still the last moves of the game (the next player has not acted)."""
+    live = store.live_moves(session, loaded.row)
+    if not live or live[-1].player != position or live[-1].origin != "mail":
+        return _refused(
+            game_row,
+            "your last move is not the last move of the game: another player has acted since",
+            "ask the moderator if it must be taken back",
+        )
+    submission = live[-1].submission_id
+    taken = [m for m in live if m.submission_id == submission and m.player == position]
+    for move in taken:
+        move.undone_at = now
+    session.flush()
+    repo.log_action(
+        session,
+        game_id=game_row.id,
+        turn=game_row.current_turn,
+        action="18xx_player_undo",
+        now=now,
+        details={"position": position, "moves": [m.seq for m in taken]},
+    )
+    reloaded = store.load(session, game_row.name)
+    loaded.game, loaded.moves = reloaded.game, reloaded.moves
+    game_row.status, loaded.row.status, loaded.row.end_reason = "active", "active", None
+    why = f"player {position} took back his last move ({len(taken)} action(s))"
+    _tell_everyone(session, game_row, loaded, why, now, tag=f"undo-{taken[0].seq}")
+    _after_change(session, game_row, loaded, now, tag=f"undo-{taken[0].seq}", before=None)
+    text = f"OK: {why}.\n\n{describe(loaded.game)}\n\nIt is your move again:\n\n"
+    return Outcome(
+        "accepted",
+        f"[{game_row.name}] OK: your move is taken back",
+        text + sheet(game_row, position),
+    )
+
+
+def moderator_undo(session: Session, name: str, to: int, reason: str, now: datetime) -> list[int]:
+    """The moderator takes back every move after move `to` (`18xx show` numbers
+    them); logged, every player told. Returns the numbers taken back."""
+    game_row = _game_row(session, name)
+    loaded = store.load(session, name, lock=True)
+    if not reason.strip():
+        raise UsageError("--reason is required: the players are told why")
+    live = store.live_moves(session, loaded.row)
+    taken = [m for m in live if m.seq > to]
+    if to < 0 or not taken:
+        raise UsageError(f"no move after move {to} stands in {name}")
+    for move in taken:
+        move.undone_at = now
+    session.flush()
+    reloaded = store.load(session, name)
+    loaded.game, loaded.moves = reloaded.game, reloaded.moves
+    game_row.status, loaded.row.status, loaded.row.end_reason = "active", "active", None
+    repo.log_action(
+        session,
+        game_id=game_row.id,
+        turn=game_row.current_turn,
+        action="18xx_undo",
+        now=now,
+        reason=reason,
+        details={"to": to, "moves": [m.seq for m in taken]},
+    )
+    why = f"the moderator took back moves {taken[0].seq}-{taken[-1].seq}: {reason}"
+    _tell_everyone(session, game_row, loaded, why, now, tag=f"undo-{taken[0].seq}")
+    _after_change(session, game_row, loaded, now, tag=f"mundo-{taken[0].seq}", before=None)
+    return [m.seq for m in taken]
+
+
+def _tell_everyone(
+    session: Session, game_row: Game, loaded: store.Loaded, why: str, now: datetime, tag: str
+) -> None:
+    summary = describe(loaded.game)
+    for seat in _players(session, game_row):
+        repo.queue_mail(
+            session,
+            key=f"18xx-undo/{game_row.id}/{tag}/{now.isoformat()}/{seat.position}",
+            kind="notice",
+            to_address=seat.email or "",
+            subject=f"[{game_row.name}] Moves taken back",
+            body=f"In {game_row.name}, {why}.\n\n{summary}\n",
+            now=now,
+            game_id=game_row.id,
+            position=seat.position,
+        )
+
+
+def _game_row(session: Session, name: str) -> Game:
+    game = session.scalar(select(Game).where(Game.name == name))
+    if game is None or family_of_game(game) is None:
+        raise TurnprocError(f"no 18xx game played by mail named {name!r}")
+    return game
+
+
+# --- the clock ------------------------------------------------------------------
+
+
+def tick(session: Session, now: datetime, moderator: str | None) -> list[str]:
+    """Reminders and missed moves of every running game; what was done, one line each."""
+    done: list[str] = []
+    rows = session.scalars(
+        select(Game18xx).where(Game18xx.game_id.is_not(None), Game18xx.status == "active")
+    ).all()
+    for row in rows:
+        if row.move_due is None:
+            continue
+        left = row.move_due - now
+        if left <= timedelta(0) and row.reminded < 2:
+            done.append(_missed(session, row.name, now, moderator))
+        elif left <= timedelta(hours=row.move_hours) / 4 and row.reminded == 0:
+            done.append(_remind(session, row.name, now))
+    return done
+
+
+def _remind(session: Session, name: str, now: datetime) -> str:
+    game_row = _game_row(session, name)
+    loaded = store.load(session, name, lock=True)
+    to_move = loaded.game.to_move()
+    seat = next((s for s in _players(session, game_row) if s.position == to_move), None)
+    loaded.row.reminded = 1
+    if seat is None or not seat.email or loaded.row.move_due is None:
+        return f"{name}: no one to remind"
+    repo.queue_mail(
+        session,
+        key=f"18xx-remind/{game_row.id}/{loaded.moves}/{loaded.row.move_due.isoformat()}",
+        kind="reminder",
+        to_address=seat.email,
+        subject=f"[{name}] Reminder: your move is due {loaded.row.move_due:%Y-%m-%d %H:%M} UTC",
+        body=(
+            f"Your move in {name} is due by {loaded.row.move_due:%Y-%m-%d %H:%M} UTC; "
+            f"then {_missed_rule()}\n\nYou may: {what_you_may_do(loaded.game)}\n\n"
+            + sheet(game_row, seat.position)
+        ),
+        now=now,
+        game_id=game_row.id,
+        position=seat.position,
+    )
+    return f"{name}: player {to_move} reminded"
+
+
+def _missed(session: Session, name: str, now: datetime, moderator: str | None) -> str:
+    """The missed-move policy: a pass where the rules allow it, else the
+    computer player's move, else the moderator is told."""
+    game_row = _game_row(session, name)
+    loaded = store.load(session, name, lock=True)
+    game = loaded.game
+    to_move = game.to_move()
+    if to_move is None:
+        loaded.row.reminded = 2
+        return f"{name}: no one is to move"
+    before = round_label(game)
+    how = "passed for"
+    receipt = apply_orders(game, to_move, "PASS") if game.round in ("stock", "draft") else None
+    if receipt is None or receipt.refused is not None:
+        family = family_of_game(game_row)
+        computer = family.computer_move() if family is not None else None
+        try:
+            text = computer(game, to_move, game_row.seed, game_row.current_turn) if computer else ""
+        except RuntimeError:  # the computer player found no legal move
+            text = ""
+        receipt = apply_orders(game, to_move, text) if text else None
+        how = "the computer moved for"
+    if receipt is None or receipt.refused is not None or not receipt.actions:
+        loaded.row.reminded = 2
+        why = receipt.refused.reason if receipt and receipt.refused else "no computer player"
+        if moderator:
+            repo.queue_mail(
+                session,
+                key=f"alert/18xx-missed/{game_row.id}/{loaded.moves}",
+                kind="alert",
+                to_address=moderator,
+                subject=f"turnproc: {name}: player {to_move}'s move is overdue",
+                body=(
+                    f"Player {to_move} missed his move in {name} ({before}), and it cannot "
+                    f"be made for him ({why}). Make it with `turnproc 18xx move {name} "
+                    f"--player {to_move} FILE`, or extend the clock.\n"
+                ),
+                now=now,
+                game_id=game_row.id,
+            )
+        return f"{name}: player {to_move}'s move is overdue; the moderator is told ({why})"
+    store.store_actions(session, loaded, receipt.actions, to_move, "clock", now)
+    seat = next((s for s in _players(session, game_row) if s.position == to_move), None)
+    applied = "; ".join(f"{line} ({note})" if note else line for line, note in receipt.applied)
+    if seat is not None and seat.email:
+        repo.queue_mail(
+            session,
+            key=f"18xx-missed/{game_row.id}/{loaded.moves}",
+            kind="notice",
+            to_address=seat.email,
+            subject=f"[{name}] Your move was missed: {applied[:100]}",
+            body=f"Your move in {name} was due; {how} you: {applied}.\n",
+            now=now,
+            game_id=game_row.id,
+            position=to_move,
+        )
+    _after_change(session, game_row, loaded, now, tag=f"clock-{now.isoformat()}", before=before)
+    return f"{name}: player {to_move} missed his move; {how} him: {applied}"
+
+
+def set_clock(session: Session, name: str, move_hours: int, now: datetime) -> datetime | None:
+    """A new clock for the game; the move in progress gets the full time again."""
+    if not 1 <= move_hours <= MAX_MOVE_HOURS:
+        raise UsageError(f"--move-hours must be 1-{MAX_MOVE_HOURS}")
+    _game_row(session, name)  # a game played by mail
+    loaded = store.load(session, name, lock=True)
+    loaded.row.move_hours = move_hours
+    if loaded.row.status == "active":
+        loaded.row.move_due = now + timedelta(hours=move_hours)
+        loaded.row.reminded = 0
+    return loaded.row.move_due
+
+
+def position_text(session: Session, game_row: Game) -> str:
+    return describe(store.load(session, _game_row(session, game_row.name).name).game)
+
+
+def export(session: Session, game_row: Game) -> dict[str, Any]:
+    """`game export --json` of a sequential game: the position and every
+    stored move (undone ones marked)."""
+    row = session.scalar(select(Game18xx).where(Game18xx.game_id == game_row.id))
+    if row is None:
+        raise TurnprocError(f"{game_row.name} has no 18xx game row")
+    loaded = store.load(session, row.name)
+    moves = session.scalars(
+        select(Move18xx).where(Move18xx.game_id == row.id).order_by(Move18xx.seq)
+    ).all()
+    return {
+        "name": game_row.name,
+        "title": row.title,
+        "options": json.loads(row.options),
+        "status": row.status,
+        "move": game_row.current_turn,
+        "turn": game_row.current_turn,
+        "move_hours": row.move_hours,
+        "move_due": row.move_due.isoformat() if row.move_due else None,
+        "to_move": loaded.game.to_move(),
+        "standing": json.loads(row.standing or "{}"),
+        "position": store.position(loaded.game),
+        "moves": [
+            {
+                "seq": m.seq,
+                "action": json.loads(m.action),
+                "origin": m.origin,
+                "player": m.player,
+                "undone": m.undone_at is not None,
+            }
+            for m in moves
+        ],
+    }
