@@ -15,6 +15,7 @@ RFC 2047 words takes gigabytes):
   counts the attempt, and a message cut short twice is quarantined.
 """
 
+import ctypes
 import os
 import pickle
 import resource
@@ -42,6 +43,9 @@ class Bounded:
     raw: bytes
     dropped: tuple[str, ...]  # names of the fields left out (over MAX_FIELD_BYTES)
     truncated: bool  # the header block was longer than MAX_HEADER_BYTES
+
+
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal a child gets when its parent dies
 
 
 def bound_headers(raw: bytes) -> Bounded:
@@ -118,11 +122,13 @@ def within_budget(
         return work()
     cpu_seconds, memory_bytes, wall_seconds = CPU_SECONDS, MEMORY_BYTES, WALL_SECONDS
     reader, writer = os.pipe()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # the child: never returns
         os.close(reader)
         status = 0
         try:
+            _die_with(parent)
             _limit(cpu_seconds, memory_bytes)
             if before is not None:
                 before()
@@ -178,6 +184,19 @@ def within_budget(
         raise value
     result: T = value
     return result
+
+
+def _die_with(parent: int) -> None:
+    """A killed `mail ingest` takes its child along (Linux: PR_SET_PDEATHSIG),
+    so no orphan goes on to store a message the killed run left "received":
+    the message is then processed whole by the next run, or not at all."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # not Linux: an orphan may finish its message, as a whole run would
+    if os.getppid() != parent:  # the parent died before the signal was asked for
+        os._exit(4)
 
 
 def _limit(cpu_seconds: int, memory_bytes: int) -> None:
