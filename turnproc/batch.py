@@ -216,7 +216,8 @@ class PlayerEntry:
     share_email: bool = False  # 3.1: shown to the other players only if agreed
 
 
-_YES, _NO = {"yes", "y", "true", "1"}, {"", "no", "n", "false", "0"}
+_YES = frozenset({"yes", "y", "true", "1"})
+_NO = frozenset({"", "no", "n", "false", "0"})
 
 
 def _agreed(path: Path, line: int, value: str | None) -> bool:
