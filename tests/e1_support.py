@@ -1,10 +1,10 @@
 """Helpers for the tycoon/PC/finance/climate engine tests (tests/test_e1_*.py)."""
 
-from turnproc.cr.context import TurnContext
-from turnproc.cr.invariants import money_problems, share_problems
-from turnproc.cr.orders import Order, PlayerOrders
-from turnproc.cr.setup import PlayerSetup, new_game
-from turnproc.cr.state import GameState
+from turnproc.families.continental_rails.engine.context import TurnContext
+from turnproc.families.continental_rails.engine.invariants import money_problems, share_problems
+from turnproc.families.continental_rails.engine.orders import Order, PlayerOrders
+from turnproc.families.continental_rails.engine.setup import PlayerSetup, new_game
+from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.scenario.model import Scenario
 
 

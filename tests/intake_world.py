@@ -4,7 +4,12 @@ routes in the north-east, two railroads presided by player 3, PCs for sale."""
 import tomllib
 from pathlib import Path
 
-from turnproc.cr.state import GameState, PrivateCompany, Railroad, Tycoon
+from turnproc.families.continental_rails.engine.state import (
+    GameState,
+    PrivateCompany,
+    Railroad,
+    Tycoon,
+)
 from turnproc.scenario.model import Route, Scenario, Town
 
 _SCENARIO = Path(__file__).resolve().parent.parent / "scenarios/continental-rails"

@@ -7,19 +7,21 @@ from collections.abc import Callable
 
 from pydantic import TypeAdapter
 
-from turnproc.cr import ai, network
-from turnproc.cr.context import TurnContext
-from turnproc.cr.invariants import money_problems, share_problems
-from turnproc.cr.orders import Order, PlayerOrders
-from turnproc.cr.resolve import TurnResult, resolve_turn
-from turnproc.cr.state import GameState
-from turnproc.cr.steps.auctions import AuctionsParams
-from turnproc.cr.steps.railroad_finance import railroad_params
+from turnproc.families.continental_rails import ai
+from turnproc.families.continental_rails.engine import network
+from turnproc.families.continental_rails.engine.context import TurnContext
+from turnproc.families.continental_rails.engine.invariants import money_problems, share_problems
+from turnproc.families.continental_rails.engine.orders import Order, PlayerOrders
+from turnproc.families.continental_rails.engine.resolve import TurnResult, resolve_turn
+from turnproc.families.continental_rails.engine.state import GameState
+from turnproc.families.continental_rails.engine.steps.auctions import AuctionsParams
+from turnproc.families.continental_rails.engine.steps.railroad_finance import railroad_params
 from turnproc.scenario.model import Scenario
 
 ORDER: TypeAdapter[Order] = TypeAdapter(Order)
 
-# Every order kind of turnproc/cr/orders.py; a test checks none is missing.
+# Every order kind of turnproc/families/continental_rails/engine/orders.py; a
+# test checks none is missing.
 KINDS = (
     "character_name",
     "borrow",

@@ -11,14 +11,17 @@ module again (as `__mp_main__`), so they use the stand-in too.
 import os
 import sys
 
-from turnproc import batch
 from turnproc.cli import main
+from turnproc.pipeline import games, reports, turns
 
 from .store_support import stand_in_family
 
 if os.environ.get("TURNPROC_TEST_REAL_TURN") != "1":
-    batch.family_of = stand_in_family
-    batch.start_reports = batch.start_summary_reports
+    reports.family_of = stand_in_family
+    games.family_of = stand_in_family
+    turns.family_of = stand_in_family
+    reports.start_reports = reports.start_summary_reports
+    turns.start_reports = reports.start_summary_reports
 
 if __name__ == "__main__":
     print("ready", flush=True)

@@ -19,12 +19,13 @@ from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.exc import SQLAlchemyError
 
 from turnproc.core.ledger import BANK, tycoon_account
-from turnproc.cr.context import TurnContext
-from turnproc.cr.events import Event
-from turnproc.cr.orders import PlayerOrders
-from turnproc.cr.resolve import TurnResult
-from turnproc.cr.state import GameState
-from turnproc.games import CONTINENTAL_RAILS, GameFamily
+from turnproc.families.boundary import GameFamily
+from turnproc.families.continental_rails.engine.context import TurnContext
+from turnproc.families.continental_rails.engine.events import Event
+from turnproc.families.continental_rails.engine.orders import PlayerOrders
+from turnproc.families.continental_rails.engine.resolve import TurnResult
+from turnproc.families.continental_rails.engine.state import GameState
+from turnproc.families.continental_rails.family import CONTINENTAL_RAILS
 from turnproc.scenario.model import Scenario
 from turnproc.store import db
 
@@ -156,7 +157,10 @@ def stand_in_family(scenario: Scenario) -> GameFamily:
 def use_stand_in_engine(monkeypatch: pytest.MonkeyPatch) -> None:
     """The stand-in turn, no computer orders, and plain summary reports (the
     PDF renderer is tested, and timed, by its own tests and `turnproc bench`)."""
-    from turnproc import batch
+    from turnproc.pipeline import games, reports, turns
 
-    monkeypatch.setattr(batch, "family_of", stand_in_family)
-    monkeypatch.setattr(batch, "start_reports", batch.start_summary_reports)
+    monkeypatch.setattr(reports, "family_of", stand_in_family)
+    monkeypatch.setattr(games, "family_of", stand_in_family)
+    monkeypatch.setattr(turns, "family_of", stand_in_family)
+    monkeypatch.setattr(reports, "start_reports", reports.start_summary_reports)
+    monkeypatch.setattr(turns, "start_reports", reports.start_summary_reports)

@@ -3,17 +3,17 @@ their position may see (rule 3.1; docs/computer-players.md)."""
 
 import pytest
 
-from turnproc.cr import ai
-from turnproc.cr.orders import (
+from turnproc.families.continental_rails import ai
+from turnproc.families.continental_rails.engine.orders import (
     BidForPC,
     BuyStock,
     PlayerOrders,
     RequestPresidency,
 )
-from turnproc.cr.resolve import resolve_turn
-from turnproc.cr.setup import PlayerSetup, new_game
-from turnproc.cr.state import GameState
-from turnproc.cr.steps.stockmarket import market_params, max_bid
+from turnproc.families.continental_rails.engine.resolve import resolve_turn
+from turnproc.families.continental_rails.engine.setup import PlayerSetup, new_game
+from turnproc.families.continental_rails.engine.state import GameState
+from turnproc.families.continental_rails.engine.steps.stockmarket import market_params, max_bid
 from turnproc.scenario.model import Scenario
 
 RAILROAD_KINDS = {

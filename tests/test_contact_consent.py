@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import inspect, select, text
 
-from turnproc import batch
 from turnproc.core.errors import UsageError
-from turnproc.cr.resolve import resolve_turn
-from turnproc.cr.setup import new_game
-from turnproc.render.batch import meta_of
-from turnproc.render.report import build_report
+from turnproc.families.continental_rails.engine.resolve import resolve_turn
+from turnproc.families.continental_rails.engine.setup import new_game
+from turnproc.families.continental_rails.report.model import build_report
+from turnproc.families.continental_rails.report.render import meta_of
+from turnproc.pipeline import players, reports
 from turnproc.scenario.model import Scenario
 from turnproc.store import db
 from turnproc.store import repository as repo
@@ -35,20 +35,20 @@ def test_the_players_file_says_who_shares_the_address(tmp_path: Path) -> None:
         "2,,Bob,bob@example.org,,\n"
         "3,,Cy,cy@example.org,,No\n"
     )
-    entries = batch.read_players_csv(path)
+    entries = players.read_players_csv(path)
     assert [e.share_email for e in entries] == [True, False, False]
     path.write_text("position,email\n1,ann@example.org\n")  # no column: not shown
-    assert [e.share_email for e in batch.read_players_csv(path)] == [False]
+    assert [e.share_email for e in players.read_players_csv(path)] == [False]
     path.write_text("position,email,share_email\n1,ann@example.org,perhaps\n")
     with pytest.raises(UsageError, match=r"players.csv:2: share_email must be yes or no"):
-        batch.read_players_csv(path)
+        players.read_players_csv(path)
 
 
 def _emails(scenario: Scenario, *, anonymous: bool, reader: int) -> dict[int, str]:
     state = new_game(scenario, 3, [])
     result = resolve_turn(scenario, state, {})
     infos = {
-        t.position: batch.PlayerInfo(
+        t.position: reports.PlayerInfo(
             t.position,
             t.character,
             f"Person {t.position}",
@@ -59,7 +59,7 @@ def _emails(scenario: Scenario, *, anonymous: bool, reader: int) -> dict[int, st
         )
         for t in state.tycoons
     }
-    data = batch.ReportInput(
+    data = reports.ReportInput(
         scenario=scenario,
         game="g",
         turn=1,

@@ -1,11 +1,11 @@
 """10.1 The PC auction and offers; 2.3 new PCs."""
 
 from tests.e1_support import assert_conserved, codes, context, kinds, start
-from turnproc.cr.orders import BidForPC, OfferPC
-from turnproc.cr.pcs import list_price
-from turnproc.cr.state import GameState
-from turnproc.cr.steps import auctions
-from turnproc.cr.steps.operations import is_western
+from turnproc.families.continental_rails.engine.orders import BidForPC, OfferPC
+from turnproc.families.continental_rails.engine.pcs import list_price
+from turnproc.families.continental_rails.engine.state import GameState
+from turnproc.families.continental_rails.engine.steps import auctions
+from turnproc.families.continental_rails.engine.steps.operations import is_western
 from turnproc.scenario.model import Scenario
 
 

@@ -3,7 +3,7 @@
 from collections import Counter
 
 from tests.e1_support import context, kinds, start
-from turnproc.cr.steps import climate
+from turnproc.families.continental_rails.engine.steps import climate
 from turnproc.scenario.model import Scenario
 
 

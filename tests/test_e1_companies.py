@@ -1,10 +1,10 @@
 """4.1 Incorporating a PC and merging a PC into a railroad."""
 
 from tests.e1_support import assert_conserved, codes, context, kinds, start
-from turnproc.cr import pcs
-from turnproc.cr.orders import IncorporatePC, MergePC
-from turnproc.cr.state import GameState
-from turnproc.cr.steps import companies
+from turnproc.families.continental_rails.engine import pcs
+from turnproc.families.continental_rails.engine.orders import IncorporatePC, MergePC
+from turnproc.families.continental_rails.engine.state import GameState
+from turnproc.families.continental_rails.engine.steps import companies
 from turnproc.scenario.model import Scenario
 
 

@@ -1,10 +1,10 @@
 """3.4-3.6, 11.1 Bank loans, income, bank failures, loan recalls and bankruptcy."""
 
 from tests.e1_support import assert_conserved, codes, context, kinds, start
-from turnproc.cr import valuation
-from turnproc.cr.orders import Borrow, RepayLoan
-from turnproc.cr.pcs import pc_income
-from turnproc.cr.steps import finance
+from turnproc.families.continental_rails.engine import valuation
+from turnproc.families.continental_rails.engine.orders import Borrow, RepayLoan
+from turnproc.families.continental_rails.engine.pcs import pc_income
+from turnproc.families.continental_rails.engine.steps import finance
 from turnproc.scenario.model import Scenario
 
 

@@ -2,7 +2,7 @@
 railroads, Prodigal spending and spying."""
 
 from tests.e1_support import assert_conserved, codes, context, kinds, start
-from turnproc.cr.orders import (
+from turnproc.families.continental_rails.engine.orders import (
     Borrow,
     BuyTreasuryStock,
     CollectFromRailroad,
@@ -12,8 +12,8 @@ from turnproc.cr.orders import (
     SpyOnPlayer,
     SpyOnRailroad,
 )
-from turnproc.cr.setup import CharacterParams
-from turnproc.cr.steps import finance, personal
+from turnproc.families.continental_rails.engine.setup import CharacterParams
+from turnproc.families.continental_rails.engine.steps import finance, personal
 from turnproc.scenario.model import Scenario
 
 

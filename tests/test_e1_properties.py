@@ -4,9 +4,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.e1_support import assert_conserved, context, kinds, start
-from turnproc.cr import valuation
-from turnproc.cr.orders import BidForPC, Borrow, Order
-from turnproc.cr.steps import auctions, finance
+from turnproc.families.continental_rails.engine import valuation
+from turnproc.families.continental_rails.engine.orders import BidForPC, Borrow, Order
+from turnproc.families.continental_rails.engine.steps import auctions, finance
 from turnproc.scenario.loader import load_scenario
 
 SCENARIO = load_scenario("continental-rails")

@@ -3,9 +3,9 @@ spending: money and shares stay conserved after every step, and the result does
 not depend on the order positions wrote their bids in."""
 
 from tests.e1_support import start
-from turnproc.cr.context import TurnContext
-from turnproc.cr.invariants import money_problems, share_problems
-from turnproc.cr.orders import (
+from turnproc.families.continental_rails.engine.context import TurnContext
+from turnproc.families.continental_rails.engine.invariants import money_problems, share_problems
+from turnproc.families.continental_rails.engine.orders import (
     BidForPC,
     Borrow,
     IncorporatePC,
@@ -14,8 +14,8 @@ from turnproc.cr.orders import (
     PlayerOrders,
     ProdigalSpending,
 )
-from turnproc.cr.resolve import resolve_turn
-from turnproc.cr.state import GameState
+from turnproc.families.continental_rails.engine.resolve import resolve_turn
+from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.scenario.model import Scenario
 
 

@@ -1,7 +1,9 @@
-"""3.4 Assets, net worth and credit limit (turnproc.cr.valuation, turnproc.cr.pcs)."""
+"""3.4 Assets, net worth and credit limit
+(turnproc.families.continental_rails.engine.valuation,
+turnproc.families.continental_rails.engine.pcs)."""
 
 from tests.e1_support import start
-from turnproc.cr import pcs, valuation
+from turnproc.families.continental_rails.engine import pcs, valuation
 from turnproc.scenario.model import Scenario
 
 

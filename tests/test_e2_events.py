@@ -1,7 +1,7 @@
 """11.2 Random events: odds fall with efficiency, donations and technology."""
 
-from turnproc.cr.setup import PlayerSetup, new_game
-from turnproc.cr.steps import operations as ops
+from turnproc.families.continental_rails.engine.setup import PlayerSetup, new_game
+from turnproc.families.continental_rails.engine.steps import operations as ops
 from turnproc.scenario.model import Scenario
 
 

@@ -5,13 +5,13 @@ import random
 
 from pydantic import TypeAdapter
 
-from turnproc.cr import network
-from turnproc.cr.context import TurnContext
-from turnproc.cr.invariants import money_problems, share_problems
-from turnproc.cr.orders import Order, PlayerOrders
-from turnproc.cr.resolve import TurnResult, resolve_turn
-from turnproc.cr.setup import PlayerSetup, new_game
-from turnproc.cr.state import GameState
+from turnproc.families.continental_rails.engine import network
+from turnproc.families.continental_rails.engine.context import TurnContext
+from turnproc.families.continental_rails.engine.invariants import money_problems, share_problems
+from turnproc.families.continental_rails.engine.orders import Order, PlayerOrders
+from turnproc.families.continental_rails.engine.resolve import TurnResult, resolve_turn
+from turnproc.families.continental_rails.engine.setup import PlayerSetup, new_game
+from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.scenario.model import Scenario
 
 ORDER = TypeAdapter(Order)

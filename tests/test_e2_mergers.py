@@ -1,11 +1,11 @@
 """4.13 Mergers keep the share register whole, shorts included."""
 
-from turnproc.cr.context import TurnContext
-from turnproc.cr.invariants import money_problems, share_problems
-from turnproc.cr.orders import MergeRailroads, PlayerOrders
-from turnproc.cr.setup import PlayerSetup, new_game
-from turnproc.cr.state import Railroad
-from turnproc.cr.steps import mergers
+from turnproc.families.continental_rails.engine.context import TurnContext
+from turnproc.families.continental_rails.engine.invariants import money_problems, share_problems
+from turnproc.families.continental_rails.engine.orders import MergeRailroads, PlayerOrders
+from turnproc.families.continental_rails.engine.setup import PlayerSetup, new_game
+from turnproc.families.continental_rails.engine.state import Railroad
+from turnproc.families.continental_rails.engine.steps import mergers
 from turnproc.scenario.model import Scenario
 
 

@@ -1,9 +1,9 @@
 """4.10-4.12, 4.15, 8: revenue, expense, climate, dividends."""
 
-from turnproc.cr.context import TurnContext
-from turnproc.cr.setup import PlayerSetup, new_game
-from turnproc.cr.state import GameState
-from turnproc.cr.steps import operations as ops
+from turnproc.families.continental_rails.engine.context import TurnContext
+from turnproc.families.continental_rails.engine.setup import PlayerSetup, new_game
+from turnproc.families.continental_rails.engine.state import GameState
+from turnproc.families.continental_rails.engine.steps import operations as ops
 from turnproc.scenario.model import Scenario
 
 

@@ -1,8 +1,8 @@
 """4.17-4.18 Availability schedule of locomotives and technologies."""
 
-from turnproc.cr.context import TurnContext
-from turnproc.cr.setup import PlayerSetup, new_game
-from turnproc.cr.steps import improvements
+from turnproc.families.continental_rails.engine.context import TurnContext
+from turnproc.families.continental_rails.engine.setup import PlayerSetup, new_game
+from turnproc.families.continental_rails.engine.steps import improvements
 from turnproc.scenario.model import Scenario
 
 

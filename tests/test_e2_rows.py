@@ -1,11 +1,11 @@
 """4.7 RoW auctions, 4.6 building costs, 7 land grants."""
 
-from turnproc.cr.context import TurnContext
-from turnproc.cr.orders import BidForRoW, PlayerOrders
-from turnproc.cr.setup import PlayerSetup, new_game
-from turnproc.cr.state import GameState
-from turnproc.cr.steps import rights_of_way as rows
-from turnproc.cr.steps.operations import civil_war_params, is_western
+from turnproc.families.continental_rails.engine.context import TurnContext
+from turnproc.families.continental_rails.engine.orders import BidForRoW, PlayerOrders
+from turnproc.families.continental_rails.engine.setup import PlayerSetup, new_game
+from turnproc.families.continental_rails.engine.state import GameState
+from turnproc.families.continental_rails.engine.steps import rights_of_way as rows
+from turnproc.families.continental_rails.engine.steps.operations import civil_war_params, is_western
 from turnproc.scenario.model import Scenario
 
 

@@ -5,12 +5,12 @@ from functools import cache
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from turnproc.cr import reasons
-from turnproc.cr.context import TurnContext
-from turnproc.cr.orders import Order, PlayerOrders, RequestPresidency
-from turnproc.cr.setup import PlayerSetup, new_game
-from turnproc.cr.state import GameState
-from turnproc.cr.steps.elections import elections
+from turnproc.families.continental_rails.engine import reasons
+from turnproc.families.continental_rails.engine.context import TurnContext
+from turnproc.families.continental_rails.engine.orders import Order, PlayerOrders, RequestPresidency
+from turnproc.families.continental_rails.engine.setup import PlayerSetup, new_game
+from turnproc.families.continental_rails.engine.state import GameState
+from turnproc.families.continental_rails.engine.steps.elections import elections
 from turnproc.scenario.loader import load_scenario
 from turnproc.scenario.model import Scenario
 

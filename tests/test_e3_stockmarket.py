@@ -6,10 +6,10 @@ from functools import cache
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from turnproc.cr import reasons
-from turnproc.cr.context import TurnContext
-from turnproc.cr.invariants import money_problems, share_problems
-from turnproc.cr.orders import (
+from turnproc.families.continental_rails.engine import reasons
+from turnproc.families.continental_rails.engine.context import TurnContext
+from turnproc.families.continental_rails.engine.invariants import money_problems, share_problems
+from turnproc.families.continental_rails.engine.orders import (
     BuyStock,
     CoverShort,
     IssueStock,
@@ -18,11 +18,11 @@ from turnproc.cr.orders import (
     SellStock,
     ShortSell,
 )
-from turnproc.cr.setup import PlayerSetup, new_game
-from turnproc.cr.state import GameState
-from turnproc.cr.steps.elections import directors_of
-from turnproc.cr.steps.railroad_finance import railroad_finance
-from turnproc.cr.steps.stockmarket import (
+from turnproc.families.continental_rails.engine.setup import PlayerSetup, new_game
+from turnproc.families.continental_rails.engine.state import GameState
+from turnproc.families.continental_rails.engine.steps.elections import directors_of
+from turnproc.families.continental_rails.engine.steps.railroad_finance import railroad_finance
+from turnproc.families.continental_rails.engine.steps.stockmarket import (
     check_stock_orders,
     check_stock_orders_detailed,
     end_price,

@@ -3,10 +3,15 @@
 from typing import Any
 
 from turnproc.core import rng
-from turnproc.cr.context import TurnContext
-from turnproc.cr.events import Event
-from turnproc.cr.state import GameState, Railroad, RecordHolder, Tycoon
-from turnproc.cr.steps.victory import (
+from turnproc.families.continental_rails.engine.context import TurnContext
+from turnproc.families.continental_rails.engine.events import Event
+from turnproc.families.continental_rails.engine.state import (
+    GameState,
+    Railroad,
+    RecordHolder,
+    Tycoon,
+)
+from turnproc.families.continental_rails.engine.steps.victory import (
     VPAwarded,
     game_end,
     game_ends,

@@ -6,7 +6,10 @@ from pathlib import Path
 
 import turnproc
 
-PURE_PACKAGES = ("cr", "core", "families/g18xx")
+# The pure code: core, and of every game family its engine, its titles'
+# rules and its computer players; a family without an engine/ folder fails
+# test_every_family_has_an_engine_folder.
+PURE_PACKAGES = ("core", "families/*/engine", "families/*/titles", "families/*/ai.py")
 # An 18xx game's report renders files (ReportLab, Jinja2); it sits beside the
 # engine, which must never import it.
 IMPURE_INSIDE = ("families/g18xx/report",)
@@ -28,12 +31,13 @@ FORBIDDEN_MODULES = {
     "socket",
     "subprocess",
     "turnproc.store",
-    "turnproc.render",
+    "turnproc.families.continental_rails.report",
+    "turnproc.families.continental_rails.turnsheet",
     "turnproc.mail",
     "turnproc.intake",
     "turnproc.cli",
     "turnproc.commands",
-    "turnproc.batch",
+    "turnproc.pipeline",
     "turnproc.config",
     "turnproc.scenario.loader",
     "turnproc.families.g18xx.report",
@@ -41,11 +45,19 @@ FORBIDDEN_MODULES = {
 ROOT = Path(turnproc.__file__).parent
 
 
+def _modules(pattern: str) -> list[Path]:
+    """The modules of one entry of PURE_PACKAGES (a folder, a glob, a file)."""
+    found: list[Path] = []
+    for match in sorted(ROOT.glob(pattern)):
+        found += [match] if match.is_file() else sorted(match.rglob("*.py"))
+    return found
+
+
 def _pure_files() -> list[Path]:
     return [
         path
         for pkg in PURE_PACKAGES
-        for path in (ROOT / pkg).rglob("*.py")
+        for path in _modules(pkg)
         if not any(path.is_relative_to(ROOT / inside) for inside in IMPURE_INSIDE)
     ]
 
@@ -104,3 +116,10 @@ def test_the_check_catches_a_forbidden_import(tmp_path: Path) -> None:
         "turnproc.store",
         "turnproc.store.models",
     ]
+
+
+def test_every_family_has_an_engine_folder() -> None:
+    """Each family keeps its pure rules in engine/, which the tests above check."""
+    families = [p for p in (ROOT / "families").iterdir() if (p / "__init__.py").is_file()]
+    assert "continental_rails" in {p.name for p in families}
+    assert [p.name for p in families if not (p / "engine").is_dir()] == []

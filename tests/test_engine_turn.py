@@ -1,10 +1,10 @@
 """Whole turns through the engine: determinism, conservation after every step,
 inputs untouched."""
 
-from turnproc.cr.context import TurnContext
-from turnproc.cr.invariants import money_problems, share_problems
-from turnproc.cr.resolve import SEQUENCE, resolve_turn
-from turnproc.cr.setup import PlayerSetup, new_game
+from turnproc.families.continental_rails.engine.context import TurnContext
+from turnproc.families.continental_rails.engine.invariants import money_problems, share_problems
+from turnproc.families.continental_rails.engine.resolve import SEQUENCE, resolve_turn
+from turnproc.families.continental_rails.engine.setup import PlayerSetup, new_game
 from turnproc.scenario.model import Scenario
 
 

@@ -2,10 +2,13 @@
 on the real map; the timing function returns a time (speed is watched by
 `turnproc bench`, not asserted here)."""
 
-from turnproc.cr.orders import Order
-from turnproc.cr.setup import PlayerSetup, new_game
-from turnproc.intake.bench import full_turnsheet, parse_turnsheet_seconds
-from turnproc.intake.check import evaluate
+from turnproc.families.continental_rails.engine.orders import Order
+from turnproc.families.continental_rails.engine.setup import PlayerSetup, new_game
+from turnproc.families.continental_rails.turnsheet.bench import (
+    full_turnsheet,
+    parse_turnsheet_seconds,
+)
+from turnproc.families.continental_rails.turnsheet.check import evaluate
 from turnproc.scenario.model import Scenario
 
 

@@ -1,11 +1,11 @@
 """Checking a turnsheet against the live game, and the 6.1 order-checking preview."""
 
 from tests import intake_world as world
-from turnproc.cr import reasons
-from turnproc.cr.state import GameState
-from turnproc.intake.check import check_orders, evaluate
-from turnproc.intake.turnsheet import parse_turnsheet
-from turnproc.intake.vocabulary import Vocabulary
+from turnproc.families.continental_rails.engine import reasons
+from turnproc.families.continental_rails.engine.state import GameState
+from turnproc.families.continental_rails.turnsheet.check import check_orders, evaluate
+from turnproc.families.continental_rails.turnsheet.language import parse_turnsheet
+from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
 
 SCENARIO = world.scenario()
 

@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from tests import intake_world as world
-from turnproc.intake.check import evaluate
+from turnproc.families.continental_rails.turnsheet.check import evaluate
+from turnproc.families.continental_rails.turnsheet.language import format_order
 from turnproc.intake.extract import message_meta, text_from_message
-from turnproc.intake.turnsheet import format_order
 
 CORPUS = Path(__file__).parent / "data" / "turnsheets"
 EXPECTED = tomllib.loads((CORPUS / "expected.toml").read_text(encoding="utf-8"))

@@ -7,19 +7,25 @@ import re
 import pytest
 
 from tests import intake_world as world
-from turnproc.cr import reasons
-from turnproc.cr.state import GameState
-from turnproc.cr.steps.improvements import technology_cost, upgrade_cost
-from turnproc.cr.steps.railroad_finance import bond_room, max_new_shares
-from turnproc.cr.steps.rights_of_way import building_cost, min_bid
-from turnproc.intake import foresee
-from turnproc.intake.check import Evaluation, evaluate
+from turnproc.families.continental_rails.engine import reasons
+from turnproc.families.continental_rails.engine.state import GameState
+from turnproc.families.continental_rails.engine.steps.improvements import (
+    technology_cost,
+    upgrade_cost,
+)
+from turnproc.families.continental_rails.engine.steps.railroad_finance import (
+    bond_room,
+    max_new_shares,
+)
+from turnproc.families.continental_rails.engine.steps.rights_of_way import building_cost, min_bid
+from turnproc.families.continental_rails.turnsheet import foresee
+from turnproc.families.continental_rails.turnsheet.check import Evaluation, evaluate
+from turnproc.families.continental_rails.turnsheet.language import format_order, parse_turnsheet
+from turnproc.families.continental_rails.turnsheet.receipt import SHOWN, ReceiptFacts, build_receipt
+from turnproc.families.continental_rails.turnsheet.render import render_turnsheet
+from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
 from turnproc.intake.errors import TurnsheetError
 from turnproc.intake.extract import text_from_message
-from turnproc.intake.receipt import SHOWN, ReceiptFacts, build_receipt
-from turnproc.intake.render_sheet import render_turnsheet
-from turnproc.intake.turnsheet import format_order, parse_turnsheet
-from turnproc.intake.vocabulary import Vocabulary
 
 SCENARIO = world.scenario()
 

@@ -3,12 +3,20 @@
 from datetime import UTC, datetime, timedelta
 
 from tests import intake_world as world
-from turnproc.cr import orders as o
-from turnproc.intake.check import evaluate, lines_of
-from turnproc.intake.receipt import InForce, ReceiptFacts, build_receipt, time_left
-from turnproc.intake.render_sheet import SECRET_PLACEHOLDER, render_turnsheet
-from turnproc.intake.turnsheet import parse_turnsheet
-from turnproc.intake.vocabulary import Vocabulary
+from turnproc.families.continental_rails.engine import orders as o
+from turnproc.families.continental_rails.turnsheet.check import evaluate, lines_of
+from turnproc.families.continental_rails.turnsheet.language import parse_turnsheet
+from turnproc.families.continental_rails.turnsheet.receipt import (
+    InForce,
+    ReceiptFacts,
+    build_receipt,
+    time_left,
+)
+from turnproc.families.continental_rails.turnsheet.render import (
+    SECRET_PLACEHOLDER,
+    render_turnsheet,
+)
+from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
 
 SCENARIO = world.scenario()
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

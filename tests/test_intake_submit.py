@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, func, select
 
-from turnproc import batch
 from turnproc.cli import main
-from turnproc.cr.orders import Borrow, BuyStock, RequestPresidency
+from turnproc.families.continental_rails.engine.orders import Borrow, BuyStock, RequestPresidency
 from turnproc.intake.submit import SubmitOutcome, submit_sheet
+from turnproc.pipeline import games, players
 from turnproc.store import repository
 from turnproc.store.db import transaction
 from turnproc.store.models import Submission
@@ -28,11 +28,11 @@ def engine(tmp_path: Path) -> Iterator[Engine]:
     for url in fresh_database("sqlite", tmp_path):
         engine = open_fresh(url)
         with transaction(engine) as session:
-            batch.create_game(
+            games.create_game(
                 session,
                 scenario="continental-rails",
                 players=[
-                    batch.PlayerEntry(
+                    players.PlayerEntry(
                         position=3, email="Ann@Example.org", character="Jay Gould", secret=SECRET
                     )
                 ],

@@ -3,7 +3,13 @@
 import pytest
 
 from tests import intake_world as world
-from turnproc.cr import orders as o
+from turnproc.families.continental_rails.engine import orders as o
+from turnproc.families.continental_rails.turnsheet.language import (
+    MAX_SHEET_CHARS,
+    format_order,
+    parse_turnsheet,
+)
+from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
 from turnproc.intake.errors import (
     AmbiguousAction,
     BadAmount,
@@ -13,8 +19,6 @@ from turnproc.intake.errors import (
     UnknownAction,
     UnknownName,
 )
-from turnproc.intake.turnsheet import MAX_SHEET_CHARS, format_order, parse_turnsheet
-from turnproc.intake.vocabulary import Vocabulary
 
 VOCAB = Vocabulary.from_scenario(world.scenario(), world.state())
 HEADER = world.HEADER

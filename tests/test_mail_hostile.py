@@ -23,20 +23,20 @@ from sqlalchemy import inspect, select, text
 
 from tests import intake_world
 from turnproc.cli import main
-from turnproc.cr import reasons
-from turnproc.cr.events import Announcement
+from turnproc.families.continental_rails.engine import reasons
+from turnproc.families.continental_rails.engine.events import Announcement
+from turnproc.families.continental_rails.report.model import Announcement as ReportAnnouncement
+from turnproc.families.continental_rails.report.model import GameMeta, _announcements
+from turnproc.families.continental_rails.turnsheet.check import check_orders
+from turnproc.families.continental_rails.turnsheet.language import parse_turnsheet
+from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
 from turnproc.intake import submit
-from turnproc.intake.check import check_orders
 from turnproc.intake.lockout import LOCK_AFTER
-from turnproc.intake.turnsheet import parse_turnsheet
-from turnproc.intake.vocabulary import Vocabulary
 from turnproc.mail import guard, inbound
 from turnproc.mail.inbound import resume_pending
 from turnproc.mail.outbound import carried_report
 from turnproc.mail.sources import ImapSource
 from turnproc.mail.urls import imap_url
-from turnproc.render.report import Announcement as ReportAnnouncement
-from turnproc.render.report import GameMeta, _announcements
 from turnproc.store import db
 from turnproc.store import repository as repo
 from turnproc.store.db import transaction

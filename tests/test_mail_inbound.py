@@ -23,8 +23,8 @@ from sqlalchemy import Engine, select
 
 from turnproc.cli import main
 from turnproc.core.errors import TurnprocError
-from turnproc.cr.events import Announcement
-from turnproc.cr.setup import PlayerSetup, new_game
+from turnproc.families.continental_rails.engine.events import Announcement
+from turnproc.families.continental_rails.engine.setup import PlayerSetup, new_game
 from turnproc.intake.auth import hash_secret
 from turnproc.mail import inbound
 from turnproc.mail.classify import LOOP_HEADER, LOOP_VALUE

@@ -25,8 +25,8 @@ from pathlib import Path
 import pytest
 
 from turnproc.cli import main
-from turnproc.cr.steps.rights_of_way import min_bid
-from turnproc.render.rules_pdf import RULES_PDF_NAME
+from turnproc.families.continental_rails.engine.steps.rights_of_way import min_bid
+from turnproc.families.continental_rails.report.rules_pdf import RULES_PDF_NAME
 from turnproc.scenario.loader import load_scenario
 
 from .mail_players import (

@@ -8,7 +8,7 @@ import pytest
 from pypdf import PdfReader
 from reportlab.pdfgen.canvas import Canvas
 
-from turnproc.render.mapdraw import (
+from turnproc.families.continental_rails.report.mapdraw import (
     GEODATA,
     NORTH_EAST,
     Frame,

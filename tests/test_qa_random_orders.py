@@ -11,11 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from turnproc.cr import ai
-from turnproc.cr.orders import Order, PlayerOrders
-from turnproc.cr.resolve import TurnResult
-from turnproc.cr.setup import PlayerSetup, new_game
-from turnproc.cr.state import GameState
+from turnproc.families.continental_rails import ai
+from turnproc.families.continental_rails.engine.orders import Order, PlayerOrders
+from turnproc.families.continental_rails.engine.resolve import TurnResult
+from turnproc.families.continental_rails.engine.setup import PlayerSetup, new_game
+from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.scenario.model import Scenario
 
 from .qa_support import KINDS, checked_turn, play, random_order, random_orders

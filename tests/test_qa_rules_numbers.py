@@ -5,14 +5,14 @@ here from the scenario data and the engine's own functions and must appear in
 the text. When the data is tuned, this test names every sentence to update.
 (Tables are generated from the data by turnproc.rulesdoc and need no check.)"""
 
-from turnproc.cr import pcs
-from turnproc.cr.climate_table import ClimateTable
-from turnproc.cr.setup import StartParams
-from turnproc.cr.state import GameState, Railroad
-from turnproc.cr.steps.auctions import AuctionsParams
-from turnproc.cr.steps.finance import FinanceParams
-from turnproc.cr.steps.improvements import upgrade_cost
-from turnproc.cr.steps.operations import (
+from turnproc.families.continental_rails.engine import pcs
+from turnproc.families.continental_rails.engine.climate_table import ClimateTable
+from turnproc.families.continental_rails.engine.setup import StartParams
+from turnproc.families.continental_rails.engine.state import GameState, Railroad
+from turnproc.families.continental_rails.engine.steps.auctions import AuctionsParams
+from turnproc.families.continental_rails.engine.steps.finance import FinanceParams
+from turnproc.families.continental_rails.engine.steps.improvements import upgrade_cost
+from turnproc.families.continental_rails.engine.steps.operations import (
     EventParams,
     civil_war_params,
     expense_permille,
@@ -21,9 +21,13 @@ from turnproc.cr.steps.operations import (
     operations_params,
     technology_params,
 )
-from turnproc.cr.steps.personal import TycoonsParams
-from turnproc.cr.steps.railroad_finance import issue_price, railroad_params, track_miles
-from turnproc.cr.steps.rights_of_way import (
+from turnproc.families.continental_rails.engine.steps.personal import TycoonsParams
+from turnproc.families.continental_rails.engine.steps.railroad_finance import (
+    issue_price,
+    railroad_params,
+    track_miles,
+)
+from turnproc.families.continental_rails.engine.steps.rights_of_way import (
     building_cost,
     building_params,
     land_grant,

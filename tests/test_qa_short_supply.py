@@ -3,13 +3,18 @@ never lent twice and players never hold more than is issued; covers settle in
 cash against the lender. (Found by the random-order games: a stock lent twice
 made covers and buys fail.)"""
 
-from turnproc.cr.context import TurnContext
-from turnproc.cr.invariants import money_problems, share_problems
-from turnproc.cr.orders import BuyStock, CoverShort, PlayerOrders, ShortSell
-from turnproc.cr.resolve import resolve_turn
-from turnproc.cr.setup import PlayerSetup, new_game
-from turnproc.cr.state import GameState
-from turnproc.cr.steps.stockmarket import physical_public_shares
+from turnproc.families.continental_rails.engine.context import TurnContext
+from turnproc.families.continental_rails.engine.invariants import money_problems, share_problems
+from turnproc.families.continental_rails.engine.orders import (
+    BuyStock,
+    CoverShort,
+    PlayerOrders,
+    ShortSell,
+)
+from turnproc.families.continental_rails.engine.resolve import resolve_turn
+from turnproc.families.continental_rails.engine.setup import PlayerSetup, new_game
+from turnproc.families.continental_rails.engine.state import GameState
+from turnproc.families.continental_rails.engine.steps.stockmarket import physical_public_shares
 from turnproc.scenario.model import Scenario
 
 

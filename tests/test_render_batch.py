@@ -17,15 +17,19 @@ from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Flowable, Paragraph, SimpleDocTemplate
 
 from turnproc.core.ledger import LedgerEntry
-from turnproc.cr.events import Event, Rejection
-from turnproc.cr.state import GameState
-from turnproc.render import mapdraw
-from turnproc.render.batch import RenderedReport, render_turn_reports, start_turn_reports
-from turnproc.render.export import FORMAT_VERSION, render_json
-from turnproc.render.maps import MapPages, _legend_place, legend_for
-from turnproc.render.pdf import STYLES, _Item
-from turnproc.render.report import GameMeta, build_report
-from turnproc.render.sample import sample_turn
+from turnproc.families.continental_rails.engine.events import Event, Rejection
+from turnproc.families.continental_rails.engine.state import GameState
+from turnproc.families.continental_rails.report import mapdraw
+from turnproc.families.continental_rails.report.export import FORMAT_VERSION, render_json
+from turnproc.families.continental_rails.report.maps import MapPages, _legend_place, legend_for
+from turnproc.families.continental_rails.report.model import GameMeta, build_report
+from turnproc.families.continental_rails.report.pdf import STYLES, _Item
+from turnproc.families.continental_rails.report.render import (
+    RenderedReport,
+    render_turn_reports,
+    start_turn_reports,
+)
+from turnproc.families.continental_rails.report.sample import sample_turn
 from turnproc.scenario.model import Scenario
 
 
@@ -240,7 +244,7 @@ def test_every_railroad_has_a_look_of_its_own_past_the_palette() -> None:
     twenty-ninth on a white middle line, so 42 railroads never share a look."""
     from types import SimpleNamespace
 
-    from turnproc.render.maps import PALETTE, _colours
+    from turnproc.families.continental_rails.report.maps import PALETTE, _colours
 
     railroads = [SimpleNamespace(code=f"R{n}", number=n) for n in range(1, 43)]
     looks = _colours(SimpleNamespace(railroads=railroads))  # type: ignore[arg-type]

@@ -5,11 +5,15 @@ import io
 
 from pypdf import PdfReader
 
-from turnproc.render import mapdraw
-from turnproc.render.maps import MapPages, continent_bbox, reaches_south_east
-from turnproc.render.pdf import render_pdf
-from turnproc.render.report import build_report
-from turnproc.render.sample import sample_turn
+from turnproc.families.continental_rails.report import mapdraw
+from turnproc.families.continental_rails.report.maps import (
+    MapPages,
+    continent_bbox,
+    reaches_south_east,
+)
+from turnproc.families.continental_rails.report.model import build_report
+from turnproc.families.continental_rails.report.pdf import render_pdf
+from turnproc.families.continental_rails.report.sample import sample_turn
 from turnproc.scenario.model import Scenario
 
 

@@ -1,8 +1,8 @@
 """9 The public part of a turn's report (the web's game page): what every
 reader's report shows alike, and nothing private."""
 
-from turnproc.render.report import build_public_report, build_report
-from turnproc.render.sample import sample_turn
+from turnproc.families.continental_rails.report.model import build_public_report, build_report
+from turnproc.families.continental_rails.report.sample import sample_turn
 from turnproc.scenario.model import Scenario
 
 

@@ -1,13 +1,13 @@
 """Refused and cut orders in the report, in plain English, once per cause; the
 top five of the victory points ranks nobody for no points."""
 
-from turnproc.cr import reasons
-from turnproc.cr.events import Rejection
-from turnproc.cr.orders import BidForPC, BuyStock, IncorporatePC
-from turnproc.cr.resolve import TurnResult
-from turnproc.cr.setup import PlayerSetup, new_game
-from turnproc.render.report import GameMeta, build_report, order_notes
-from turnproc.render.text import render_text
+from turnproc.families.continental_rails.engine import reasons
+from turnproc.families.continental_rails.engine.events import Rejection
+from turnproc.families.continental_rails.engine.orders import BidForPC, BuyStock, IncorporatePC
+from turnproc.families.continental_rails.engine.resolve import TurnResult
+from turnproc.families.continental_rails.engine.setup import PlayerSetup, new_game
+from turnproc.families.continental_rails.report.model import GameMeta, build_report, order_notes
+from turnproc.families.continental_rails.report.text import render_text
 from turnproc.scenario.model import Scenario
 
 

@@ -6,16 +6,16 @@ from typing import ClassVar, Literal
 import pytest
 
 from turnproc.core.ledger import net_flows, railroad_account, tycoon_account
-from turnproc.cr import valuation
-from turnproc.cr.events import EVENT_TYPES, Event
-from turnproc.cr.resolve import TurnResult, resolve_turn
-from turnproc.cr.setup import new_game
-from turnproc.render.export import render_json
-from turnproc.render.pdf import render_pdf
-from turnproc.render.report import GameMeta, PlayerReport, build_report
-from turnproc.render.sample import sample_turn
-from turnproc.render.text import render_text
-from turnproc.render.wording import Wording
+from turnproc.families.continental_rails.engine import valuation
+from turnproc.families.continental_rails.engine.events import EVENT_TYPES, Event
+from turnproc.families.continental_rails.engine.resolve import TurnResult, resolve_turn
+from turnproc.families.continental_rails.engine.setup import new_game
+from turnproc.families.continental_rails.report.export import render_json
+from turnproc.families.continental_rails.report.model import GameMeta, PlayerReport, build_report
+from turnproc.families.continental_rails.report.pdf import render_pdf
+from turnproc.families.continental_rails.report.sample import sample_turn
+from turnproc.families.continental_rails.report.text import render_text
+from turnproc.families.continental_rails.report.wording import Wording
 from turnproc.scenario.model import Scenario
 
 
@@ -204,7 +204,7 @@ def test_real_engine_turn_and_opening_report(scenario: Scenario) -> None:
 
 def test_every_reader_of_played_turns_gets_balanced_books(scenario: Scenario) -> None:
     """Computer players play a few turns; every report's books add up and render."""
-    from turnproc.cr import ai
+    from turnproc.families.continental_rails import ai
 
     state = new_game(scenario, 23, [])
     for _ in range(4):

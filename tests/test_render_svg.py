@@ -2,10 +2,10 @@
 
 import xml.etree.ElementTree as ET
 
-from turnproc.render.maps import PALETTE, MapPages, draw_page, legend_for
-from turnproc.render.report import build_report
-from turnproc.render.sample import sample_turn
-from turnproc.render.svgcanvas import SvgCanvas
+from turnproc.families.continental_rails.report.maps import PALETTE, MapPages, draw_page, legend_for
+from turnproc.families.continental_rails.report.model import build_report
+from turnproc.families.continental_rails.report.sample import sample_turn
+from turnproc.families.continental_rails.report.svgcanvas import SvgCanvas
 from turnproc.scenario.model import Scenario
 
 SVG = "{http://www.w3.org/2000/svg}"

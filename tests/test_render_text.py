@@ -8,10 +8,10 @@ import json
 import os
 from pathlib import Path
 
-from turnproc.render.export import render_json
-from turnproc.render.report import build_report
-from turnproc.render.sample import sample_turn
-from turnproc.render.text import LINE_WIDTH, render_text
+from turnproc.families.continental_rails.report.export import render_json
+from turnproc.families.continental_rails.report.model import build_report
+from turnproc.families.continental_rails.report.sample import sample_turn
+from turnproc.families.continental_rails.report.text import LINE_WIDTH, render_text
 from turnproc.scenario.model import Scenario
 
 GOLDEN = Path(__file__).parent / "data" / "golden" / "report-sample-turn8-player1.txt"

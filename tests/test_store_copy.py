@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, func, select
 
-from turnproc import batch
 from turnproc.cli import main
-from turnproc.cr.orders import Borrow, PlayerOrders
+from turnproc.families.continental_rails.engine.orders import Borrow, PlayerOrders
+from turnproc.pipeline import games, players, stored
+from turnproc.pipeline import turns as pipeline_turns
 from turnproc.store import repository
 from turnproc.store.copy import copy_database
 from turnproc.store.db import DatabaseError, transaction
@@ -18,8 +19,8 @@ from turnproc.store.models import Base, Report
 from .store_support import NOW, fresh_database, open_fresh
 
 HUMANS = [
-    batch.PlayerEntry(position=1, email="ada@example.org", secret="s1"),
-    batch.PlayerEntry(position=4, email="bob@example.org", secret="s4"),
+    players.PlayerEntry(position=1, email="ada@example.org", secret="s1"),
+    players.PlayerEntry(position=4, email="bob@example.org", secret="s4"),
 ]
 
 
@@ -30,7 +31,9 @@ def _play(engine: Engine, game_id: int, turns: int) -> None:
             turn = repository.get_game(session, game_id).current_turn
             orders = PlayerOrders(position=1, orders=[Borrow(amount=100)])
             repository.set_orders_in_force(session, game_id, turn, orders, NOW)
-            batch.run_turn(session, game_id, now=NOW + timedelta(days=8 * turn), force=True)
+            pipeline_turns.run_turn(
+                session, game_id, now=NOW + timedelta(days=8 * turn), force=True
+            )
 
 
 def _counts(engine: Engine) -> dict[str, int]:
@@ -44,7 +47,7 @@ def _counts(engine: Engine) -> dict[str, int]:
 def _exports(engine: Engine, game_id: int) -> list[str]:
     with transaction(engine) as session:
         return [
-            batch.export(session, game_id, t) for t in repository.stored_turns(session, game_id)
+            stored.export(session, game_id, t) for t in repository.stored_turns(session, game_id)
         ]
 
 
@@ -60,7 +63,7 @@ def test_a_copied_database_holds_every_row_and_plays_on_alike(
         for target_url in fresh_database(destination, tmp_path / "b"):
             source, target = open_fresh(source_url), open_fresh(target_url)
             with transaction(source) as session:
-                game_id = batch.create_game(
+                game_id = games.create_game(
                     session, scenario="continental-rails", players=HUMANS, seed=4, name="c", now=NOW
                 ).game_id
             _play(source, game_id, 1)

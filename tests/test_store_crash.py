@@ -23,7 +23,9 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, func, select
 
-from turnproc import batch
+from turnproc.pipeline import games, stored
+from turnproc.pipeline import reports as pipeline_reports
+from turnproc.pipeline import turns as pipeline_turns
 from turnproc.store import repository
 from turnproc.store.db import transaction
 from turnproc.store.models import EventRow, LedgerRow, ModeratorLog, Report, TurnState
@@ -55,7 +57,7 @@ def _run_to_end(url: str, *args: str, real: bool = False) -> str:
 
 def _new_game(engine: Engine, name: str, seed: int, now_days: int = 0) -> int:
     with transaction(engine) as session:
-        return batch.create_game(
+        return games.create_game(
             session,
             scenario="continental-rails",
             seed=seed,
@@ -95,7 +97,7 @@ def _kill_turn_runs(url: str, kills: int, real: bool, seed: int) -> None:
     engine = open_fresh(url)
     game_id = _new_game(engine, "crash", seed=5)
     with transaction(engine) as session:
-        old_export = batch.export(session, game_id)
+        old_export = stored.export(session, game_id)
     before = {m: _rows(engine, m, game_id) for m in (TurnState, EventRow, LedgerRow, Report)}
     run = ("turn", "run", str(game_id), "--force", "--turn", "1")
 
@@ -104,8 +106,8 @@ def _kill_turn_runs(url: str, kills: int, real: bool, seed: int) -> None:
     _run_to_end(url, *run, real=real)
     work = time.perf_counter() - started
     with transaction(engine) as session:
-        reference = batch.export(session, game_id, 2)
-        batch.rollback(session, game_id, 1, NOW, reason="crash test")
+        reference = stored.export(session, game_id, 2)
+        pipeline_turns.rollback(session, game_id, 1, NOW, reason="crash test")
 
     draw = random.Random(seed)
     outcomes = []
@@ -125,17 +127,17 @@ def _kill_turn_runs(url: str, kills: int, real: bool, seed: int) -> None:
             outcomes.append(game.current_turn)
             if game.current_turn == 1:
                 assert turns == [1]
-                assert batch.export(session, game_id) == old_export
+                assert stored.export(session, game_id) == old_export
             else:
                 assert game.current_turn == 2 and turns == [1, 2]
-                assert batch.export(session, game_id, 2) == reference
+                assert stored.export(session, game_id, 2) == reference
         if outcomes[-1] == 2:
             with transaction(engine) as session:
-                batch.rollback(session, game_id, 1, NOW, reason="crash test")
+                pipeline_turns.rollback(session, game_id, 1, NOW, reason="crash test")
         assert {m: _rows(engine, m, game_id) for m in before} == before
     _run_to_end(url, *run, real=real)
     with transaction(engine) as session:
-        assert batch.export(session, game_id, 2) == reference
+        assert stored.export(session, game_id, 2) == reference
     assert len(outcomes) == kills and 1 in outcomes
 
 
@@ -204,7 +206,7 @@ def test_due_worker_processes_run_the_real_renderer(tmp_path: Path) -> None:
             reports = session.scalars(select(Report).where(Report.game_id.in_(ids))).all()
             assert len(reports) == 45 and all(len(r.pdf_sha256 or "") == 64 for r in reports)
             # The PDFs the workers rendered are the ones rendered again for the mail.
-            again = batch.report_pdfs(session, reports[:15])
+            again = pipeline_reports.report_pdfs(session, reports[:15])
         assert [hashlib.sha256(again[r.id]).hexdigest() for r in reports[:15]] == [
             r.pdf_sha256 for r in reports[:15]
         ]
@@ -228,10 +230,10 @@ def test_sqlite_file_copy_is_a_backup(tmp_path: Path) -> None:
         engine = open_fresh(url)
         game_id = _new_game(engine, "backup", seed=8)
         with transaction(engine) as session:
-            original = batch.export(session, game_id)
+            original = stored.export(session, game_id)
         copy = tmp_path / "copy.db"
         shutil.copy(tmp_path / "turnproc.db", copy)
         other = open_fresh(f"sqlite:///{copy}")
         with transaction(other) as session:
-            assert batch.export(session, game_id) == original
+            assert stored.export(session, game_id) == original
         other.dispose()

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, select
 
-from turnproc import batch
 from turnproc.core.errors import UsageError
-from turnproc.cr.orders import Borrow, PlayerOrders
-from turnproc.cr.state import GameState
+from turnproc.families.continental_rails.engine.orders import Borrow, PlayerOrders
+from turnproc.families.continental_rails.engine.state import GameState
+from turnproc.pipeline import games, players, reports, schedule, turns
 from turnproc.scenario.model import Scenario
 from turnproc.store import repository
 from turnproc.store.db import transaction
@@ -22,7 +22,7 @@ from .store_support import NOW, STAND_IN, fresh_database, open_fresh, use_stand_
 
 SCENARIO = "continental-rails"
 HUMANS = [
-    batch.PlayerEntry(position=p, email=f"p{p}@example.org", secret=f"s{p}") for p in (1, 2, 3, 4)
+    players.PlayerEntry(position=p, email=f"p{p}@example.org", secret=f"s{p}") for p in (1, 2, 3, 4)
 ]
 
 
@@ -34,7 +34,9 @@ def _computer_borrows(scenario: Scenario, state: GameState, position: int) -> Pl
 def _stand_in(monkeypatch: pytest.MonkeyPatch) -> None:
     use_stand_in_engine(monkeypatch)
     borrowing = dataclasses.replace(STAND_IN, computer_orders=_computer_borrows)
-    monkeypatch.setattr(batch, "family_of", lambda scenario: borrowing)
+    monkeypatch.setattr(reports, "family_of", lambda scenario: borrowing)
+    monkeypatch.setattr(games, "family_of", lambda scenario: borrowing)
+    monkeypatch.setattr(turns, "family_of", lambda scenario: borrowing)
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -43,9 +45,9 @@ def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
         yield open_fresh(url)
 
 
-def _new(engine: Engine, humans: list[batch.PlayerEntry], **options: object) -> int:
+def _new(engine: Engine, humans: list[players.PlayerEntry], **options: object) -> int:
     with transaction(engine) as session:
-        return batch.create_game(
+        return games.create_game(
             session, scenario=SCENARIO, players=humans, seed=5, name="p", now=NOW, **options
         ).game_id  # type: ignore[arg-type]
 
@@ -57,9 +59,9 @@ def _send(engine: Engine, game_id: int, position: int, amount: int) -> None:
         repository.set_orders_in_force(session, game_id, turn, orders, NOW)
 
 
-def _run(engine: Engine, game_id: int, **options: object) -> batch.TurnOutcome:
+def _run(engine: Engine, game_id: int, **options: object) -> turns.TurnOutcome:
     with transaction(engine) as session:
-        return batch.run_turn(session, game_id, now=NOW, force=True, **options)  # type: ignore[arg-type]
+        return turns.run_turn(session, game_id, now=NOW, force=True, **options)  # type: ignore[arg-type]
 
 
 def _used(engine: Engine, game_id: int, turn: int, position: int) -> PlayerOrders:
@@ -90,7 +92,7 @@ def test_the_missed_turn_policy_gives_a_missing_player_orders(
         welcome = session.scalars(
             select(OutboxMessage.body).where(OutboxMessage.kind == "welcome")
         ).one()
-    words = batch.MISSED_TURN_WORDS[policy]
+    words = schedule.MISSED_TURN_WORDS[policy]
     assert f"If you send no orders for a turn, {words}; after 2 missed turns" in welcome
 
 
@@ -105,7 +107,7 @@ def test_more_players_missing_than_usual_holds_the_turn(engine: Engine) -> None:
     _send(engine, game_id, 1, 10)  # three of four humans have sent nothing
     preview = _run(engine, game_id, preview=True)
     assert any("3 of 4 human players have no orders" in p for p in preview.problems)
-    with pytest.raises(batch.SanityGateError, match="is mail arriving"):
+    with pytest.raises(turns.SanityGateError, match="is mail arriving"):
         _run(engine, game_id)
     with transaction(engine) as session:
         assert repository.get_game(session, game_id).current_turn == 1
@@ -126,7 +128,7 @@ def test_a_held_due_game_is_logged_and_mailed_to_the_moderator_once(engine: Engi
     game_id = _new(engine, HUMANS)
     late = NOW + timedelta(days=8)
     for _ in range(3):  # cron runs `turn run --due` again and again
-        outcomes = batch.run_due(engine, "w", now=lambda: late, moderator="mod@example.org")
+        outcomes = turns.run_due(engine, "w", now=lambda: late, moderator="mod@example.org")
         assert outcomes == []
     with transaction(engine) as session:
         assert repository.get_game(session, game_id).current_turn == 1
@@ -147,29 +149,29 @@ def test_schedule_moves_the_deadline_and_tells_the_players(engine: Engine) -> No
     with transaction(engine) as session:
         old = repository.get_game(session, game_id).deadline
         assert old is not None
-        changes = batch.schedule(
+        changes = schedule.schedule(
             session, game_id, now=NOW, extend_hours=24, reason="mail server down"
         )
         assert changes == {"deadline": (old, old + timedelta(hours=24))}
-        assert batch.schedule(session, game_id, now=NOW, extend_hours=0) == {}
+        assert schedule.schedule(session, game_id, now=NOW, extend_hours=0) == {}
         log = repository.log_entries(session, game_id)[-1]
         assert (log.action, log.reason) == ("schedule", "mail server down")
         notices = session.scalars(select(OutboxMessage).where(OutboxMessage.kind == "notice")).all()
         assert sorted(m.to_address for m in notices) == ["p1@example.org", "p2@example.org"]
         assert all("mail server down" in m.body for m in notices)
-        assert all(batch.shown(old + timedelta(hours=24)) in m.subject for m in notices)
+        assert all(schedule.shown(old + timedelta(hours=24)) in m.subject for m in notices)
 
 
 def test_a_paused_game_runs_no_turn_until_resumed(engine: Engine) -> None:
     game_id = _new(engine, HUMANS[:1])
     with transaction(engine) as session:
-        batch.schedule(session, game_id, now=NOW, pause=True, reason="holidays")
+        schedule.schedule(session, game_id, now=NOW, pause=True, reason="holidays")
     late = NOW + timedelta(days=30)
-    assert batch.run_due(engine, "w", now=lambda: late) == []
+    assert turns.run_due(engine, "w", now=lambda: late) == []
     with transaction(engine) as session, pytest.raises(UsageError, match="passed while"):
-        batch.schedule(session, game_id, now=late, resume=True)
+        schedule.schedule(session, game_id, now=late, resume=True)
     with transaction(engine) as session:
-        batch.schedule(session, game_id, now=late, resume=True, extend_hours=30 * 24)
+        schedule.schedule(session, game_id, now=late, resume=True, extend_hours=30 * 24)
         game = repository.get_game(session, game_id)
         assert game.status == "active" and game.deadline is not None and game.deadline > late
         subjects = session.scalars(
@@ -182,14 +184,14 @@ def test_reminder_hours_are_set_at_the_start_and_changed_later(engine: Engine) -
     game_id = _new(engine, HUMANS[:1], reminders="12, 72,12")
     with transaction(engine) as session:
         assert repository.get_game(session, game_id).reminder_hours == "72,12"
-        changes = batch.schedule(session, game_id, now=NOW, reminders="")
+        changes = schedule.schedule(session, game_id, now=NOW, reminders="")
         assert changes == {"reminder_hours": ("72,12", "")}
         game = repository.get_game(session, game_id)
         assert game.deadline is not None
         late = game.deadline - timedelta(hours=1)
-        assert batch.queue_reminders(session, late) == 0  # none wanted
-        batch.schedule(session, game_id, now=NOW, reminders="2")
-        assert batch.queue_reminders(session, late) == 1  # position 1 has no orders
+        assert schedule.queue_reminders(session, late) == 0  # none wanted
+        schedule.schedule(session, game_id, now=NOW, reminders="2")
+        assert schedule.queue_reminders(session, late) == 1  # position 1 has no orders
 
 
 @pytest.mark.parametrize(
@@ -209,6 +211,6 @@ def test_impossible_schedules_are_refused(
 ) -> None:
     game_id = _new(engine, HUMANS[:1])
     with transaction(engine) as session, pytest.raises(UsageError, match=problem):
-        batch.schedule(session, game_id, now=NOW, **options)  # type: ignore[arg-type]
+        schedule.schedule(session, game_id, now=NOW, **options)  # type: ignore[arg-type]
     with transaction(engine) as session:
         assert [e.action for e in repository.log_entries(session, game_id)] == ["game_new"]

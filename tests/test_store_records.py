@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from turnproc import batch
-from turnproc.cr.state import RecordHolder
-from turnproc.cr.steps.victory import merge_records, victory_params
+from turnproc.families.continental_rails.engine.state import RecordHolder
+from turnproc.families.continental_rails.engine.steps.victory import merge_records, victory_params
+from turnproc.pipeline import games, stored, turns
 from turnproc.scenario.model import Scenario
 from turnproc.store import mapping, repository
 from turnproc.store.db import transaction
@@ -50,12 +50,12 @@ def _end_game(engine: Engine, game_id: int, records: list[RecordHolder]) -> None
             session, game_id, game.current_turn, mapping.state_json(state)
         )
         game.status = "ended"  # as the batch ends a game: its records join the rows
-        batch.add_game_records(session, batch.scenario_for(game.scenario), state)
+        games.add_game_records(session, stored.scenario_for(game.scenario), state)
 
 
 def _new(engine: Engine, name: str) -> int:
     with transaction(engine) as session:
-        created = batch.create_game(
+        created = games.create_game(
             session, scenario="continental-rails", seed=3, name=name, now=NOW
         )
     return created.game_id
@@ -95,10 +95,10 @@ def test_rolling_back_an_ended_game_takes_its_records_back(
     use_stand_in_engine(monkeypatch)
     kept, undone = _new(engine, "kept"), _new(engine, "undone")
     with transaction(engine) as session:
-        batch.run_turn(session, undone, now=NOW, force=True)
+        turns.run_turn(session, undone, now=NOW, force=True)
     _end_game(engine, kept, [_record("rail_builder", 70, "Hill", "kept")])
     _end_game(engine, undone, [_record("rail_builder", 90, "Gould", "undone")])
     assert _records_of(engine, _new(engine, "after-both")) == {"rail_builder": (90, "Gould")}
     with transaction(engine) as session:
-        batch.rollback(session, undone, 1, NOW, reason="a wrong result")
+        turns.rollback(session, undone, 1, NOW, reason="a wrong result")
     assert _records_of(engine, _new(engine, "after-rollback")) == {"rail_builder": (70, "Hill")}

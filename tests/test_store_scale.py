@@ -13,11 +13,13 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, select, text
 
-from turnproc import batch
 from turnproc.cli import main
-from turnproc.cr.orders import PlayerOrders
+from turnproc.families.continental_rails.engine.orders import PlayerOrders
+from turnproc.families.continental_rails.report.rules_pdf import RULES_PDF_NAME
 from turnproc.mail.outbound import send_outbox
-from turnproc.render.rules_pdf import RULES_PDF_NAME
+from turnproc.pipeline import games as pipeline_games
+from turnproc.pipeline import players, schedule, stored, turns
+from turnproc.pipeline import reports as pipeline_reports
 from turnproc.store import db, repository
 from turnproc.store.db import transaction
 from turnproc.store.models import OutboxMessage, Report
@@ -26,8 +28,8 @@ from .store_support import NOW, fresh_database, open_fresh, use_stand_in_engine
 
 SCENARIO = "continental-rails"
 HUMANS = [
-    batch.PlayerEntry(position=2, email="ada@example.org", secret="s1"),
-    batch.PlayerEntry(position=5, email="bob@example.org", secret="s2"),
+    players.PlayerEntry(position=2, email="ada@example.org", secret="s1"),
+    players.PlayerEntry(position=5, email="bob@example.org", secret="s2"),
 ]
 
 
@@ -66,11 +68,11 @@ def test_report_mail_carries_the_stored_report_and_a_pdf_rendered_again_byte_for
     nothing of the reports, and the PDFs mailed are the ones the turn rendered."""
     engine = open_fresh(url)
     with transaction(engine) as session:
-        game_id = batch.create_game(
+        game_id = pipeline_games.create_game(
             session, scenario=SCENARIO, players=HUMANS, seed=5, name="mailed", now=NOW
         ).game_id
     with transaction(engine) as session:
-        batch.run_turn(session, game_id, now=NOW, force=True, accept_missing=True)
+        turns.run_turn(session, game_id, now=NOW, force=True, accept_missing=True)
     with transaction(engine) as session:
         messages = repository.outbox(session, game_id)
         assert sorted((m.kind, m.position) for m in messages) == [
@@ -90,7 +92,9 @@ def test_report_mail_carries_the_stored_report_and_a_pdf_rendered_again_byte_for
     assert sorted(reports) == [(0, 2), (0, 5)] + [(1, p) for p in range(1, 16)]
     assert all(pdf is None and digest for digest, _, _, pdf in reports.values())
     transport = Capture()
-    sent = send_outbox(engine, transport, "moderator@example.org", render=batch.report_pdfs)
+    sent = send_outbox(
+        engine, transport, "moderator@example.org", render=pipeline_reports.report_pdfs
+    )
     assert len(sent.sent) == 4 and not sent.failed
     for message in transport.sent:
         subject = str(message["Subject"])
@@ -110,9 +114,9 @@ def stand_in(monkeypatch: pytest.MonkeyPatch) -> None:
     use_stand_in_engine(monkeypatch)
 
 
-def _game(engine: Engine, name: str, humans: list[batch.PlayerEntry]) -> int:
+def _game(engine: Engine, name: str, humans: list[players.PlayerEntry]) -> int:
     with transaction(engine) as session:
-        return batch.create_game(
+        return pipeline_games.create_game(
             session, scenario=SCENARIO, players=humans, seed=3, name=name, now=NOW
         ).game_id
 
@@ -133,14 +137,14 @@ def test_the_due_scan_finds_deadlines_passed_and_early_runs(url: str, stand_in: 
             session, waiting, 1, PlayerOrders(position=2, source="player"), NOW
         )
     with transaction(engine) as session:
-        due = batch.due_games(session, later)
+        due = schedule.due_games(session, later)
         assert [name for _, _, name in due] == ["late", "early", "computer"]
         for game in repository.list_games(session):
-            assert batch.is_due(session, game, later) == (game.id in (late, early, computer))
-        assert [name for _, _, name in batch.due_games(session, NOW)] == ["early"]
+            assert schedule.is_due(session, game, later) == (game.id in (late, early, computer))
+        assert [name for _, _, name in schedule.due_games(session, NOW)] == ["early"]
         repository.get_game(session, waiting).grace_minutes = 0  # due_at follows the grace
     with transaction(engine) as session:
-        assert {name for _, _, name in batch.due_games(session, later)} == {
+        assert {name for _, _, name in schedule.due_games(session, later)} == {
             "late",
             "computer",
             "early",
@@ -184,10 +188,10 @@ def test_prune_keeps_what_a_replay_needs(url: str, stand_in: None) -> None:
     game_id = _game(engine, "pruned", HUMANS)
     for turn in range(1, 5):
         with transaction(engine) as session:
-            batch.run_turn(session, game_id, now=NOW + timedelta(days=8 * turn), force=True)
+            turns.run_turn(session, game_id, now=NOW + timedelta(days=8 * turn), force=True)
     with transaction(engine) as session:
-        final = batch.export(session, game_id)
-        orders = batch.replay_orders(session, game_id)
+        final = stored.export(session, game_id)
+        orders = stored.replay_orders(session, game_id)
         game = repository.get_game(session, game_id)
         game.status = "ended"
         assert repository.prunable_games(session) == []  # its mail has not gone yet
@@ -201,8 +205,8 @@ def test_prune_keeps_what_a_replay_needs(url: str, stand_in: None) -> None:
     with transaction(engine) as session:
         assert repository.outbox(session, game_id) == []
         assert repository.stored_turns(session, game_id) == [1, 5]
-        assert batch.export(session, game_id) == final
-        assert batch.replay_orders(session, game_id) == orders
+        assert stored.export(session, game_id) == final
+        assert stored.replay_orders(session, game_id) == orders
         assert len(orders) == 5
 
 
@@ -212,7 +216,7 @@ def test_db_prune_command(
     engine = open_fresh(url)
     game_id = _game(engine, "pruned", [])
     with transaction(engine) as session:
-        batch.run_turn(session, game_id, now=NOW, force=True)
+        turns.run_turn(session, game_id, now=NOW, force=True)
         repository.get_game(session, game_id).status = "ended"
     monkeypatch.setenv("TURNPROC_DATABASE_URL", url)
     assert main(["db", "prune", "--dry-run", "--json"]) == 0
@@ -290,7 +294,7 @@ def test_the_0003_migration_carries_reports_mail_deadlines_and_records(url: str)
         game = repository.get_game(session, "b")
         assert game.due_at == game.deadline + timedelta(minutes=30)
     with transaction(engine) as session:  # a new game starts with the migrated records
-        created = batch.create_game(session, scenario=SCENARIO, seed=1, name="c", now=NOW)
+        created = pipeline_games.create_game(session, scenario=SCENARIO, seed=1, name="c", now=NOW)
         state = repository.turn_state(session, created.game_id, 1).state
         assert json.loads(state)["records"] == final["records"]
     engine.dispose()

@@ -14,11 +14,15 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, delete, func, select
 
-from turnproc import batch
 from turnproc.core.errors import TurnprocError, UsageError
-from turnproc.cr.events import Announcement
-from turnproc.cr.invariants import money_problems
-from turnproc.cr.orders import Borrow, PlayerOrders
+from turnproc.families.continental_rails.engine.events import Announcement
+from turnproc.families.continental_rails.engine.invariants import money_problems
+from turnproc.families.continental_rails.engine.orders import Borrow, PlayerOrders
+from turnproc.pipeline import games, schedule
+from turnproc.pipeline import players as pipeline_players
+from turnproc.pipeline import reports as pipeline_reports
+from turnproc.pipeline import stored as pipeline_stored
+from turnproc.pipeline import turns as pipeline_turns
 from turnproc.store import mapping, repository
 from turnproc.store.db import transaction
 from turnproc.store.models import (
@@ -35,8 +39,10 @@ from .store_support import NOW, STAND_IN, fresh_database, open_fresh, use_stand_
 
 SCENARIO = "continental-rails"
 HUMANS = [
-    batch.PlayerEntry(position=1, email="ada@example.org", character="Ada Lovelace", secret="s3"),
-    batch.PlayerEntry(position=4, email="bob@example.org", real_name="Bob"),
+    pipeline_players.PlayerEntry(
+        position=1, email="ada@example.org", character="Ada Lovelace", secret="s3"
+    ),
+    pipeline_players.PlayerEntry(position=4, email="bob@example.org", real_name="Bob"),
 ]
 
 
@@ -53,7 +59,7 @@ def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
 
 def _new(engine: Engine, name: str = "g", seed: int = 11, humans: bool = True) -> int:
     with transaction(engine) as session:
-        created = batch.create_game(
+        created = games.create_game(
             session,
             scenario=SCENARIO,
             players=HUMANS if humans else [],
@@ -66,9 +72,9 @@ def _new(engine: Engine, name: str = "g", seed: int = 11, humans: bool = True) -
 
 def _run(
     engine: Engine, game: int | str, now_days: float = 8, **kwargs: object
-) -> batch.TurnOutcome:
+) -> pipeline_turns.TurnOutcome:
     with transaction(engine) as session:
-        return batch.run_turn(session, game, now=NOW + timedelta(days=now_days), **kwargs)  # type: ignore[arg-type]
+        return pipeline_turns.run_turn(session, game, now=NOW + timedelta(days=now_days), **kwargs)  # type: ignore[arg-type]
 
 
 def _play_human_orders(engine: Engine, game_id: int) -> None:
@@ -85,7 +91,7 @@ def _play_human_orders(engine: Engine, game_id: int) -> None:
 
 def _export(engine: Engine, game: int | str, turn: int | None = None) -> str:
     with transaction(engine) as session:
-        return batch.export(session, game, turn)
+        return pipeline_stored.export(session, game, turn)
 
 
 def _count(engine: Engine, model: type, **where: object) -> int:
@@ -98,7 +104,7 @@ def _count(engine: Engine, model: type, **where: object) -> int:
 
 def test_new_game_stores_turn_one_players_and_welcome_mail(engine: Engine) -> None:
     with transaction(engine) as session:
-        created = batch.create_game(
+        created = games.create_game(
             session, scenario=SCENARIO, players=HUMANS, seed=3, name="w", now=NOW
         )
     assert created.secrets.keys() == {4}  # only the player without a secret gets one made
@@ -124,12 +130,12 @@ def test_new_game_stores_turn_one_players_and_welcome_mail(engine: Engine) -> No
 
 def test_a_turn_runs_once_and_only_when_due(engine: Engine) -> None:
     game_id = _new(engine)
-    with pytest.raises(batch.NotDue):
+    with pytest.raises(pipeline_turns.NotDue):
         _run(engine, game_id, now_days=1)
     outcome = _run(engine, game_id, now_days=8)
     assert outcome.processed and outcome.turn == 1
     assert outcome.missed == [1, 4] and outcome.computer == list(range(1, 16))
-    with pytest.raises(batch.NotDue):  # the new deadline is a week after the run
+    with pytest.raises(pipeline_turns.NotDue):  # the new deadline is a week after the run
         _run(engine, game_id, now_days=8)
     again = _run(engine, game_id, now_days=8, expected_turn=1, force=True)
     assert not again.processed and "already processed" in again.message
@@ -166,7 +172,7 @@ def test_replaying_stored_orders_gives_byte_identical_exports(
         _play_human_orders(engine, game_id)
         assert _run(engine, game_id, now_days=8 * turn, force=True).processed
     with transaction(engine) as session:
-        stored = batch.replay_orders(session, game_id)
+        stored = pipeline_stored.replay_orders(session, game_id)
     exports = {turn: _export(engine, game_id, turn) for turn in range(1, 6)}
     assert len(set(exports.values())) == 5
 
@@ -191,7 +197,7 @@ def test_rollback_then_rerun_reproduce_the_turn(engine: Engine) -> None:
         _run(engine, game_id, force=True)
     exports = {turn: _export(engine, game_id, turn) for turn in range(1, 5)}
     with transaction(engine) as session:
-        batch.rollback(session, game_id, 2, NOW, reason="bad data")
+        pipeline_turns.rollback(session, game_id, 2, NOW, reason="bad data")
     with transaction(engine) as session:
         assert repository.stored_turns(session, game_id) == [1, 2]
         assert repository.get_game(session, game_id).current_turn == 2
@@ -213,11 +219,11 @@ def test_rollback_then_rerun_reproduce_the_turn(engine: Engine) -> None:
         ]
         assert queued and all(m.status == "queued" for m in queued)  # same reports, queued once
     with transaction(engine) as session:
-        result = batch.rerun(session, game_id, NOW)
+        result = pipeline_turns.rerun(session, game_id, NOW)
     assert result.turn == 3 and result.diff == ""
     assert _export(engine, game_id, 4) == exports[4]
     with transaction(engine) as session, pytest.raises(UsageError):
-        batch.rollback(session, game_id, 4, NOW)
+        pipeline_turns.rollback(session, game_id, 4, NOW)
 
 
 def test_rerun_shows_what_changed(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -231,9 +237,11 @@ def test_rerun_shows_what_changed(engine: Engine, monkeypatch: pytest.MonkeyPatc
         return result
 
     changed = dataclasses.replace(STAND_IN, resolve_turn=richer)
-    monkeypatch.setattr(batch, "family_of", lambda scenario: changed)
+    monkeypatch.setattr(pipeline_reports, "family_of", lambda scenario: changed)
+    monkeypatch.setattr(games, "family_of", lambda scenario: changed)
+    monkeypatch.setattr(pipeline_turns, "family_of", lambda scenario: changed)
     with transaction(engine) as session:
-        result = batch.rerun(session, game_id, NOW)
+        result = pipeline_turns.rerun(session, game_id, NOW)
     assert '-      "prodigal_spent": 0,' in result.diff
     assert '+      "prodigal_spent": 1,' in result.diff
 
@@ -242,8 +250,8 @@ def test_adjustment_is_balanced_logged_and_in_the_next_news(engine: Engine) -> N
     game_id = _new(engine)
     before = mapping.state_from_json(_export(engine, game_id))
     with transaction(engine) as session:
-        batch.adjust(session, game_id, position=3, cash=250, reason="lost turnsheet", now=NOW)
-        batch.adjust(session, game_id, railroad="NYC", cash=-100, reason="double payment", now=NOW)
+        games.adjust(session, game_id, position=3, cash=250, reason="lost turnsheet", now=NOW)
+        games.adjust(session, game_id, railroad="NYC", cash=-100, reason="double payment", now=NOW)
     after = mapping.state_from_json(_export(engine, game_id))
     assert after.tycoon(3).cash == before.tycoon(3).cash + 250
     assert after.railroads["NYC"].cash == before.railroads["NYC"].cash - 100
@@ -256,13 +264,13 @@ def test_adjustment_is_balanced_logged_and_in_the_next_news(engine: Engine) -> N
         assert money_problems(before, after, entries) == []
         assert [e.action for e in repository.log_entries(session, game_id)][-2:] == ["adjust"] * 2
     with transaction(engine) as session, pytest.raises(UsageError, match="cannot take"):
-        batch.adjust(session, game_id, position=3, cash=-(10**9), reason="too much", now=NOW)
+        games.adjust(session, game_id, position=3, cash=-(10**9), reason="too much", now=NOW)
     with transaction(engine) as session, pytest.raises(UsageError, match="adjustment refused"):
-        batch.adjust(
+        games.adjust(
             session, game_id, position=3, railroad="NYC", shares=10**6, reason="x", now=NOW
         )
     with transaction(engine) as session, pytest.raises(UsageError, match="--reason"):
-        batch.adjust(session, game_id, position=3, cash=5, reason=" ", now=NOW)
+        games.adjust(session, game_id, position=3, cash=5, reason=" ", now=NOW)
     outcome = _run(engine, game_id, force=True)
     assert outcome.processed and outcome.problems == []
     with transaction(engine) as session:
@@ -271,7 +279,7 @@ def test_adjustment_is_balanced_logged_and_in_the_next_news(engine: Engine) -> N
         assert news[0].model_dump()["reason"] == "lost turnsheet"
         assert len(news) == outcome.events + 2
     with transaction(engine) as session:
-        batch.rollback(session, game_id, 1, NOW)
+        pipeline_turns.rollback(session, game_id, 1, NOW)
     assert mapping.state_from_json(_export(engine, game_id)).tycoon(3).cash == after.tycoon(3).cash
 
 
@@ -299,7 +307,7 @@ def test_missed_turns_offer_the_position_to_a_standby(engine: Engine) -> None:
         assert (bob.missed_turns, bob.standby) == (2, True)
         assert bob.email == "bob@example.org"  # nobody waiting: the computer plays on
         assert "standby_offered" in [e.action for e in repository.log_entries(session, game_id)]
-        assert batch.standby_list(session, game_id)["offered"] == [
+        assert pipeline_players.standby_list(session, game_id)["offered"] == [
             {"position": 4, "character": bob.character, "missed_turns": 2}
         ]
     _miss_with_bob(engine, game_id, 1)  # still offered, not offered twice
@@ -307,7 +315,9 @@ def test_missed_turns_offer_the_position_to_a_standby(engine: Engine) -> None:
         actions = [e.action for e in repository.log_entries(session, game_id)]
         assert actions.count("standby_offered") == 1
         assert repository.get_player(session, game_id, 4).missed_turns == 3
-        added = batch.add_standby(session, game_id, email="cy@example.org", real_name="Cy", now=NOW)
+        added = pipeline_players.add_standby(
+            session, game_id, email="cy@example.org", real_name="Cy", now=NOW
+        )
     assert added.position == 4  # an offered position is taken at once
     _assert_handed_over(engine, game_id, "cy@example.org", old="bob@example.org", turn=4)
 
@@ -323,7 +333,7 @@ def _assert_handed_over(engine: Engine, game_id: int, new: str, old: str, turn: 
         )
         state = mapping.state_from_json(repository.turn_state(session, game_id, turn).state)
         assert state.tycoon(4).human
-        listed = batch.standby_list(session, game_id)
+        listed = pipeline_players.standby_list(session, game_id)
         assert listed["offered"] == [] and listed["waiting"] == []
         assert listed["took_over"] == [{"email": new, "position": 4, "turn": turn}]
         assert "standby_took_over" in [e.action for e in repository.log_entries(session, game_id)]
@@ -342,7 +352,10 @@ def test_a_waiting_standby_takes_over_when_the_limit_is_reached(engine: Engine) 
     game_id = _new(engine)
     with transaction(engine) as session:
         assert (
-            batch.add_standby(session, game_id, email="dee@example.org", now=NOW).position is None
+            pipeline_players.add_standby(
+                session, game_id, email="dee@example.org", now=NOW
+            ).position
+            is None
         )
         old_hash = repository.get_player(session, game_id, 4).secret_hash
     _miss_with_bob(engine, game_id, 1)
@@ -379,13 +392,13 @@ def test_an_offered_player_who_sends_orders_again_keeps_the_position(engine: Eng
         bob = repository.get_player(session, game_id, 4)
         assert (bob.email, bob.standby, bob.missed_turns) == ("bob@example.org", False, 0)
         assert "standby_withdrawn" in [e.action for e in repository.log_entries(session, game_id)]
-        batch.add_standby(session, game_id, email="cy@example.org", now=NOW)
+        pipeline_players.add_standby(session, game_id, email="cy@example.org", now=NOW)
         assert repository.get_player(session, game_id, 4).email == "bob@example.org"
 
 
 def test_a_missed_turn_limit_of_zero_never_hands_a_position_over(engine: Engine) -> None:
     with transaction(engine) as session:
-        game_id = batch.create_game(
+        game_id = games.create_game(
             session,
             scenario=SCENARIO,
             players=HUMANS,
@@ -394,7 +407,7 @@ def test_a_missed_turn_limit_of_zero_never_hands_a_position_over(engine: Engine)
             missed_turn_limit=0,
             now=NOW,
         ).game_id
-        batch.add_standby(session, game_id, email="cy@example.org", now=NOW)
+        pipeline_players.add_standby(session, game_id, email="cy@example.org", now=NOW)
     _miss_with_bob(engine, game_id, 3)
     with transaction(engine) as session:
         bob = repository.get_player(session, game_id, 4)
@@ -404,7 +417,7 @@ def test_a_missed_turn_limit_of_zero_never_hands_a_position_over(engine: Engine)
 def test_the_standby_list_refuses_bad_entries(engine: Engine) -> None:
     game_id = _new(engine)
     with transaction(engine) as session:
-        batch.add_standby(session, game_id, email="cy@example.org", now=NOW)
+        pipeline_players.add_standby(session, game_id, email="cy@example.org", now=NOW)
     bad = [
         ("not-an-address", "is not an email address"),
         ("CY@example.org", "already on the standby list"),
@@ -412,18 +425,18 @@ def test_the_standby_list_refuses_bad_entries(engine: Engine) -> None:
     ]
     for email, problem in bad:
         with transaction(engine) as session, pytest.raises(UsageError, match=problem):
-            batch.add_standby(session, game_id, email=email, now=NOW)
+            pipeline_players.add_standby(session, game_id, email=email, now=NOW)
     with transaction(engine) as session:
-        batch.remove_standby(session, game_id, email="cy@example.org", now=NOW)
-        batch.schedule(session, game_id, now=NOW, pause=True)  # a paused game takes volunteers
-        batch.add_standby(session, game_id, email="dee@example.org", now=NOW)
+        pipeline_players.remove_standby(session, game_id, email="cy@example.org", now=NOW)
+        schedule.schedule(session, game_id, now=NOW, pause=True)  # a paused game takes volunteers
+        pipeline_players.add_standby(session, game_id, email="dee@example.org", now=NOW)
         repository.get_game(session, game_id).status = "ended"
     with transaction(engine) as session, pytest.raises(UsageError, match="has ended"):
-        batch.add_standby(session, game_id, email="eve@example.org", now=NOW)
+        pipeline_players.add_standby(session, game_id, email="eve@example.org", now=NOW)
     with transaction(engine) as session, pytest.raises(UsageError, match="is not waiting"):
-        batch.remove_standby(session, game_id, email="cy@example.org", now=NOW)
+        pipeline_players.remove_standby(session, game_id, email="cy@example.org", now=NOW)
     with transaction(engine) as session:
-        waiting = batch.standby_list(session, game_id)["waiting"]
+        waiting = pipeline_players.standby_list(session, game_id)["waiting"]
         assert [w["email"] for w in waiting] == ["dee@example.org"]
 
 
@@ -431,13 +444,13 @@ def test_early_run_once_every_human_is_in(engine: Engine) -> None:
     game_id = _new(engine)
     with transaction(engine) as session:
         game = repository.get_game(session, game_id)
-        assert not batch.is_due(session, game, NOW)
+        assert not schedule.is_due(session, game, NOW)
     _play_human_orders(engine, game_id)
     with transaction(engine) as session:
         game = repository.get_game(session, game_id)
-        assert batch.is_due(session, game, NOW)
+        assert schedule.is_due(session, game, NOW)
         game.early_run = False
-        assert not batch.is_due(session, game, NOW)
+        assert not schedule.is_due(session, game, NOW)
 
 
 def test_reminders_are_queued_once_per_mark(engine: Engine) -> None:
@@ -446,10 +459,10 @@ def test_reminders_are_queued_once_per_mark(engine: Engine) -> None:
         deadline = repository.get_game(session, game_id).deadline
     assert deadline is not None
     with transaction(engine) as session:
-        assert batch.queue_reminders(session, deadline - timedelta(hours=60)) == 0
-        assert batch.queue_reminders(session, deadline - timedelta(hours=40)) == 2
-        assert batch.queue_reminders(session, deadline - timedelta(hours=30)) == 0
-        assert batch.queue_reminders(session, deadline - timedelta(hours=6)) == 2
+        assert schedule.queue_reminders(session, deadline - timedelta(hours=60)) == 0
+        assert schedule.queue_reminders(session, deadline - timedelta(hours=40)) == 2
+        assert schedule.queue_reminders(session, deadline - timedelta(hours=30)) == 0
+        assert schedule.queue_reminders(session, deadline - timedelta(hours=6)) == 2
         keys = sorted(
             m.idempotency_key for m in repository.outbox(session, game_id) if m.kind == "reminder"
         )
@@ -459,7 +472,7 @@ def test_reminders_are_queued_once_per_mark(engine: Engine) -> None:
 def test_assign_and_drop_a_position(engine: Engine) -> None:
     game_id = _new(engine)
     with transaction(engine) as session:
-        secret = batch.assign(
+        secret = pipeline_players.assign(
             session, game_id, position=7, email="cy@example.org", character="Cy Field", now=NOW
         )
     assert secret
@@ -470,11 +483,11 @@ def test_assign_and_drop_a_position(engine: Engine) -> None:
         assert len(welcome) == 1 and secret in welcome[0].body
     assert mapping.state_from_json(_export(engine, game_id)).tycoon(7).human
     with transaction(engine) as session, pytest.raises(UsageError, match="taken"):
-        batch.assign(
+        pipeline_players.assign(
             session, game_id, position=8, email="d@example.org", character="cy field", now=NOW
         )
     with transaction(engine) as session:
-        batch.drop(session, game_id, position=7, now=NOW, reason="moved away")
+        pipeline_players.drop(session, game_id, position=7, now=NOW, reason="moved away")
     with transaction(engine) as session:
         cy = session.scalars(
             select(Player).where(Player.game_id == game_id, Player.position == 7)
@@ -488,12 +501,12 @@ def test_assign_and_drop_a_position(engine: Engine) -> None:
 def test_a_player_replaced_by_the_moderator_is_told(engine: Engine) -> None:
     game_id = _new(engine)
     with transaction(engine) as session:
-        batch.assign(session, game_id, position=4, email="dan@example.org", now=NOW)
+        pipeline_players.assign(session, game_id, position=4, email="dan@example.org", now=NOW)
     [notice] = [m for m in _mail_to(engine, "bob@example.org") if m.kind == "notice"]
     assert "given position 4" in notice.subject + notice.body
     assert [m.kind for m in _mail_to(engine, "dan@example.org")] == ["welcome"]
     with transaction(engine) as session:  # the same address again: nobody is replaced
-        batch.assign(session, game_id, position=4, email="dan@example.org", now=NOW)
+        pipeline_players.assign(session, game_id, position=4, email="dan@example.org", now=NOW)
     assert [m.kind for m in _mail_to(engine, "dan@example.org")] == ["welcome"]
 
 
@@ -501,9 +514,9 @@ def test_due_games_are_each_run_once(engine: Engine) -> None:
     ids = [_new(engine, name=f"due-{i}", seed=i, humans=False) for i in range(3)]
     with transaction(engine) as session:
         repository.get_game(session, ids[2]).deadline = NOW + timedelta(days=30)
-    outcomes = batch.run_due(engine, "w1", now=lambda: NOW + timedelta(days=8))
+    outcomes = pipeline_turns.run_due(engine, "w1", now=lambda: NOW + timedelta(days=8))
     assert sorted(o.game_id for o in outcomes) == ids[:2]
-    assert batch.run_due(engine, "w1", now=lambda: NOW + timedelta(days=8)) == []
+    assert pipeline_turns.run_due(engine, "w1", now=lambda: NOW + timedelta(days=8)) == []
 
 
 def test_sanity_gate_refuses_a_turn_that_loses_money(
@@ -518,8 +531,10 @@ def test_sanity_gate_refuses_a_turn_that_loses_money(
         return result
 
     leaking = dataclasses.replace(STAND_IN, resolve_turn=leaky)
-    monkeypatch.setattr(batch, "family_of", lambda scenario: leaking)
-    with pytest.raises(batch.SanityGateError, match="tycoon:2"):
+    monkeypatch.setattr(pipeline_reports, "family_of", lambda scenario: leaking)
+    monkeypatch.setattr(games, "family_of", lambda scenario: leaking)
+    monkeypatch.setattr(pipeline_turns, "family_of", lambda scenario: leaking)
+    with pytest.raises(pipeline_turns.SanityGateError, match="tycoon:2"):
         _run(engine, game_id, force=True)
     with transaction(engine) as session:
         assert repository.get_game(session, game_id).current_turn == 1
@@ -534,13 +549,16 @@ def test_a_missing_report_refuses_the_turn_after_the_state_was_written(
     game_id = _new(engine)
     before = {model: _count(engine, model) for model in (TurnState, EventRow, LedgerRow, Report)}
 
-    def one_short(report: batch.ReportInput, positions: object = None) -> batch.Reports:
-        rendered = batch.summary_reports(report)
+    def one_short(
+        report: pipeline_reports.ReportInput, positions: object = None
+    ) -> pipeline_reports.Reports:
+        rendered = pipeline_reports.summary_reports(report)
         rendered.pop(9)
-        return batch.ReadyReports(rendered)
+        return pipeline_reports.ReadyReports(rendered)
 
-    monkeypatch.setattr(batch, "start_reports", one_short)
-    with pytest.raises(batch.SanityGateError, match="reports rendered for 14 positions"):
+    monkeypatch.setattr(pipeline_reports, "start_reports", one_short)
+    monkeypatch.setattr(pipeline_turns, "start_reports", one_short)
+    with pytest.raises(pipeline_turns.SanityGateError, match="reports rendered for 14 positions"):
         _run(engine, game_id, force=True)
     assert {model: _count(engine, model) for model in before} == before
     with transaction(engine) as session:
@@ -553,13 +571,14 @@ def test_a_failing_renderer_stores_nothing(engine: Engine, monkeypatch: pytest.M
     closed: list[bool] = []
 
     class Broken:
-        def result(self) -> dict[int, batch.RenderedReport]:
+        def result(self) -> dict[int, pipeline_reports.RenderedReport]:
             raise RuntimeError("font file unreadable")
 
         def close(self) -> None:
             closed.append(True)
 
-    monkeypatch.setattr(batch, "start_reports", lambda report, positions=None: Broken())
+    monkeypatch.setattr(pipeline_reports, "start_reports", lambda report, positions=None: Broken())
+    monkeypatch.setattr(pipeline_turns, "start_reports", lambda report, positions=None: Broken())
     with pytest.raises(RuntimeError, match="font file unreadable"):
         _run(engine, game_id, force=True)
     assert closed == [True]
@@ -580,20 +599,20 @@ def test_rerun_keeps_later_adjustments_and_rollback_carries_announcements(
     game_id = _new(engine, humans=False)
     _run(engine, game_id, force=True)
     with transaction(engine) as session:
-        batch.adjust(session, game_id, position=5, cash=70, reason="refund", now=NOW)
+        games.adjust(session, game_id, position=5, cash=70, reason="refund", now=NOW)
         repository.add_events(
             session, game_id, 2, [Announcement(position=5, text="Buy PENN!")], origin="moderator"
         )
     adjusted = _export(engine, game_id)
     with transaction(engine) as session:
-        assert batch.rerun(session, game_id, NOW).diff == ""
+        assert pipeline_turns.rerun(session, game_id, NOW).diff == ""
     assert _export(engine, game_id) == adjusted
     with transaction(engine) as session:
         assert [e.kind for e in repository.events(session, game_id, 2)] == [
             "moderator_adjustment",
             "announcement",
         ]
-        batch.rollback(session, game_id, 1, NOW)
+        pipeline_turns.rollback(session, game_id, 1, NOW)
     with transaction(engine) as session:
         kinds = [e.kind for e in repository.events(session, game_id, 1)]
     assert kinds == ["announcement"]  # the adjustment went with turn 2's state
@@ -614,7 +633,7 @@ def test_a_rerun_with_no_change_mails_nothing_and_prints_the_real_deadline(
             repository.mark_sent(session, message.id, NOW + timedelta(days=8))
         repository.get_game(session, game_id).deadline = moved  # `game schedule --deadline`
     with transaction(engine) as session:
-        result = batch.rerun(session, game_id, NOW + timedelta(days=10))
+        result = pipeline_turns.rerun(session, game_id, NOW + timedelta(days=10))
     assert result.diff == ""
     with transaction(engine) as session:
         queued = repository.outbox(session, game_id, status="queued")
@@ -622,4 +641,4 @@ def test_a_rerun_with_no_change_mails_nothing_and_prints_the_real_deadline(
         game = repository.get_game(session, game_id)
         assert game.deadline == moved
         # What a report of the turn prints (the stand-in report here prints no deadline).
-        assert batch.report_deadline(session, game, 1) == f"{moved:%Y-%m-%d %H:%M} UTC"
+        assert pipeline_reports.report_deadline(session, game, 1) == f"{moved:%Y-%m-%d %H:%M} UTC"

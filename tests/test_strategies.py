@@ -6,9 +6,9 @@ import json
 import pytest
 
 from turnproc.cli import main
-from turnproc.cr.setup import PlayerSetup, new_game
-from turnproc.cr.strategies import STRATEGIES, strategy_orders
 from turnproc.exploits import measure, seat_of
+from turnproc.families.continental_rails.engine.setup import PlayerSetup, new_game
+from turnproc.families.continental_rails.engine.strategies import STRATEGIES, strategy_orders
 from turnproc.scenario.model import Scenario
 from turnproc.simulate import game_seed, parse_strategy_seats, play_game, strategy_player_orders
 

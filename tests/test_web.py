@@ -25,8 +25,8 @@ from starlette.testclient import TestClient
 
 from turnproc.cli import main
 from turnproc.config import Settings, load_settings
+from turnproc.families.continental_rails.report.maps import PALETTE
 from turnproc.mail.inbound import ingest
-from turnproc.render.maps import PALETTE
 from turnproc.store import repository as repo
 from turnproc.store.db import open_database
 from turnproc.store.models import OrdersInForce, OutboxMessage, Submission

@@ -18,7 +18,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from turnproc.cr.state import VP_CATEGORIES
+from turnproc.families.continental_rails.engine.state import VP_CATEGORIES
 from turnproc.scenario.loader import load_scenario
 from turnproc.simulate import GameStats, aggregate, simulate, western_regions
 

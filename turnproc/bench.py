@@ -25,13 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from turnproc.core.errors import TurnprocError
-from turnproc.cr import ai
-from turnproc.cr.orders import (
-    PlayerOrders,
-)
-from turnproc.cr.resolve import TurnResult, resolve_turn
-from turnproc.cr.setup import PlayerSetup, new_game
-from turnproc.cr.state import GameState
+from turnproc.families.continental_rails import ai
+from turnproc.families.continental_rails.engine.orders import PlayerOrders
+from turnproc.families.continental_rails.engine.resolve import TurnResult, resolve_turn
+from turnproc.families.continental_rails.engine.setup import PlayerSetup, new_game
+from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.scenario.loader import load_scenario
 from turnproc.scenario.model import Scenario
 from turnproc.simulate import play_game
@@ -101,7 +99,9 @@ def bench_parse(scenario: Scenario, state: GameState, runs: int) -> float:
     """One full turnsheet (a president of two railroads, every action) parsed and
     checked, as intake does on arrival: intake's own benchmark."""
     try:
-        intake_bench = importlib.import_module("turnproc.intake.bench")
+        intake_bench = importlib.import_module(
+            "turnproc.families.continental_rails.turnsheet.bench"
+        )
         measure = intake_bench.parse_turnsheet_seconds
     except (ImportError, AttributeError) as exc:
         raise Unavailable(f"turnsheet intake benchmark not available: {exc}") from None
@@ -118,13 +118,13 @@ def bench_render(scenario: Scenario, state: GameState, runs: int) -> dict[str, f
     bare-canvas floor: the same drawing calls replayed on a plain ReportLab
     canvas and written (render.floor), CPU seconds in this process."""
     try:
-        renderer = importlib.import_module("turnproc.render.batch")
+        renderer = importlib.import_module("turnproc.families.continental_rails.report.render")
         measure = renderer.render_turn_seconds
-        batch = importlib.import_module("turnproc.batch")
+        reports = importlib.import_module("turnproc.pipeline.reports")
     except (ImportError, AttributeError) as exc:
         raise Unavailable(f"report renderer not wired yet: {exc}") from None
     result = _turn_result(scenario, state)
-    report = batch.ReportInput(
+    report = reports.ReportInput(
         scenario=scenario,
         game="bench",
         turn=state.turn,
@@ -134,7 +134,7 @@ def bench_render(scenario: Scenario, state: GameState, runs: int) -> dict[str, f
         rejections=list(result.rejections),
         ledger=list(result.ledger),
         players={
-            t.position: batch.PlayerInfo(
+            t.position: reports.PlayerInfo(
                 position=t.position,
                 character=t.character,
                 real_name="",
@@ -147,7 +147,7 @@ def bench_render(scenario: Scenario, state: GameState, runs: int) -> dict[str, f
         anonymous=False,
     )
     wall, cpu = measure(report, runs)
-    floor = importlib.import_module("turnproc.render.floor")
+    floor = importlib.import_module("turnproc.families.continental_rails.report.floor")
     recorded = floor.record_turn(report)
     for pdf, ops in recorded:
         if floor.replay(ops) != pdf:
@@ -175,7 +175,9 @@ def _batch_runs(url: str, scenario_name: str, state_json: str, runs: int) -> dic
     `runs` whole batch turns (each rolled back afterwards). Returns the median
     seconds and this process's peak memory."""
     try:
-        batch = importlib.import_module("turnproc.batch")
+        games = importlib.import_module("turnproc.pipeline.games")
+        pipeline_players = importlib.import_module("turnproc.pipeline.players")
+        turns = importlib.import_module("turnproc.pipeline.turns")
         db = importlib.import_module("turnproc.store.db")
         repository = importlib.import_module("turnproc.store.repository")
         mapping = importlib.import_module("turnproc.store.mapping")
@@ -186,11 +188,13 @@ def _batch_runs(url: str, scenario_name: str, state_json: str, runs: int) -> dic
         now = datetime.now(UTC)
         name = f"bench-{os.getpid()}-{time.time_ns()}"
         players = [
-            batch.PlayerEntry(position=t.position, email=f"player{t.position}@bench.invalid")
+            pipeline_players.PlayerEntry(
+                position=t.position, email=f"player{t.position}@bench.invalid"
+            )
             for t in state.tycoons
         ]
         with db.transaction(engine) as session:
-            created = batch.create_game(
+            created = games.create_game(
                 session,
                 scenario=scenario_name,
                 players=players,
@@ -214,13 +218,13 @@ def _batch_runs(url: str, scenario_name: str, state_json: str, runs: int) -> dic
         times, cpu_times = [], []
         for _ in range(runs):
             start, start_cpu = time.perf_counter(), _cpu_with_children()
-            outcome = batch.batch_turn(engine, created.game_id, now=now)
+            outcome = turns.batch_turn(engine, created.game_id, now=now)
             cpu_times.append(_cpu_with_children() - start_cpu)
             times.append(time.perf_counter() - start)
             if not outcome.processed:
                 return {"error": f"the batch did not run the turn: {outcome.message}"}
             with db.transaction(engine) as session:
-                batch.rollback(session, created.game_id, state.turn, now, reason="bench")
+                turns.rollback(session, created.game_id, state.turn, now, reason="bench")
         with db.transaction(engine) as session:  # the bench leaves no game behind
             session.delete(repository.get_game(session, created.game_id))
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

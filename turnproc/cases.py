@@ -14,11 +14,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from turnproc.core.errors import TurnprocError
-from turnproc.cr.context import TurnContext
-from turnproc.cr.orders import Order, PlayerOrders
-from turnproc.cr.resolve import SEQUENCE, TurnResult, resolve_turn
-from turnproc.cr.setup import PlayerSetup, new_game
-from turnproc.cr.state import GameState, Railroad
+from turnproc.families.continental_rails.engine.context import TurnContext
+from turnproc.families.continental_rails.engine.orders import Order, PlayerOrders
+from turnproc.families.continental_rails.engine.resolve import SEQUENCE, TurnResult, resolve_turn
+from turnproc.families.continental_rails.engine.setup import PlayerSetup, new_game
+from turnproc.families.continental_rails.engine.state import GameState, Railroad
 from turnproc.scenario.model import Scenario
 
 _ORDER = TypeAdapter(Order)

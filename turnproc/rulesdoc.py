@@ -14,17 +14,17 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from turnproc.cr.climate_table import ClimateTable
-from turnproc.cr.steps.auctions import AuctionsParams
-from turnproc.cr.steps.climate import ClimateMoves
-from turnproc.cr.steps.finance import FinanceParams
-from turnproc.cr.steps.operations import (
+from turnproc.families.continental_rails.engine.climate_table import ClimateTable
+from turnproc.families.continental_rails.engine.steps.auctions import AuctionsParams
+from turnproc.families.continental_rails.engine.steps.climate import ClimateMoves
+from turnproc.families.continental_rails.engine.steps.finance import FinanceParams
+from turnproc.families.continental_rails.engine.steps.operations import (
     EventParams,
     expense_permille,
     operations_params,
     technology_params,
 )
-from turnproc.cr.steps.rights_of_way import building_params
+from turnproc.families.continental_rails.engine.steps.rights_of_way import building_params
 from turnproc.scenario.loader import load_scenario
 from turnproc.scenario.model import REGIONS, Scenario
 

@@ -21,9 +21,11 @@ from typing import Any
 from sqlalchemy import Engine, func, insert, select, text, update
 from sqlalchemy.orm import Session
 
-from turnproc import __version__, batch
+from turnproc import __version__
 from turnproc.bench import all_orders, midgame
 from turnproc.core.errors import UsageError
+from turnproc.pipeline import games, schedule, turns
+from turnproc.pipeline import players as pipeline_players
 from turnproc.scenario.loader import load_scenario
 from turnproc.store import mapping, repository
 from turnproc.store.db import transaction
@@ -71,11 +73,11 @@ def _real_game(engine: Engine, scenario_name: str, seed: int, now: datetime) -> 
         update={"tycoons": [t.model_copy(update={"human": True}) for t in state.tycoons]}
     )
     players = [
-        batch.PlayerEntry(position=t.position, email=f"player{t.position}@scale.invalid")
+        pipeline_players.PlayerEntry(position=t.position, email=f"player{t.position}@scale.invalid")
         for t in state.tycoons
     ]
     with transaction(engine) as session:
-        created = batch.create_game(
+        created = games.create_game(
             session,
             scenario=scenario_name,
             seed=seed,
@@ -101,7 +103,7 @@ def _real_game(engine: Engine, scenario_name: str, seed: int, now: datetime) -> 
             for orders in all_orders(scenario, current).values():
                 sent = orders.model_copy(update={"source": "player"})
                 repository.set_orders_in_force(session, game.id, game.current_turn, sent, now)
-        batch.batch_turn(engine, created.game_id, now=now)
+        turns.batch_turn(engine, created.game_id, now=now)
     with transaction(engine) as session:
         grown = _database_bytes(session) - before
     return created.game_id, grown
@@ -246,7 +248,7 @@ def run_scale(
 
     def scan() -> list[tuple[int, int, str]]:
         with transaction(engine) as session:
-            return batch.due_games(session, now)
+            return schedule.due_games(session, now)
 
     log("the due scan, nothing due")
     wall, cpu_s, due = _timed(scan, runs)
@@ -257,13 +259,13 @@ def run_scale(
     log("reminders: the first run after games pass a mark, then a run with nothing new")
     start, cpu = time.perf_counter(), time.process_time()
     with transaction(engine) as session:
-        figures["reminders_queued"] = batch.queue_reminders(session, now)
+        figures["reminders_queued"] = schedule.queue_reminders(session, now)
     figures["reminders_first_s"] = round(time.perf_counter() - start, 4)
     figures["reminders_first_cpu_s"] = round(time.process_time() - cpu, 4)
 
     def remind() -> int:
         with transaction(engine) as session:
-            return batch.queue_reminders(session, now)
+            return schedule.queue_reminders(session, now)
 
     wall, cpu_s, again = _timed(remind, runs)
     if again:
@@ -289,7 +291,7 @@ def run_scale(
 
     def new_game() -> None:
         with transaction(engine) as session:
-            batch.create_game(
+            games.create_game(
                 session,
                 scenario=scenario_name,
                 seed=seed,

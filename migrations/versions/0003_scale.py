@@ -224,8 +224,8 @@ def _mark_all_in(bind: Any, games: Any) -> None:
 def _records_of_ended_games(bind: Any) -> list[dict[str, Any]]:
     """11.3 The records of every ended game's final state merged in the order
     the games ended, as `game new` worked them out before this revision."""
-    from turnproc.cr.state import RecordHolder
-    from turnproc.cr.steps.victory import merge_records, victory_params
+    from turnproc.families.continental_rails.engine.state import RecordHolder
+    from turnproc.families.continental_rails.engine.steps.victory import merge_records, victory_params
     from turnproc.scenario.loader import load_scenario
 
     states = sa.table(

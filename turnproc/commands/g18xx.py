@@ -10,7 +10,6 @@ import json
 import sys
 from pathlib import Path
 
-from turnproc import batch
 from turnproc.commands.db import database
 from turnproc.core.errors import TurnprocError
 from turnproc.families.g18xx import ai
@@ -18,6 +17,7 @@ from turnproc.families.g18xx.engine.actions import parse_action
 from turnproc.families.g18xx.orders import MAX_TEXT
 from turnproc.families.g18xx.report.files import write_reports
 from turnproc.families.g18xx.titles.load import FOLDERS, new_game
+from turnproc.pipeline import schedule
 from turnproc.store import g18xx as store
 from turnproc.store.db import transaction
 
@@ -79,11 +79,11 @@ def _move(args: argparse.Namespace) -> int:
     with transaction(database()) as session:
         if store.load(session, args.game).row.game_id is not None:  # played by mail
             receipt = sequential.moderator_move(
-                session, args.game, args.player, text, batch.utcnow()
+                session, args.game, args.player, text, schedule.utcnow()
             )
         else:
             receipt = store.move(
-                session, args.game, args.player, text, batch.utcnow(), origin="moderator"
+                session, args.game, args.player, text, schedule.utcnow(), origin="moderator"
             )
     for line, note in receipt.applied:
         print(f"ok: {line}" + (f"  ({note})" if note else ""))
@@ -124,7 +124,9 @@ def _undo(args: argparse.Namespace) -> int:
     from turnproc import sequential
 
     with transaction(database()) as session:
-        taken = sequential.moderator_undo(session, args.game, args.to, args.reason, batch.utcnow())
+        taken = sequential.moderator_undo(
+            session, args.game, args.to, args.reason, schedule.utcnow()
+        )
     print(f"{args.game}: moves {taken[0]}-{taken[-1]} taken back; the players are told")
     return 0
 
@@ -133,7 +135,7 @@ def _clock(args: argparse.Namespace) -> int:
     from turnproc import sequential
 
     with transaction(database()) as session:
-        due = sequential.set_clock(session, args.game, args.move_hours, batch.utcnow())
+        due = sequential.set_clock(session, args.game, args.move_hours, schedule.utcnow())
     print(f"{args.game}: {args.move_hours} hours a move; this move due {due}")
     return 0
 
@@ -144,7 +146,7 @@ def _tick(args: argparse.Namespace) -> int:
 
     moderator = load_settings().moderator_email
     with transaction(database()) as session:
-        done = sequential.tick(session, batch.utcnow(), moderator)
+        done = sequential.tick(session, schedule.utcnow(), moderator)
     print(json.dumps(done) if args.json else "\n".join(done))
     return 0
 

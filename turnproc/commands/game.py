@@ -6,12 +6,14 @@ import json
 from datetime import datetime
 from pathlib import Path
 
-from turnproc import batch
 from turnproc.commands.db import database
 from turnproc.core.errors import UsageError
-from turnproc.cr.events import ModeratorAdjustment
-from turnproc.games import sequential_family
+from turnproc.families import sequential_family
+from turnproc.families.continental_rails.engine.events import ModeratorAdjustment
 from turnproc.intake import lockout
+from turnproc.pipeline import games as pipeline_games
+from turnproc.pipeline import players as pipeline_players
+from turnproc.pipeline import schedule, stored
 from turnproc.store import repository
 from turnproc.store.db import transaction
 
@@ -37,7 +39,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     )
     p.add_argument(
         "--missed-turn-policy",
-        choices=batch.MISSED_TURN_POLICIES,
+        choices=schedule.MISSED_TURN_POLICIES,
         default="computer",
         help="orders of a player who sent none: the computer's, none, or their last ones",
     )
@@ -103,7 +105,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p.add_argument("--turn-days", type=int, help="days between later deadlines")
     p.add_argument("--grace-minutes", type=int, help="minutes orders are taken after a deadline")
     p.add_argument("--missed-turn-limit", type=int, help="missed turns before a standby takes over")
-    p.add_argument("--missed-turn-policy", choices=batch.MISSED_TURN_POLICIES)
+    p.add_argument("--missed-turn-policy", choices=schedule.MISSED_TURN_POLICIES)
     early = p.add_mutually_exclusive_group()
     early.add_argument("--early-run", dest="early_run", action="store_true", default=None)
     early.add_argument("--no-early-run", dest="early_run", action="store_false")
@@ -148,11 +150,11 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 def _new(args: argparse.Namespace) -> int:
     if sequential_family(args.scenario) is not None:
         return _new_sequential(args)
-    players = batch.read_players_csv(args.players) if args.players else []
+    players = pipeline_players.read_players_csv(args.players) if args.players else []
     if args.grace_minutes < 0:
         raise UsageError("--grace-minutes cannot be negative")
     with transaction(database()) as session:
-        created = batch.create_game(
+        created = pipeline_games.create_game(
             session,
             scenario=args.scenario,
             players=players,
@@ -165,7 +167,7 @@ def _new(args: argparse.Namespace) -> int:
             missed_turn_limit=args.missed_turn_limit,
             missed_turn_policy=args.missed_turn_policy,
             reminders=args.reminder_hours,
-            now=batch.utcnow(),
+            now=schedule.utcnow(),
         )
     if args.json:
         print(json.dumps({"id": created.game_id, "name": created.name, "seed": created.seed}))
@@ -181,7 +183,7 @@ def _new_sequential(args: argparse.Namespace) -> int:
         raise UsageError("an 18xx game needs --players (position,character,real_name,email,secret)")
     seats = [
         sequential.Seat(e.position, e.email, e.real_name, e.secret)
-        for e in batch.read_players_csv(args.players, positions=6)
+        for e in pipeline_players.read_players_csv(args.players, positions=6)
     ]
     with transaction(database()) as session:
         game, _ = sequential.create_game(
@@ -192,7 +194,7 @@ def _new_sequential(args: argparse.Namespace) -> int:
             seed=args.seed,
             options={"edition": args.edition} if args.edition else {},
             move_hours=args.move_hours,
-            now=batch.utcnow(),
+            now=schedule.utcnow(),
         )
         created = {"id": game.id, "name": game.name, "seed": game.seed}
     print(json.dumps(created) if args.json else created["id"])
@@ -205,7 +207,7 @@ def _import(args: argparse.Namespace) -> int:
 
     data = read_recorded(args.file)
     with transaction(database()) as session:
-        row = store.import_recorded(session, data, args.name, batch.utcnow(), upto=args.upto)
+        row = store.import_recorded(session, data, args.name, schedule.utcnow(), upto=args.upto)
         print(
             f"{row.name}: {row.title}, {row.status}"
             + (f" ({row.end_reason})" if row.end_reason else "")
@@ -231,7 +233,7 @@ def _list(args: argparse.Namespace) -> int:
         return 0
     for g in games:
         deadline = g["deadline"]
-        due = batch.shown(datetime.fromisoformat(deadline)) if isinstance(deadline, str) else "-"
+        due = schedule.shown(datetime.fromisoformat(deadline)) if isinstance(deadline, str) else "-"
         print(f"{g['id']}\t{g['name']}\tturn {g['turn']}\t{g['status']}\tdue {due}")
     return 0
 
@@ -253,13 +255,15 @@ def _status(args: argparse.Namespace) -> int:
                 )
                 print(sequential.position_text(session, game))
             return 0
-        data = batch.status(session, args.game, batch.utcnow())
+        data = pipeline_games.status(session, args.game, schedule.utcnow())
     if args.json:
         print(json.dumps(data, indent=2, sort_keys=True))
         return 0
     print(f"{data['name']} (id {data['id']}): turn {data['turn']}, {data['status']}")
     due = "due now" if data["due"] else "not yet due"
-    deadline = batch.shown(datetime.fromisoformat(data["deadline"])) if data["deadline"] else "none"
+    deadline = (
+        schedule.shown(datetime.fromisoformat(data["deadline"])) if data["deadline"] else "none"
+    )
     print(f"deadline {deadline} (+{data['grace_minutes']} min grace), {due}")
     limit = data["missed_turn_limit"]
     standby = f"a standby player after {limit} in a row" if limit else "never a standby player"
@@ -282,12 +286,12 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def _schedule(args: argparse.Namespace) -> int:
-    deadline = batch.parse_deadline(args.deadline) if args.deadline else None
+    deadline = schedule.parse_deadline(args.deadline) if args.deadline else None
     with transaction(database()) as session:
-        changes = batch.schedule(
+        changes = schedule.schedule(
             session,
             args.game,
-            now=batch.utcnow(),
+            now=schedule.utcnow(),
             reason=args.reason,
             deadline=deadline,
             extend_hours=args.extend_hours,
@@ -319,10 +323,10 @@ def _schedule(args: argparse.Namespace) -> int:
         print(json.dumps({**current, "changed": changed}, indent=2, sort_keys=True, default=str))
         return 0
     for name, (old, new) in sorted(changes.items()):
-        print(f"{name}: {batch.shown(old)} -> {batch.shown(new)}")
+        print(f"{name}: {schedule.shown(old)} -> {schedule.shown(new)}")
     print(
         f"{current['game']}: {current['status']}, turn {current['turn']} due "
-        f"{batch.shown(game_deadline)}"
+        f"{schedule.shown(game_deadline)}"
         f" (+{current['grace_minutes']} min grace), {current['turn_days']} days a turn, "
         f"early run {'on' if current['early_run'] else 'off'}; a missed turn is played by "
         f"policy '{current['missed_turn_policy']}', a standby takes over after "
@@ -339,8 +343,8 @@ def _standby(args: argparse.Namespace) -> int:
         raise UsageError("--real-name goes with --add")
     with transaction(database()) as session:
         if args.add:
-            added = batch.add_standby(
-                session, args.game, email=args.add, real_name=args.real_name, now=batch.utcnow()
+            added = pipeline_players.add_standby(
+                session, args.game, email=args.add, real_name=args.real_name, now=schedule.utcnow()
             )
             if not args.json:
                 took = (
@@ -350,10 +354,12 @@ def _standby(args: argparse.Namespace) -> int:
                 )
                 print(f"{added.email} is on the standby list{took}")
         if args.remove:
-            batch.remove_standby(session, args.game, email=args.remove, now=batch.utcnow())
+            pipeline_players.remove_standby(
+                session, args.game, email=args.remove, now=schedule.utcnow()
+            )
             if not args.json:
                 print(f"{args.remove} is off the standby list")
-        data = batch.standby_list(session, args.game)
+        data = pipeline_players.standby_list(session, args.game)
     if args.json:
         print(json.dumps(data, indent=2, sort_keys=True))
     elif not (args.add or args.remove):
@@ -381,14 +387,14 @@ def _export(args: argparse.Namespace) -> int:
             data = sequential.export(session, game)
             text = json.dumps(data, indent=2, sort_keys=True) + "\n"
         else:
-            text = batch.export(session, args.game, args.turn)
+            text = stored.export(session, args.game, args.turn)
     print(text, end="")
     return 0
 
 
 def _assign(args: argparse.Namespace) -> int:
     with transaction(database()) as session:
-        secret = batch.assign(
+        secret = pipeline_players.assign(
             session,
             args.game,
             position=args.position,
@@ -396,7 +402,7 @@ def _assign(args: argparse.Namespace) -> int:
             character=args.character,
             real_name=args.real_name,
             secret=args.secret,
-            now=batch.utcnow(),
+            now=schedule.utcnow(),
         )
     note = " (secret generated and mailed)" if secret else ""
     print(f"position {args.position} assigned to {args.email}{note}")
@@ -409,15 +415,15 @@ def _unlock(args: argparse.Namespace) -> int:
         player = repository.get_player(session, game.id, args.position)
         if player.secret_locked_at is None:
             raise UsageError(f"the secret of position {args.position} is not locked")
-        lockout.unlock(session, game, player, batch.utcnow(), by="moderator")
+        lockout.unlock(session, game, player, schedule.utcnow(), by="moderator")
     print(f"the secret of position {args.position} in {game.name} is unlocked")
     return 0
 
 
 def _drop(args: argparse.Namespace) -> int:
     with transaction(database()) as session:
-        batch.drop(
-            session, args.game, position=args.position, reason=args.reason, now=batch.utcnow()
+        pipeline_players.drop(
+            session, args.game, position=args.position, reason=args.reason, now=schedule.utcnow()
         )
     print(f"position {args.position} is now played by the computer")
     return 0
@@ -425,7 +431,7 @@ def _drop(args: argparse.Namespace) -> int:
 
 def _adjust(args: argparse.Namespace) -> int:
     with transaction(database()) as session:
-        event = batch.adjust(
+        event = pipeline_games.adjust(
             session,
             args.game,
             position=args.position,
@@ -434,7 +440,7 @@ def _adjust(args: argparse.Namespace) -> int:
             shares=args.shares,
             issued=args.issued,
             reason=args.reason,
-            now=batch.utcnow(),
+            now=schedule.utcnow(),
         )
     if args.json:
         print(json.dumps(event.model_dump(mode="json"), sort_keys=True))
@@ -484,7 +490,7 @@ def _log(args: argparse.Namespace) -> int:
 
 
 def _resend(args: argparse.Namespace) -> int:
-    now = batch.utcnow()
+    now = schedule.utcnow()
     with transaction(database()) as session:
         game = repository.get_game(session, args.game)
         turn = args.turn if args.turn is not None else game.current_turn - 1

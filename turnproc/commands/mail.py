@@ -12,7 +12,6 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from turnproc import batch
 from turnproc.commands.db import database
 from turnproc.config import load_settings
 from turnproc.core.errors import TurnprocError, UsageError
@@ -29,6 +28,7 @@ from turnproc.mail.sources import (
 )
 from turnproc.mail.transport import SmtpTransport
 from turnproc.mail.urls import imap_url, smtp_url
+from turnproc.pipeline import reports
 from turnproc.store import repository as repo
 from turnproc.store.db import DatabaseError, transaction
 
@@ -95,7 +95,7 @@ def _send(args: argparse.Namespace) -> int:
         with transaction(engine) as session:
             rows = [row for row in repo.outbox(session) if row.status in ("queued", "failed")]
             paths = write_eml(
-                session, rows, args.dry_run, settings.mail_from, render=batch.report_pdfs
+                session, rows, args.dry_run, settings.mail_from, render=reports.report_pdfs
             )
         if args.json:
             print(json.dumps({"written": [str(p) for p in paths]}))
@@ -110,7 +110,7 @@ def _send(args: argparse.Namespace) -> int:
             transport,
             settings.mail_from,
             moderator=settings.moderator_email,
-            render=batch.report_pdfs,
+            render=reports.report_pdfs,
         )
     if args.json:
         print(

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from turnproc.commands.db import database
 from turnproc.core.errors import UsageError
-from turnproc.intake.render_sheet import render_turnsheet
+from turnproc.families.continental_rails.turnsheet.render import render_turnsheet
 from turnproc.intake.submit import submit_sheet
 from turnproc.scenario.loader import load_scenario
 from turnproc.store import mapping

@@ -15,13 +15,13 @@ import argparse
 import time
 from pathlib import Path
 
-from turnproc import batch
 from turnproc.commands.db import database
 from turnproc.core.errors import UsageError
-from turnproc.cr.orders import PlayerOrders
+from turnproc.families.continental_rails.engine.orders import PlayerOrders
+from turnproc.families.continental_rails.report.render import RenderedReport, render_turn_reports
+from turnproc.families.continental_rails.report.sample import sample_turn
 from turnproc.files import write_whole
-from turnproc.render.batch import RenderedReport, render_turn_reports
-from turnproc.render.sample import sample_turn
+from turnproc.pipeline import reports as pipeline_reports
 from turnproc.scenario.loader import load_scenario
 from turnproc.store import repository
 from turnproc.store.db import transaction
@@ -75,7 +75,7 @@ def _render(args: argparse.Namespace) -> int:
         turn = last if args.turn is None else args.turn
         if turn < 0 or turn > last:
             raise UsageError(f"game {game.name} has results for turns 0 to {last}, not {turn}")
-        data = batch.stored_report_input(session, game, turn)
+        data = pipeline_reports.stored_report_input(session, game, turn)
         count = len(data.after.tycoons)
     started = time.perf_counter()
     reports = render_turn_reports(data, _positions(args.player, count), maps=not args.no_map)
@@ -99,7 +99,7 @@ class _Sample:
         self.ledger = list(result.ledger)
         self.anonymous = False
         self.deadline = self.meta.deadline
-        self.players: dict[int, batch.PlayerInfo] = {}
+        self.players: dict[int, pipeline_reports.PlayerInfo] = {}
         self.stood_in: dict[int, PlayerOrders] = {}
 
 

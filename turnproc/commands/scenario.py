@@ -71,7 +71,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _map(args: argparse.Namespace) -> int:
-    from turnproc.render.mapdraw import draw_scenario_map
+    from turnproc.families.continental_rails.report.mapdraw import draw_scenario_map
 
     scenario = load_scenario(args.name)
     try:

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from turnproc.core.errors import UsageError
-from turnproc.cr.strategies import STRATEGIES
+from turnproc.families.continental_rails.engine.strategies import STRATEGIES
 from turnproc.scenario.loader import resolve_path
 from turnproc.simulate import GameStats, aggregate, parse_strategy_seats, simulate
 

@@ -19,10 +19,10 @@ from rich.progress import (
 )
 from sqlalchemy import Engine
 
-from turnproc import batch
 from turnproc.commands.db import database
 from turnproc.config import load_settings
 from turnproc.core.errors import TurnprocError, UsageError
+from turnproc.pipeline import schedule, turns
 from turnproc.store import repository
 from turnproc.store.db import open_database, transaction
 
@@ -68,10 +68,10 @@ def _run(args: argparse.Namespace) -> int:
     engine = database()
     try:
         with transaction(engine) as session:
-            outcome = batch.run_turn(
+            outcome = turns.run_turn(
                 session,
                 args.game,
-                now=batch.utcnow(),
+                now=schedule.utcnow(),
                 force=args.force,
                 preview=args.preview,
                 expected_turn=args.turn,
@@ -79,7 +79,7 @@ def _run(args: argparse.Namespace) -> int:
             )
             if args.preview:
                 session.rollback()
-    except batch.SanityGateError as exc:
+    except turns.SanityGateError as exc:
         with transaction(engine) as session:
             game = repository.get_game(session, args.game)
             repository.log_action(
@@ -88,7 +88,7 @@ def _run(args: argparse.Namespace) -> int:
                 turn=game.current_turn,
                 action="turn_refused",
                 reason=str(exc),
-                now=batch.utcnow(),
+                now=schedule.utcnow(),
             )
         raise
     if args.json:
@@ -100,7 +100,7 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_summary(outcome: batch.TurnOutcome) -> None:
+def _print_summary(outcome: turns.TurnOutcome) -> None:
     print(
         f"  events {outcome.events}, orders refused or cut {outcome.rejections}, "
         f"ledger entries {outcome.ledger_entries}"
@@ -130,12 +130,12 @@ def _due_worker(url: str) -> tuple[list[dict[str, Any]], list[str]]:
     moderator = load_settings().moderator_email
     failures: list[str] = []
 
-    def on_game(name: str, outcome: batch.TurnOutcome | None, note: str) -> None:
+    def on_game(name: str, outcome: turns.TurnOutcome | None, note: str) -> None:
         if outcome is None and note:
             failures.append(f"{name}: {note}")
 
     try:
-        done = batch.run_due(engine, _worker_name(), on_game=on_game, moderator=moderator)
+        done = turns.run_due(engine, _worker_name(), on_game=on_game, moderator=moderator)
         outcomes = [o.as_dict() for o in done]
     finally:
         engine.dispose()
@@ -149,7 +149,9 @@ def _run_due_in_workers(
     the games due now that have moved past their turn, read from the database
     while the workers run (the games any runner processes, this one or another)."""
     with transaction(engine) as session:
-        due = {game_id: turn for game_id, turn, _name in batch.due_games(session, batch.utcnow())}
+        due = {
+            game_id: turn for game_id, turn, _name in schedule.due_games(session, schedule.utcnow())
+        }
     progress.update(task, total=len(due))
     outcomes: list[dict[str, Any]] = []
     failures: list[str] = []
@@ -200,12 +202,12 @@ def _run_due(args: argparse.Namespace) -> int:
             def on_start(count: int) -> None:
                 progress.update(task, total=count)
 
-            def on_game(name: str, outcome: batch.TurnOutcome | None, note: str) -> None:
+            def on_game(name: str, outcome: turns.TurnOutcome | None, note: str) -> None:
                 progress.update(task, advance=1, description=name)
                 if outcome is None and note:
                     failures.append(f"{name}: {note}")
 
-            done = batch.run_due(
+            done = turns.run_due(
                 engine,
                 _worker_name(),
                 on_game=on_game,
@@ -227,7 +229,7 @@ def _run_due(args: argparse.Namespace) -> int:
 
 def _rollback(args: argparse.Namespace) -> int:
     with transaction(database()) as session:
-        game = batch.rollback(session, args.game, args.to, batch.utcnow(), reason=args.reason)
+        game = turns.rollback(session, args.game, args.to, schedule.utcnow(), reason=args.reason)
         name = game.name
     print(f"{name} is back at the start of turn {args.to}")
     return 0
@@ -236,7 +238,7 @@ def _rollback(args: argparse.Namespace) -> int:
 def _rerun(args: argparse.Namespace) -> int:
     try:
         with transaction(database()) as session:
-            result = batch.rerun(session, args.game, batch.utcnow())
+            result = turns.rerun(session, args.game, schedule.utcnow())
     except TurnprocError:
         raise
     if args.json:

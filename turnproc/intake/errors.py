@@ -72,7 +72,8 @@ class NoTextFound(TurnsheetError):
 class OrderRefused(TurnsheetError):
     """The order is well formed but the live game does not allow it.
 
-    `code` is the named reason of turnproc.cr.reasons (e.g. NOT_PRESIDENT).
+    `code` is the named reason of
+    turnproc.families.continental_rails.engine.reasons (e.g. NOT_PRESIDENT).
     """
 
     def __init__(

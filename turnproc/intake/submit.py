@@ -26,16 +26,22 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from turnproc.core.errors import TurnprocError
-from turnproc.cr.orders import PlayerOrders
-from turnproc.cr.state import GameState
+from turnproc.families.continental_rails.engine.orders import PlayerOrders
+from turnproc.families.continental_rails.engine.state import GameState
+from turnproc.families.continental_rails.turnsheet.check import Evaluation, evaluate
+from turnproc.families.continental_rails.turnsheet.language import format_order, parse_turnsheet
+from turnproc.families.continental_rails.turnsheet.receipt import (
+    InForce,
+    Receipt,
+    ReceiptFacts,
+    Verdict,
+    build_receipt,
+)
+from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
 from turnproc.intake.auth import FAILURE_WINDOW, failure_decision
-from turnproc.intake.check import Evaluation, evaluate
 from turnproc.intake.errors import TurnsheetError
 from turnproc.intake.extract import MessageMeta, looks_like_email, message_meta, sheet_text
 from turnproc.intake.lockout import secret_problem, secret_used_elsewhere
-from turnproc.intake.receipt import InForce, Receipt, ReceiptFacts, Verdict, build_receipt
-from turnproc.intake.turnsheet import format_order, parse_turnsheet
-from turnproc.intake.vocabulary import Vocabulary
 from turnproc.scenario.loader import load_scenario
 from turnproc.scenario.model import Scenario
 from turnproc.store import mapping

@@ -44,7 +44,10 @@ from sqlalchemy.orm import Session
 from turnproc import sequential
 from turnproc.core.errors import TurnprocError
 from turnproc.core.text import clean, for_terminal, neutralised
-from turnproc.cr.events import Announcement
+from turnproc.families.continental_rails.engine.events import Announcement
+from turnproc.families.continental_rails.report.rules_pdf import players_guide
+from turnproc.families.continental_rails.turnsheet.language import order_lines, parse_turnsheet
+from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
 from turnproc.intake.auth import (
     FAILURE_WINDOW,
     FAILURES_BEFORE_SILENCE,
@@ -60,11 +63,8 @@ from turnproc.intake.lockout import (
     unlock_code_matches,
 )
 from turnproc.intake.submit import submit_sheet
-from turnproc.intake.turnsheet import order_lines, parse_turnsheet
-from turnproc.intake.vocabulary import Vocabulary
 from turnproc.mail.classify import silence_reason
 from turnproc.mail.guard import BudgetExceeded, bound_headers, within_budget
-from turnproc.render.rules_pdf import players_guide
 from turnproc.store import repository as repo
 from turnproc.store.db import transaction
 from turnproc.store.models import Game, OutboxMessage, Player, Submission

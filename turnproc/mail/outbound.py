@@ -32,10 +32,10 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from turnproc.core.errors import TurnprocError
+from turnproc.families.continental_rails.report.rules_pdf import RULES_PDF_NAME, game_rules_pdf
 from turnproc.files import write_whole
 from turnproc.mail.compose import Attachment, Outgoing, compose, message_id
 from turnproc.mail.transport import NotDelivered, ServerUnavailable, Undecided
-from turnproc.render.rules_pdf import RULES_PDF_NAME, game_rules_pdf
 from turnproc.store import repository as repo
 from turnproc.store.db import transaction
 from turnproc.store.models import OutboxMessage, Report
@@ -101,7 +101,7 @@ def sender_id() -> str:
 
 
 # Renders the PDFs of stored reports that keep only their digest, by report id
-# (turnproc.batch.report_pdfs: the mail layer does not render reports itself).
+# (turnproc.pipeline.reports.report_pdfs: the mail layer does not render reports itself).
 PdfRenderer = Callable[[Session, Sequence[Report]], dict[int, bytes]]
 
 

@@ -9,11 +9,12 @@ import hashlib
 import json
 from typing import Any
 
-import turnproc.cr.resolve  # noqa: F401  (imports every step, registering its event classes)
+# imports every step, registering its event classes
+import turnproc.families.continental_rails.engine.resolve  # noqa: F401
 from turnproc.core.ledger import LedgerEntry
-from turnproc.cr import valuation
-from turnproc.cr.events import Event, Rejection, event_from_dict
-from turnproc.cr.state import VP_CATEGORIES, GameState
+from turnproc.families.continental_rails.engine import valuation
+from turnproc.families.continental_rails.engine.events import Event, Rejection, event_from_dict
+from turnproc.families.continental_rails.engine.state import VP_CATEGORIES, GameState
 from turnproc.scenario.model import Scenario
 
 

@@ -32,8 +32,8 @@ from sqlalchemy.orm import Session
 
 from turnproc.core.errors import TurnprocError
 from turnproc.core.ledger import LedgerEntry
-from turnproc.cr.events import Event, Rejection
-from turnproc.cr.orders import PlayerOrders
+from turnproc.families.continental_rails.engine.events import Event, Rejection
+from turnproc.families.continental_rails.engine.orders import PlayerOrders
 from turnproc.store import mapping
 from turnproc.store.models import (
     EventRow,

@@ -36,8 +36,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from turnproc.config import Settings
+from turnproc.families.continental_rails.report.model import PlayerReport
 from turnproc.intake.auth import FAILURE_WINDOW, failure_decision
-from turnproc.render.report import PlayerReport
 from turnproc.store import repository as repo
 from turnproc.store.models import Game, Player
 from turnproc.web import g18xx, keys, orders, pages
@@ -282,7 +282,7 @@ def create_app(engine: Engine, settings: Settings, web: Web | None = None) -> St
         turn = int(request.path_params["turn"])
 
         def load() -> bytes | None:
-            from turnproc.batch import report_pdfs
+            from turnproc.pipeline.reports import report_pdfs
 
             with web.session() as session:
                 report = repo.get_report(session, found.game_id, turn, found.position)

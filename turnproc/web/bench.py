@@ -19,9 +19,9 @@ from typing import Any
 
 from turnproc import __version__
 from turnproc.config import Settings
-from turnproc.cr import ai
-from turnproc.cr.resolve import resolve_turn
-from turnproc.cr.setup import PlayerSetup, new_game
+from turnproc.families.continental_rails import ai
+from turnproc.families.continental_rails.engine.resolve import resolve_turn
+from turnproc.families.continental_rails.engine.setup import PlayerSetup, new_game
 from turnproc.scenario.loader import load_scenario
 from turnproc.store import mapping
 from turnproc.store import repository as repo

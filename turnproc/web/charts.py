@@ -11,7 +11,7 @@ from xml.sax.saxutils import escape
 
 from markupsafe import Markup
 
-from turnproc.render.maps import PALETTE
+from turnproc.families.continental_rails.report.maps import PALETTE
 
 PLAYER_COLOURS = (*PALETTE, "#444444", "#e377c2")
 WIDTH, HEIGHT = 520.0, 210.0

@@ -22,13 +22,16 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from turnproc.config import Settings
-from turnproc.cr.state import GameState
-from turnproc.intake.check import Evaluation, Preview, evaluate
+from turnproc.families.continental_rails.engine.state import GameState
+from turnproc.families.continental_rails.turnsheet.check import Evaluation, Preview, evaluate
+from turnproc.families.continental_rails.turnsheet.language import format_order
+from turnproc.families.continental_rails.turnsheet.render import (
+    SECRET_PLACEHOLDER,
+    render_turnsheet,
+)
+from turnproc.families.continental_rails.turnsheet.templating import money, signed
+from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
 from turnproc.intake.errors import SheetTooLarge
-from turnproc.intake.render_sheet import SECRET_PLACEHOLDER, render_turnsheet
-from turnproc.intake.templating import money, signed
-from turnproc.intake.turnsheet import format_order
-from turnproc.intake.vocabulary import Vocabulary
 from turnproc.mail.inbound import ingest
 from turnproc.store import mapping
 from turnproc.store import repository as repo

@@ -22,22 +22,28 @@ from typing import Any, TypeVar
 from markupsafe import Markup
 from sqlalchemy.orm import Session
 
-from turnproc.batch import stored_report_input
-from turnproc.cr.events import Announcement as AnnouncementEvent
-from turnproc.cr.resolve import TurnResult
-from turnproc.cr.state import VP_CATEGORIES
-from turnproc.render import mapdraw
-from turnproc.render.batch import meta_of
-from turnproc.render.maps import BBox, MapFacts, MapPages, continent_bbox, draw_page
-from turnproc.render.report import (
+from turnproc.families.continental_rails.engine.events import Announcement as AnnouncementEvent
+from turnproc.families.continental_rails.engine.resolve import TurnResult
+from turnproc.families.continental_rails.engine.state import VP_CATEGORIES
+from turnproc.families.continental_rails.report import mapdraw
+from turnproc.families.continental_rails.report.maps import (
+    BBox,
+    MapFacts,
+    MapPages,
+    continent_bbox,
+    draw_page,
+)
+from turnproc.families.continental_rails.report.model import (
     _SECTION_KINDS,
     NewsGroup,
     PublicReport,
     build_public_report,
     public_news,
 )
-from turnproc.render.svgcanvas import SvgCanvas
-from turnproc.render.wording import Wording, load_wording
+from turnproc.families.continental_rails.report.render import meta_of
+from turnproc.families.continental_rails.report.svgcanvas import SvgCanvas
+from turnproc.families.continental_rails.report.wording import Wording, load_wording
+from turnproc.pipeline.reports import stored_report_input
 from turnproc.scenario.loader import load_scenario
 from turnproc.scenario.model import Scenario
 from turnproc.store import repository as repo

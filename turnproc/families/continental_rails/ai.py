@@ -1,0 +1,1039 @@
+"""Computer players: orders for every position no human plays (rule 3.1).
+
+"Computer-played positions can take any action a human player can, except
+negotiate with other players." `computer_orders` writes the same typed orders
+a turnsheet gives, so the engine checks them exactly as it checks a human's.
+
+It looks only at what the position is entitled to see (`public_view`): prices,
+railroads' public data, PCs for sale, the victory points, and its own cash,
+loan, holdings and PCs; never another tycoon's cash, loan or holdings. Its
+choices are random only through the stream ``ai-<position>`` of the game's seed
+and turn. Personalities and every number come from ai.toml; the engine's own
+costs (building, debt limits, efficiency) are read from the sections that
+define them. docs/computer-players.md describes the play.
+"""
+
+import heapq
+import math
+import random
+
+from pydantic import BaseModel
+
+from turnproc.core import rng
+from turnproc.families.continental_rails.engine import network, pcs, valuation
+from turnproc.families.continental_rails.engine.climate_table import ClimateTable
+from turnproc.families.continental_rails.engine.orders import (
+    BidForPC,
+    BidForRoW,
+    Borrow,
+    BuildRoW,
+    BuyStock,
+    BuyTechnology,
+    BuyTreasuryStock,
+    CapitalImprovement,
+    CollectFromRailroad,
+    CoverShort,
+    DoubleTrack,
+    IncorporatePC,
+    IssueBonds,
+    IssueStock,
+    MergePC,
+    MergeRailroads,
+    OfferPC,
+    Order,
+    PlayerOrders,
+    PoliticalDonation,
+    ProdigalSpending,
+    RedeemBonds,
+    RepayLoan,
+    RepayShortLoan,
+    RequestPresidency,
+    SellLand,
+    SellStock,
+    SetDividend,
+    ShortSell,
+    TakeShortLoan,
+    UpgradeLocomotive,
+)
+from turnproc.families.continental_rails.engine.setup import pc_asking_price
+from turnproc.families.continental_rails.engine.state import GameState, Railroad, Tycoon
+from turnproc.families.continental_rails.engine.steps import (
+    companies,
+    improvements,
+    operations,
+    railroad_finance,
+    rights_of_way,
+)
+from turnproc.families.continental_rails.engine.steps.auctions import AuctionsParams
+from turnproc.families.continental_rails.engine.steps.stockmarket import market_params, max_bid
+from turnproc.scenario.model import Scenario
+
+# --- parameters (ai.toml) ------------------------------------------------------
+
+
+class Personality(BaseModel):
+    """ai.toml [personalities.NAME]: one style of play (each field is commented
+    in ai.toml; docs/computer-players.md describes the play)."""
+
+    borrow_percent: int
+    climate_borrow_percent: list[int]
+    stays_leveraged: bool
+    pc_budget_percent: int
+    pc_premium_percent: int
+    stock_budget_percent: int
+    directorships: int
+    presidencies: int
+    shorts_percent: int
+    speculations: int
+    investments: int
+    invest_percent: int
+    borrows_to_invest: bool
+    borrows_for_prodigal: bool
+    leverages_railroads: bool  # its railroads carry the whole short loan in good times
+    sells_in_bad_times: bool
+    prodigal_floor: int
+    prodigal_percent: int
+    treasury_percent: int
+    build_percent: int
+    dividend_yield_percent: int
+    payout_percent: int
+    target_efficiency: int
+    merges_railroads: bool
+    prefers_merging_pcs: bool
+
+
+class GeneralParams(BaseModel):
+    """ai.toml [general]: what every computer player shares."""
+
+    reserve_cash: int
+    max_holding_percent: int
+    president_hold_percent: int
+    corner_margin_percent: int
+    west_from_turn: int
+    bad_climate_from: int
+    good_climate_until: int
+    track_value_per_mile: int
+    overpriced_percent: int
+    cheap_percent: int
+    pc_bid_step: int
+    row_search_limit: int
+    row_bid_percent: list[int]
+    tech_min_turns_left: int
+    expected_last_turn: int
+    issue_min_price: int
+    double_track_min_gain: int
+    extra_pc_bids: int
+    prodigal_minimum_cash: int  # cash from which anyone spends the Prodigal minimum
+    pc_earnings_percent: int  # a PC is worth at least this % of a turn's profit as a railroad
+    donation_percent: int
+
+
+class AIParams(BaseModel):
+    """ai.toml"""
+
+    order: list[str]
+    general: GeneralParams
+    personalities: dict[str, Personality]
+
+
+def ai_params(scenario: Scenario) -> AIParams:
+    return scenario.section("ai", AIParams)
+
+
+def personality_name(scenario: Scenario, tycoon: Tycoon) -> str:
+    """A position's personality: its own if set, else one assigned by position."""
+    params = ai_params(scenario)
+    if tycoon.personality in params.personalities:
+        return tycoon.personality
+    return params.order[(tycoon.position - 1) % len(params.order)]
+
+
+# --- what a position may see ---------------------------------------------------
+
+
+def is_western_route(scenario: Scenario, code: str) -> bool:
+    """8 A route of the western phase (closed to building during the Civil War)."""
+    return code in scenario.routes and operations.is_western(scenario, code)
+
+
+def public_view(state: GameState, position: int) -> GameState:
+    """The state as `position` sees it: other tycoons' cash, loans, holdings,
+    shorts and presidency requests are hidden (3.1: only spying shows holdings)."""
+    tycoons = [
+        t
+        if t.position == position
+        else t.model_copy(
+            update={
+                "cash": 0,
+                "loan": 0,
+                "holdings": {},
+                "shorts": {},
+                "short_proceeds": {},
+                "wants_presidency": [],
+            }
+        )
+        for t in state.tycoons
+    ]
+    return state.model_copy(update={"tycoons": tycoons})
+
+
+# --- the planner ------------------------------------------------------------------
+
+
+def computer_orders(scenario: Scenario, state: GameState, position: int) -> PlayerOrders:
+    """The orders the computer writes for `position` this turn."""
+    params = market_params(scenario)
+    # The stock report's "max you can bid" column (9.4) is the position's to see.
+    bid_limits = {code: max_bid(state, position, code, params) for code in state.railroads}
+    view = public_view(state, position)
+    planner = _Planner(scenario, view, position, bid_limits)
+    return PlayerOrders(position=position, orders=planner.plan(), source="computer")
+
+
+def _round_down(amount: int, step: int) -> int:
+    return max(0, amount // step * step)
+
+
+class _Planner:
+    """Plans one tycoon's turn: money first, then PCs, stock, and his railroads."""
+
+    def __init__(
+        self, scenario: Scenario, view: GameState, position: int, bid_limits: dict[str, int]
+    ) -> None:
+        self.scenario = scenario
+        self.state = view
+        self.me = view.tycoon(position)
+        self.params = ai_params(scenario)
+        self.g = self.params.general
+        self.persona = self.params.personalities[personality_name(scenario, self.me)]
+        self.rand: random.Random = rng.stream(view.seed, view.turn, f"ai-{position}")
+        self.bid_limits = bid_limits
+        self.market = market_params(scenario)
+        self.rr_params = railroad_finance.railroad_params(scenario)
+        self.building = rights_of_way.building_params(scenario)
+        auctions = scenario.section("auctions", AuctionsParams)
+        self.max_pcs = auctions.auction.max_pcs
+        self.max_raise = auctions.offers.max_raise_percent
+        self.owners = network.route_owners(view)
+        self.presides = sorted(
+            code for code, rr in view.railroads.items() if rr.president == position
+        )
+        self.incorporating: list[str] = []  # PCs incorporated this turn
+        self.seeking: str | None = None  # a railroad bought into for its presidency
+        self.targets: dict[str, int] = {}
+        self._towns_cache: dict[str, set[str]] = {}
+        self._worth_cache: dict[str, int] = {}
+
+    # -- money ------------------------------------------------------------------
+
+    @property
+    def bad_times(self) -> bool:
+        return self.state.climate >= self.g.bad_climate_from
+
+    @property
+    def good_times(self) -> bool:
+        return self.state.climate <= self.g.good_climate_until
+
+    def plan(self) -> list[Order]:
+        """The turn's orders: loan first, then personal actions, stock orders in
+        the order they should be checked (6.1), railroad actions, presidencies."""
+        me = self.me
+        credit = valuation.credit_limit(self.state, self.scenario, me.position, self.state.climate)
+        climate_percent = self.persona.climate_borrow_percent[self.state.climate]
+        safe_loan = credit * self.persona.borrow_percent * climate_percent // 10000
+        repay = 0
+        if me.loan > safe_loan:
+            repay = min(me.loan - safe_loan, max(0, me.cash - self.g.reserve_cash))
+        headroom = max(0, safe_loan - me.loan)
+        own_cash = max(0, me.cash - self.g.reserve_cash - repay)
+        spendable = own_cash + headroom
+
+        personal: list[Order] = []
+        spent = 0
+        pc_orders, pc_spend = self._pc_orders(spendable)
+        personal += pc_orders
+        spent += pc_spend
+        treasury_orders, treasury_spend = self._treasury_orders(spendable - spent)
+        personal += treasury_orders
+        spent += treasury_spend
+        lavish = spendable if self.persona.borrows_for_prodigal and self.good_times else own_cash
+        prodigal = self._prodigal(lavish - spent)
+        if prodigal:
+            personal.append(ProdigalSpending(amount=prodigal))
+            spent += prodigal
+        personal += self._collect_loans()
+        stock_orders, stock_spend = self._stock_orders(spendable - spent, own_cash - spent)
+        spent += stock_spend
+
+        orders: list[Order] = []
+        if repay > 0:
+            orders.append(RepayLoan(amount=repay))
+        borrow = min(headroom, max(0, spent - own_cash))
+        if self.persona.stays_leveraged and not self.bad_times:
+            # It carries the loan it is willing to owe, plan or no plan: the
+            # margin falls with the climate (5), so a downturn recalls part of it (3.5).
+            borrow = _round_down(headroom, 10)
+        if borrow > 0:
+            orders.append(Borrow(amount=-(-borrow // 10) * 10))
+        orders += personal
+        orders += stock_orders
+        merger = self._merger()
+        for code in self.presides:
+            railroad_orders = self._railroad_orders(self.state.railroads[code])
+            if merger is not None and code == merger.other:
+                # It operates as part of the survivor, at the survivor's dividend (4.12).
+                railroad_orders = [o for o in railroad_orders if not isinstance(o, SetDividend)]
+            orders += railroad_orders
+        if merger is not None:
+            orders.append(merger)
+        orders += [RequestPresidency(railroad=code) for code in self._presidency_requests()]
+        return orders
+
+    # -- PCs --------------------------------------------------------------------
+
+    def _pc_orders(self, spendable: int) -> tuple[list[Order], int]:
+        """Incorporate or merge PCs held since last turn; bid for new ones."""
+        orders: list[Order] = []
+        presidencies = len(self.presides)
+        war = self.state.turn in operations.civil_war_params(self.scenario).turns
+        for pc in sorted(self.me.pcs):
+            if war and self._is_west(pc):
+                continue  # 8 held until the war is over: no westward expansion
+            own_target = self._merge_target(pc, own_only=True)
+            if own_target and self.persona.prefers_merging_pcs:
+                orders.append(MergePC(pc=pc, railroad=own_target))
+            elif presidencies < companies.max_presidencies(self.scenario):
+                # Incorporating is the safe way to a presidency (playing tips).
+                orders.append(IncorporatePC(pc=pc))
+                self.incorporating.append(pc)
+                presidencies += 1
+            elif own_target:
+                orders.append(MergePC(pc=pc, railroad=own_target))
+            elif target := self._merge_target(pc, own_only=False):
+                orders.append(MergePC(pc=pc, railroad=target))
+            else:
+                orders.append(OfferPC(pc=pc, price=self._offer_price(pc)))
+
+        slots = self.max_pcs - len(self.me.pcs)
+        budget = spendable * self.persona.pc_budget_percent // 100
+        spend = 0
+        if slots <= 0 or budget <= 0:
+            return orders, 0
+        candidates = []
+        for company in self.state.pcs.values():
+            on_sale = company.status == "available" or (
+                company.status == "owned" and company.for_sale and company.owner != self.me.position
+            )
+            if not on_sale or not 0 < company.asking_price <= budget:
+                continue
+            score = self._pc_score(company.code) * self.rand.uniform(0.5, 1.5)
+            candidates.append((score, company.code))
+        candidates.sort(reverse=True)
+        # The auction gives a bidder no more PCs than his free slots, so he may
+        # bid for a few more than that; he must be able to pay for every win.
+        bids: list[int] = []
+        for rank, (_, code) in enumerate(candidates[: slots + self.g.extra_pc_bids]):
+            company = self.state.pcs[code]
+            asking = company.asking_price
+            if company.status == "owned":
+                # The owner may raise an offered PC's price 20% this turn (10.1).
+                asking = asking * (100 + self.max_raise) // 100
+            worth = self._pc_worth(code)
+            # The PC it wants most gets its whole premium; the others a random part.
+            keen = self.rand.randint(0, self.persona.pc_premium_percent)
+            if rank == 0:
+                keen = self.persona.pc_premium_percent
+            if asking > worth * (100 + self.persona.pc_premium_percent) // 100:
+                continue  # an owner asking more than it is worth to anyone
+            ceiling = budget - sum(sorted(bids, reverse=True)[: slots - 1])
+            bid = min(ceiling, max(asking, worth) * (100 + keen) // 100)
+            bid = max(asking, _round_down(bid, self.g.pc_bid_step))
+            if bid > ceiling:
+                continue
+            orders.append(BidForPC(pc=code, amount=bid))
+            bids.append(bid)
+        spend = sum(sorted(bids, reverse=True)[:slots])
+        return orders, spend
+
+    def _pc_worth(self, code: str) -> int:
+        """What a PC is worth to the computer: the stock incorporating it gives
+        (its book value, 3.4), its list price, or `pc_earnings_percent` of what
+        it would earn in a turn as a railroad, whichever is most."""
+        if code not in self._worth_cache:
+            earnings = self._pc_earnings(code) * self.g.pc_earnings_percent // 100
+            self._worth_cache[code] = max(
+                pc_asking_price(self.scenario, code), pcs.pc_value(self.scenario, code), earnings
+            )
+        return self._worth_cache[code]
+
+    def _pc_earnings(self, code: str) -> int:
+        """4.10 One turn's operating profit of the PC incorporated now, in this
+        climate (the operations step's own functions)."""
+        efficiency = self.scenario.section("companies", pcs.CompaniesParams).incorporation
+        rr = Railroad(
+            code=code,
+            number=0,
+            name=code,
+            lines=[code],
+            efficiency=efficiency.efficiency,
+            locomotive=self.state.best_locomotive,
+        )
+        lines = operations.line_revenues(
+            self.scenario, self.state, rr, self.state.climate, self.state.turn
+        )
+        traffic = sum(line.traffic for line in lines)
+        revenue = sum(line.net for line in lines)
+        expense = operations.operating_expense(self.scenario, rr, traffic, rr.efficiency)
+        return max(0, revenue - expense)
+
+    def _offer_price(self, code: str) -> int:
+        """10.1 Ask for a PC it cannot use: its worth plus the personality's
+        premium, rising at most 20% a turn over a price already listed."""
+        ask = self._pc_worth(code) * (100 + self.persona.pc_premium_percent) // 100
+        listed = self.state.pcs[code]
+        base = listed.asking_price
+        if not listed.for_sale:
+            base = max(base, pc_asking_price(self.scenario, code))
+        if base > 0:
+            ask = min(ask, base * (100 + self.max_raise) // 100)
+        return max(10, _round_down(ask, 10))
+
+    def _pc_score(self, code: str) -> float:
+        """How much a PC is worth having: town values, regions, a link to my railroads."""
+        route = self.scenario.routes[code]
+        towns = self.scenario.towns
+        score = float(towns[route.a].value + towns[route.b].value)
+        score += 10 * len(network.regions_linked(self.scenario, [code]))
+        if any(self._can_join(code, rr) for rr in self._my_railroads()):
+            score *= 1.5
+        elif len(self.presides) >= 2 and not any(
+            self._can_join(code, rr) for rr in self.state.railroads.values()
+        ):
+            score *= 0.2  # I could neither incorporate nor merge it: only its income
+        return score
+
+    def _my_railroads(self) -> list[Railroad]:
+        return [self.state.railroads[code] for code in self.presides]
+
+    def _line_towns(self, rr: Railroad) -> set[str]:
+        towns = self._towns_cache.get(rr.code)
+        if towns is None:
+            towns = self._towns_cache[rr.code] = network.towns_of(self.scenario, rr.lines)
+        return towns
+
+    def _can_join(self, code: str, rr: Railroad) -> bool:
+        """Whether route `code` touches the railroad's lines without making a
+        prohibited set (4.8)."""
+        route = self.scenario.routes[code]
+        towns = self._line_towns(rr)
+        if route.a not in towns and route.b not in towns:
+            return False
+        return network.prohibited_reason(self.scenario, [*rr.lines, *rr.rows, code]) is None
+
+    def _merge_target(self, pc: str, own_only: bool) -> str | None:
+        """A railroad the PC may merge into: one I preside, else one I direct,
+        else any it joins (the owner need not be a director; the bonus stock is
+        worth the PC's value either way)."""
+        mine = [rr for rr in self._my_railroads() if self._can_join(pc, rr)]
+        if mine:
+            return max(mine, key=lambda rr: (len(rr.lines), rr.code)).code
+        if own_only:
+            return None
+        others = [rr for rr in self.state.railroads.values() if self._can_join(pc, rr)]
+        if others:
+            best = max(others, key=lambda rr: (self.me.position in rr.directors, rr.price, rr.code))
+            return best.code
+        return None
+
+    # -- personal money ---------------------------------------------------------
+
+    def _treasury_orders(self, spendable: int) -> tuple[list[Order], int]:
+        """4.2 Presidents buy treasury stock: cash for the railroad, votes for me."""
+        budget = spendable * self.persona.treasury_percent // 100
+        orders: list[Order] = []
+        spend = 0
+        for rr in self._my_railroads():
+            if rr.treasury <= 0 or rr.price <= 0:
+                continue
+            held = self.me.holdings.get(rr.code, 0)
+            aim = rr.issued * self.g.president_hold_percent // 100
+            room = min(aim, self._corner_room(rr, aim)) - held
+            shares = min(rr.treasury, room, (budget - spend) // rr.price)
+            if shares > 0:
+                orders.append(BuyTreasuryStock(railroad=rr.code, shares=shares))
+                spend += shares * rr.price
+        return orders, spend
+
+    def _prodigal(self, cash: int) -> int:
+        """1.2 Spend on Prodigal only when rich enough; $1,000 is the least that scores."""
+        surplus = cash - self.persona.prodigal_floor
+        if surplus < 1000:
+            # Half the points are shared evenly among all who spend the minimum
+            # (1.2): when it is cheap, everyone takes his share.
+            cheap = cash >= self.g.prodigal_minimum_cash and not self.bad_times
+            return 1000 if cheap else 0
+        amount = max(1000, surplus * self.persona.prodigal_percent // 100)
+        return _round_down(amount, 10)
+
+    def _collect_loans(self) -> list[Order]:
+        """4.5 Take back money my railroads owe me (it costs Rail Mogul points)."""
+        orders: list[Order] = []
+        for rr in self._my_railroads():
+            if rr.owed_to_president > 0 and rr.lender == self.me.position and rr.cash > 0:
+                orders.append(
+                    CollectFromRailroad(railroad=rr.code, amount=min(rr.cash, rr.owed_to_president))
+                )
+        return orders
+
+    # -- stock ------------------------------------------------------------------
+
+    def value_per_share(self, rr: Railroad) -> int:
+        """What a share is worth to a careful buyer: the dividend capitalised at
+        the market's target yield, or the net assets per share if more."""
+        miles = self._miles(rr)
+        net = rr.cash - rr.bonds - rr.loan - rr.owed_to_president
+        net += miles * self.g.track_value_per_mile
+        book = max(0, net) // max(1, rr.issued)
+        return max(book, rr.dividend * 100 // max(1, self.market.prices.target_yield_percent))
+
+    def _stock_orders(self, spendable: int, own_cash: int) -> tuple[list[Order], int]:
+        """6 Cover, sell and short first (they give credit), then buy toward
+        control, then invest what is left over.
+
+        Budgets use the worst prices order checking allows for (6.1): buys at
+        the highest price the turn can reach, sales at the lowest."""
+        me = self.me
+        state = self.state
+        rise = 100 + self.market.prices.max_rise_percent
+        fall = 100 - self.market.prices.max_fall_percent
+        budget = spendable * self.persona.stock_budget_percent // 100
+        cover_orders: list[Order] = []
+        spend = 0
+        for code, owed in sorted(me.shorts.items()):
+            rr = state.railroads.get(code)
+            if rr is None or owed <= 0:
+                continue
+            value = self.value_per_share(rr)
+            if not self.bad_times or rr.price * 100 <= value * self.g.cheap_percent:
+                cover_orders.append(CoverShort(railroad=code, shares=owed))
+                spend += owed * rr.price * rise // 100
+
+        keep = set(self.presides) | set(self.incorporating)
+        self.targets = self._buy_targets(keep)
+        buys: list[tuple[str, int, int]] = []
+        for code, aim in self.targets.items():
+            rr = state.railroads[code]
+            worst = max(1, rr.price * rise // 100)
+            shares = min(aim - me.holdings.get(code, 0), self._bid_limit(rr))
+            if shares > 0:
+                buys.append((code, shares, worst))
+        need = sum(shares * worst for _, shares, worst in buys) - (budget - spend)
+
+        sell_orders: list[Order] = []
+        credit = 0
+        speculates = self.persona.shorts_percent > 0
+        holdings = sorted(
+            (code, held)
+            for code, held in me.holdings.items()
+            if held > 0
+            and code in state.railroads
+            and code not in keep
+            and code not in self.targets
+        )
+        for code, held in holdings:
+            rr = state.railroads[code]
+            value = self.value_per_share(rr)
+            director = me.position in rr.directors
+            dear = rr.price > value
+            very_dear = rr.price * 100 > value * self.g.overpriced_percent
+            if (
+                (self.bad_times and self.persona.sells_in_bad_times and dear)
+                or (speculates and very_dear)
+                or (need - credit > 0 and not director)
+            ):
+                sell_orders.append(SellStock(railroad=code, shares=held))
+                credit += held * rr.price * fall // 100
+
+        short_orders: list[Order] = []
+        if self.bad_times and speculates:
+            net_worth = valuation.net_worth(state, self.scenario, me.position)
+            room = max(0, net_worth) * self.persona.shorts_percent // 100
+            for rr in sorted(state.railroads.values(), key=lambda r: r.code):
+                if rr.code in keep or me.holdings.get(rr.code) or me.shorts.get(rr.code):
+                    continue
+                value = self.value_per_share(rr)
+                if rr.price < 10 or rr.price * 100 <= value * self.g.overpriced_percent:
+                    continue
+                shares = min(self._bid_limit(rr), room // rr.price)
+                if shares > 0:
+                    short_orders.append(ShortSell(railroad=rr.code, shares=shares))
+                    spend += shares * rr.price * rise // 100
+                    break
+
+        buy_orders: list[Order] = []
+        money = budget + credit - spend
+        for code, shares, worst in buys:
+            shares = min(shares, money // worst)
+            if shares > 0:
+                buy_orders.append(BuyStock(railroad=code, shares=shares))
+                money -= shares * worst
+                spend += shares * worst
+        if not self.bad_times:
+            pool = spendable if self.persona.borrows_to_invest else own_cash
+            invest = min(money, max(0, pool - spend) * self.persona.invest_percent // 100)
+            for code, shares, worst in self._investments(keep | set(self.targets)):
+                shares = min(shares, invest // worst)
+                if shares > 0:
+                    buy_orders.append(BuyStock(railroad=code, shares=shares))
+                    invest -= shares * worst
+                    spend += shares * worst
+        orders = cover_orders + sell_orders + short_orders + buy_orders
+        return orders, max(0, spend - credit)
+
+    def _investments(self, skip: set[str]) -> list[tuple[str, int, int]]:
+        """Money to spare goes into the best-yielding stocks, each held below a
+        directorship: (railroad, shares, worst-case price), best first."""
+        rise = 100 + self.market.prices.max_rise_percent
+        ranked = []
+        for rr in self.state.railroads.values():
+            if rr.code in skip or rr.price <= 0 or rr.issued <= 0:
+                continue
+            value = self.value_per_share(rr)
+            ranked.append((value * 1000 // rr.price, rr.code))
+        ranked.sort(reverse=True)
+        chosen = []
+        for _, code in ranked[: self.persona.investments]:
+            rr = self.state.railroads[code]
+            below = -(-rr.issued * self.market.director_percent // 100) - 1
+            shares = min(below - self.me.holdings.get(code, 0), self._bid_limit(rr))
+            if shares > 0:
+                chosen.append((code, shares, max(1, rr.price * rise // 100)))
+        return chosen
+
+    def _bid_limit(self, rr: Railroad) -> int:
+        """6.1 The most shares I may bid for (the stock report's column)."""
+        return self.bid_limits.get(rr.code, 0)
+
+    def _buy_targets(self, keep: set[str]) -> dict[str, int]:
+        """Railroads to buy and the holding aimed at in each, most important first."""
+        me = self.me
+        state = self.state
+        cap = self.g.max_holding_percent
+        targets: dict[str, int] = {}
+        if self.bad_times and self.persona.sells_in_bad_times:
+            # Don't buy in panics; protect only a presidency under threat.
+            for code in self.presides:
+                rr = state.railroads[code]
+                if rr.chairman not in (None, me.position):
+                    targets[code] = rr.issued * cap // 100
+            return targets
+        for code in self.presides:
+            rr = state.railroads[code]
+            hold = cap if rr.chairman != me.position else self.g.president_hold_percent
+            targets[code] = rr.issued * hold // 100
+        wanted_presidencies = min(
+            companies.max_presidencies(self.scenario), self.persona.presidencies
+        )
+        if len(self.presides) + len(self.incorporating) < wanted_presidencies:
+            contest = [
+                rr
+                for rr in state.railroads.values()
+                if rr.code not in keep and rr.price > 0 and rr.issued > 0
+            ]
+            # A railroad without a president, or a small one, is easiest to take.
+            contest.sort(
+                key=lambda rr: (
+                    rr.president is not None,
+                    rr.issued * rr.price * self.rand.uniform(0.7, 1.3),
+                )
+            )
+            if contest:
+                rr = self.rand.choice(contest[:3])
+                targets[rr.code] = rr.issued * cap // 100
+                self.seeking = rr.code
+        directors = self.persona.directorships
+        candidates = []
+        for rr in state.railroads.values():
+            if rr.code in targets or rr.code in keep or rr.price <= 0 or rr.issued <= 0:
+                continue
+            need = -(-rr.issued * self.market.director_percent // 100)
+            if me.holdings.get(rr.code, 0) >= need:
+                targets[rr.code] = need
+                directors -= 1
+                continue
+            value = self.value_per_share(rr)
+            cheapness = value / rr.price
+            candidates.append((cheapness * self.rand.uniform(0.8, 1.2), rr.code, need))
+        candidates.sort(reverse=True)
+        for cheapness, code, need in candidates:
+            if directors <= 0:
+                break
+            if self.bad_times and cheapness < 1:
+                continue
+            targets[code] = need + 1
+            directors -= 1
+        if self.good_times and self.persona.speculations > 0:
+            # Speculative positions stay below a directorship: they are for
+            # trading, and they are what a panic catches on margin.
+            left = self.persona.speculations
+            for cheapness, code, need in candidates:
+                if left <= 0:
+                    break
+                if code not in targets and cheapness * self.g.cheap_percent >= 100:
+                    targets[code] = need - 1
+                    left -= 1
+        for code in list(targets):
+            rr = state.railroads[code]
+            threatened = code in self.presides and rr.chairman not in (None, me.position)
+            if not threatened:
+                targets[code] = min(targets[code], self._corner_room(rr, targets[code]))
+        return targets
+
+    def _directors_shares(self, rr: Railroad) -> int:
+        """6.4 Shares the directors hold, as the stock report shows it: the bid
+        limit column is 20% of the shares held neither by me nor by them."""
+        base = self._bid_limit(rr) * 100 // max(1, self.market.bid_limit_percent)
+        mine = self.me.holdings.get(rr.code, 0)
+        outside = 0 if self.me.position in rr.directors else mine
+        return max(0, rr.issued - base - outside)
+
+    def _corner_room(self, rr: Railroad, aim: int) -> int:
+        """The holding I may aim at without the directors owning more than half
+        (playing tips: a cornered stock falls, and its biggest holder loses most)."""
+        mine = self.me.holdings.get(rr.code, 0)
+        need = -(-rr.issued * self.market.director_percent // 100)
+        others = self._directors_shares(rr) - (mine if self.me.position in rr.directors else 0)
+        limit = rr.issued * (self.market.cornered_percent - self.g.corner_margin_percent) // 100
+        if aim < need:
+            return aim  # below a directorship it does not count toward a corner
+        return max(mine, min(aim, limit - others))
+
+    def _presidency_requests(self) -> list[str]:
+        """4.14 Keep my presidencies, and ask for railroads I incorporate or buy into."""
+        merger = self._merger()
+        wanted = [c for c in self.presides if merger is None or c != merger.other]
+        wanted += self.incorporating
+        if self.seeking:
+            wanted.append(self.seeking)
+        unique = list(dict.fromkeys(wanted))
+        return unique[: companies.max_presidencies(self.scenario)]
+
+    # -- railroads I preside ------------------------------------------------------
+
+    def _miles(self, rr: Railroad) -> int:
+        return railroad_finance.track_miles(self.scenario, rr)
+
+    def build_cost(self, code: str) -> int:
+        """4.6 What laying track on RoW `code` costs in the starting climate."""
+        return rights_of_way.building_cost(self.scenario, code, self.state.climate)
+
+    def _expected_profit(self, rr: Railroad) -> int:
+        """4.10 This turn's operating profit as the president can foresee it: the
+        lines' revenue in the starting climate less operating expense and interest."""
+        lines = operations.line_revenues(
+            self.scenario, self.state, rr, self.state.climate, self.state.turn
+        )
+        traffic = sum(line.traffic for line in lines)
+        revenue = sum(line.net for line in lines)
+        efficiency = operations.effective_efficiency(self.scenario, self.state, rr)
+        expense = operations.operating_expense(self.scenario, rr, traffic, efficiency)
+        loan_rate = self.scenario.section("climate", ClimateTable).levels[self.state.climate]
+        bond_rate = self.rr_params.debt.bond_rate_percent
+        interest = (rr.bonds * bond_rate + rr.loan * loan_rate.loan_rate) // 100
+        return revenue - expense - interest
+
+    def _is_west(self, code: str) -> bool:
+        return operations.is_western(self.scenario, code)
+
+    def _railroad_orders(self, rr: Railroad) -> list[Order]:
+        """10.2 A president's orders: dividend, finance, building, improvements, mergers."""
+        persona = self.persona
+        scenario = self.scenario
+        orders: list[Order] = []
+        cash = rr.cash
+        if rr.land > 0:
+            orders.append(SellLand(railroad=rr.code, acres=rr.land))
+        leveraged = persona.leverages_railroads and not self.bad_times
+        if rr.loan > 0 and cash > rr.loan and not leveraged:
+            orders.append(RepayShortLoan(railroad=rr.code, amount=rr.loan))
+            cash -= rr.loan
+        milking = leveraged and self.good_times
+        if milking:
+            # It borrows all the bank and bondholders will lend and pays out
+            # what it does not spend: rich dividends while times are good, a
+            # railroad a sharp downturn can break (4.11).
+            room = _round_down(railroad_finance.loan_room(scenario, rr), 10)
+            if room > 0:
+                orders.append(TakeShortLoan(railroad=rr.code, amount=room))
+                cash += room
+            bonds = _round_down(railroad_finance.bond_room(scenario, rr), 10)
+            if bonds > 0:
+                orders.append(IssueBonds(railroad=rr.code, amount=bonds))
+                cash += bonds
+
+        dividend = 0
+        profit = self._expected_profit(rr)
+        if rr.issued > 0 and profit > 0:
+            # Pay out the personality's share of the profit, and at least the
+            # yield that keeps the stock healthy while the profit covers it.
+            by_yield = -(-rr.price * persona.dividend_yield_percent // 100)
+            by_profit = profit * persona.payout_percent // 100 // rr.issued
+            dividend = min(99, max(by_profit, min(by_yield, profit // rr.issued)))
+        dividend_order = len(orders)
+        orders.append(SetDividend(railroad=rr.code, per_share=dividend))
+
+        budget = max(0, cash * persona.build_percent // 100)
+        unbudgeted = cash - budget
+        wanted: list[tuple[Order, int]] = []
+
+        # Track is laid before improvements are bought, so they are priced on
+        # the railroad as it will be after building (4.6, then 4.15-4.18).
+        network_routes = list(rr.lines)
+        for row in sorted(rr.rows):
+            if network.touches(scenario, network_routes, row):
+                wanted.append((BuildRoW(railroad=rr.code, row=row), self.build_cost(row)))
+                network_routes.append(row)
+        built = rr.model_copy(update={"lines": network_routes})
+
+        # Efficiency wears away each turn; a capital improvement keeps it up.
+        ceiling = railroad_finance.max_efficiency(scenario, rr, self.state.best_locomotive)
+        target = min(persona.target_efficiency, ceiling)
+        one_point = improvements.point_cost(scenario, built, rr.efficiency)
+        if rr.efficiency < ceiling:
+            # Any improvement stops this turn's wear; below target, buy up to it.
+            points = max(1, target - rr.efficiency)
+            cost = sum(
+                improvements.point_cost(scenario, built, rr.efficiency + i) for i in range(points)
+            )
+            wanted.append((CapitalImprovement(railroad=rr.code, amount=cost), cost))
+
+        best = self.state.best_locomotive
+        if best > rr.locomotive:
+            upgrade = UpgradeLocomotive(railroad=rr.code, locomotive=best)
+            wanted.append((upgrade, improvements.upgrade_cost(scenario, built, best)))
+
+        turns_left = self.g.expected_last_turn - self.state.turn
+        tech = next(
+            (t for t in self.state.technologies_available if t not in rr.technologies), None
+        )
+        if tech is not None and turns_left >= self.g.tech_min_turns_left:
+            purchase = self._technology(rr, built, tech)
+            if purchase is not None:
+                wanted.append(purchase)
+
+        wanted += self._row_bids(rr)
+        if self.good_times:
+            wanted += self._double_tracking(rr, cash)
+
+        # Builders lay track first; everyone keeps efficiency and engines current.
+        if persona.build_percent >= 90:
+            wanted.sort(key=lambda item: not isinstance(item[0], BuildRoW | BidForRoW))
+        total = sum(cost for _, cost in wanted)
+        if total > budget:
+            finance, raised = self._raise_money(rr, total - budget)
+            orders += finance
+            budget += raised
+        laid = list(rr.lines)
+        for order, cost in wanted:
+            if isinstance(order, BuildRoW):
+                # A RoW skipped for money leaves the ones beyond it unconnected.
+                if cost > budget or not network.touches(scenario, laid, order.row):
+                    continue
+                laid.append(order.row)
+            if cost <= budget:
+                orders.append(order)
+                budget -= cost
+            elif isinstance(order, CapitalImprovement) and budget >= one_point:
+                orders.append(CapitalImprovement(railroad=rr.code, amount=budget))
+                budget = 0
+        if milking and rr.issued > 0:
+            reserve = self.rr_params.dividends.reserve_per_mile * self._miles(rr)
+            payout = (unbudgeted + budget + max(0, profit) - reserve) // rr.issued
+            orders[dividend_order] = SetDividend(
+                railroad=rr.code, per_share=min(99, max(dividend, payout))
+            )
+        elif rr.bonds > 0 and not self.bad_times and budget > rr.bonds * 2:
+            orders.append(RedeemBonds(railroad=rr.code, amount=rr.bonds))
+        return orders
+
+    def _technology(self, rr: Railroad, built: Railroad, tech: str) -> tuple[Order, int] | None:
+        """4.18 The next technology; a Grand Station only in a size-4/5 town
+        the railroad reached at the start of the turn."""
+        cost = improvements.technology_cost(self.scenario, built, tech)
+        if tech != "A":
+            return BuyTechnology(railroad=rr.code, technology=tech), cost
+        towns = improvements.grand_station_towns(self.scenario, rr)
+        if rr.grand_station is not None or not towns:
+            return None
+        return BuyTechnology(railroad=rr.code, technology=tech, town=towns[0]), cost
+
+    def _raise_money(self, rr: Railroad, shortfall: int) -> tuple[list[Order], int]:
+        """4.3-4.4 Bonds in fair weather (half the room left), new stock when
+        times and the price are good."""
+        raised = 0
+        if self.bad_times:
+            return [], 0
+        orders: list[Order] = []
+        room = railroad_finance.bond_room(self.scenario, rr) // 2
+        amount = _round_down(min(room, shortfall), 10)
+        if amount > 0:
+            orders.append(IssueBonds(railroad=rr.code, amount=amount))
+            raised += amount
+            shortfall -= amount
+        least = max(self.rr_params.stock_issue.min_price, self.g.issue_min_price)
+        if shortfall > 0 and rr.price >= least and self.good_times:
+            net_price = max(1, railroad_finance.issue_price(self.scenario, rr))
+            shares = min(
+                railroad_finance.max_new_shares(
+                    self.scenario, rr, self.state.climate, self.state.turn
+                )
+                // 2,
+                -(-shortfall // net_price),
+            )
+            if shares > 0:
+                orders.append(IssueStock(railroad=rr.code, shares=shares))
+                raised += shares * net_price
+        return orders, raised
+
+    def _double_tracking(self, rr: Railroad, cash: int) -> list[tuple[Order, int]]:
+        """4.15 Double track the busiest line not yet doubled, when it pays back
+        within a few turns and the railroad has cash to spare."""
+        towns = self.scenario.towns
+        best: tuple[int, str] | None = None
+        for code in rr.lines:
+            if code in rr.double_tracked:
+                continue
+            route = self.scenario.routes[code]
+            gain = towns[route.a].value + towns[route.b].value
+            if gain >= self.g.double_track_min_gain and (best is None or gain > best[0]):
+                best = (gain, code)
+        if best is None:
+            return []
+        cost = rights_of_way.double_track_cost(self.scenario, best[1], self.state.climate)
+        if cost * 2 > cash:
+            return []
+        return [(DoubleTrack(railroad=rr.code, line=best[1]), cost)]
+
+    def _merger(self) -> MergeRailroads | None:
+        """4.13 Merge my two railroads when their lines meet: the longer survives."""
+        if not self.persona.merges_railroads or len(self.presides) < 2:
+            return None
+        first, second = (self.state.railroads[code] for code in self.presides[:2])
+        survivor, other = sorted((first, second), key=lambda rr: (-self._miles(rr), rr.code))
+        touch = network.towns_of(self.scenario, survivor.lines) & network.towns_of(
+            self.scenario, other.lines
+        )
+        combined = survivor.lines + survivor.rows + other.lines + other.rows
+        if touch and network.prohibited_reason(self.scenario, combined) is None:
+            return MergeRailroads(railroad=survivor.code, other=other.code)
+        return None
+
+    # -- rights-of-way -------------------------------------------------------------
+
+    def _row_bids(self, rr: Railroad) -> list[tuple[Order, int]]:
+        """4.7 Bid for the first RoW on the cheapest way to a region not yet linked."""
+        auction = self.building.auction
+        slots = auction.max_unbuilt_rows - len(rr.rows)
+        if slots <= 0:
+            return []
+        paths = self._paths_to_new_regions(rr)
+        bids: list[tuple[Order, int]] = []
+        chosen: set[str] = set()
+        for first, keen in paths:
+            if first in chosen or len(bids) >= min(slots, 2):
+                continue
+            minimum = rights_of_way.min_bid(self.scenario, first)
+            percent = self.g.row_bid_percent[min(keen, len(self.g.row_bid_percent) - 1)]
+            amount = minimum * percent // 100 * self.rand.randint(100, 130) // 100
+            bids.append((BidForRoW(railroad=rr.code, row=first, amount=amount), amount))
+            chosen.add(first)
+            if self._contested(rr, first):
+                # Playing tips: spend for political influence when another
+                # railroad connects to the RoW you want (4.9; it counts next turn).
+                gift = minimum * self.g.donation_percent // 100
+                bids.append((PoliticalDonation(railroad=rr.code, amount=gift), gift))
+        return bids
+
+    def _contested(self, rr: Railroad, row: str) -> bool:
+        """Whether another railroad's lines touch RoW `row`."""
+        return any(
+            other.code != rr.code and network.touches(self.scenario, other.lines, row)
+            for other in self.state.railroads.values()
+        )
+
+    def _paths_to_new_regions(self, rr: Railroad) -> list[tuple[str, int]]:
+        """First RoWs of the shortest open paths from the railroad to starred towns
+        of regions it does not link, best first, with how keen it is (0-2)."""
+        scenario = self.scenario
+        routes = rr.lines + rr.rows
+        have = network.regions_linked(scenario, routes)
+        no_through = set(scenario.section("map", network.MapParams).no_through)
+        mine = network.towns_of(scenario, routes)
+        west_open = self.state.turn >= self.g.west_from_turn
+        # Towns through which the railroad already runs its one allowed route.
+        blocked = {t for t in no_through if t in mine}
+        doubles = {scenario.routes[code].double_with for code in routes} - {None}
+        adjacency = _row_adjacency(scenario)
+        dist: dict[str, int] = {}
+        first_edge: dict[str, str | None] = {}
+        heap: list[tuple[int, str]] = []
+        for town in sorted(mine):
+            if town in no_through:
+                continue
+            dist[town] = 0
+            first_edge[town] = None
+            heapq.heappush(heap, (0, town))
+        found: list[tuple[float, str, int]] = []
+        while heap:
+            d, town = heapq.heappop(heap)
+            if d > dist.get(town, math.inf) or d > self.g.row_search_limit:
+                continue
+            region = scenario.towns[town].region
+            if d > 0 and region and region not in have:
+                value = 2.0 if region not in self.state.first_region_links else 1.0
+                first = first_edge[town]
+                if first is not None:
+                    found.append((value * 1000 / (d + 100), first, 2 if d < 250 else 1))
+            if d > 0 and town in no_through:
+                continue  # a path may end in Chicago, never run through it
+            for code, other in adjacency.get(town, ()):
+                if code in self.owners or code in doubles or other in blocked:
+                    continue
+                if not west_open and self._is_west(code):
+                    continue
+                nd = d + scenario.routes[code].length
+                if nd < dist.get(other, math.inf):
+                    dist[other] = nd
+                    first_edge[other] = first_edge[town] or code
+                    heapq.heappush(heap, (nd, other))
+        found.sort(key=lambda item: (-item[0], item[1]))
+        if found:
+            return [(first, keen) for _, first, keen in found]
+        # Nothing new within reach: grow toward the biggest town next door.
+        best = []
+        for town in sorted(mine - no_through):
+            for code, other in adjacency.get(town, ()):
+                if code in self.owners or code in doubles or other in blocked:
+                    continue
+                if not west_open and self._is_west(code):
+                    continue
+                if other in mine:
+                    continue
+                best.append((-scenario.towns[other].value, code))
+        best.sort()
+        return [(code, 0) for _, code in best[:1]]
+
+
+def _row_adjacency(scenario: Scenario) -> dict[str, list[tuple[str, str]]]:
+    """Town -> (RoW code, town at the other end) for every RoW of the map."""
+    cached = scenario.__dict__.get("_ai_row_adjacency")
+    if cached is not None:
+        return cached
+    adjacency: dict[str, list[tuple[str, str]]] = {}
+    for route in sorted(scenario.routes.values(), key=lambda r: r.number):
+        if route.kind != "RoW":
+            continue
+        adjacency.setdefault(route.a, []).append((route.code, route.b))
+        adjacency.setdefault(route.b, []).append((route.code, route.a))
+    scenario.__dict__["_ai_row_adjacency"] = adjacency
+    return adjacency

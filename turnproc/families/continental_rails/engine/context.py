@@ -1,0 +1,128 @@
+"""The working context of one turn: state, orders, randomness, events, ledger.
+
+Engine steps receive a `TurnContext` and change `ctx.state` only through its
+methods where money is concerned (`transfer`), so the ledger is complete by
+construction.
+"""
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from turnproc.core import rng
+from turnproc.core.errors import EngineError
+from turnproc.core.ledger import BANK, LedgerEntry
+from turnproc.families.continental_rails.engine.events import Event, Rejection
+from turnproc.families.continental_rails.engine.orders import Order, PlayerOrders
+from turnproc.families.continental_rails.engine.state import GameState
+from turnproc.scenario.model import Scenario
+
+P = TypeVar("P", bound=BaseModel)
+
+
+class InsufficientFunds(EngineError):
+    """A transfer would leave a tycoon or railroad below zero."""
+
+
+@dataclass
+class TurnContext:
+    """One turn being resolved. `start` is the untouched state at turn start."""
+
+    scenario: Scenario
+    state: GameState
+    start: GameState
+    orders: Mapping[int, PlayerOrders]
+    events: list[Event] = field(default_factory=list)
+    ledger: list[LedgerEntry] = field(default_factory=list)
+    rejections: list[Rejection] = field(default_factory=list)
+    # Facts one step hands to a later one within the turn (e.g. the stock
+    # market's checked budgets); keys are documented where they are set.
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def turn(self) -> int:
+        return self.state.turn
+
+    def rng(self, name: str) -> random.Random:
+        """The seeded stream `name` for this game and turn."""
+        return rng.stream(self.state.seed, self.state.turn, name)
+
+    def params(self, section: str, model: type[P]) -> P:
+        return self.scenario.section(section, model)
+
+    def orders_of(self, position: int) -> list[Order]:
+        player = self.orders.get(position)
+        return list(player.orders) if player else []
+
+    def emit(self, event: Event) -> None:
+        self.events.append(event)
+
+    def reject(
+        self,
+        position: int,
+        order: Order | None,
+        code: str,
+        hint: str,
+        cut_to: Order | None = None,
+    ) -> None:
+        index = -1
+        if order is not None:
+            orders = self.orders_of(position)
+            index = next((i for i, o in enumerate(orders) if o is order), -1)
+        self.rejections.append(
+            Rejection(
+                position=position,
+                order_index=index,
+                order=order.model_dump() if order is not None else {},
+                code=code,
+                hint=hint,
+                cut_to=cut_to.model_dump() if cut_to is not None else None,
+            )
+        )
+
+    def balance(self, account: str) -> int:
+        kind, _, key = account.partition(":")
+        if kind == "tycoon":
+            return self.state.tycoon(int(key)).cash
+        if kind == "railroad":
+            return self.state.railroads[key].cash
+        raise EngineError(f"account {account!r} has no balance")
+
+    def _adjust(self, account: str, delta: int) -> None:
+        kind, _, key = account.partition(":")
+        if kind == "tycoon":
+            self.state.tycoon(int(key)).cash += delta
+        elif kind == "railroad":
+            self.state.railroads[key].cash += delta
+        elif account != BANK:
+            raise EngineError(f"unknown account {account!r}")
+
+    def transfer(
+        self,
+        src: str,
+        dst: str,
+        amount: int,
+        reason: str,
+        ref: str = "",
+        overdraft: bool = False,
+    ) -> None:
+        """Move `amount` dollars from `src` to `dst`, recording it in the ledger.
+
+        Raises `InsufficientFunds` if `src` (not the bank) would go below zero,
+        unless `overdraft` is given: the caller then settles the deficit as the
+        rules say (forced loan, insolvency).
+        """
+        if amount < 0:
+            raise EngineError(f"negative transfer {amount} ({reason})")
+        if amount == 0:
+            return
+        if src != BANK and not overdraft and self.balance(src) < amount:
+            raise InsufficientFunds(
+                f"{src} has {self.balance(src)}, cannot pay {amount} for {reason}"
+            )
+        self._adjust(src, -amount)
+        self._adjust(dst, amount)
+        self.ledger.append(LedgerEntry(src=src, dst=dst, amount=amount, reason=reason, ref=ref))

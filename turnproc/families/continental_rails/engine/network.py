@@ -1,0 +1,110 @@
+"""Graph questions about railroads' lines (rules 2.1-2.6, 4.8).
+
+Pure functions over the scenario map and lists of route codes.
+"""
+
+from collections.abc import Iterable
+
+from pydantic import BaseModel
+
+from turnproc.families.continental_rails.engine.state import GameState
+from turnproc.scenario.model import Scenario
+
+
+class MapParams(BaseModel):
+    """map.toml: towns no railroad may run through (4.8 prohibited routes, rule 2)."""
+
+    no_through: list[str] = []
+
+
+def towns_of(scenario: Scenario, routes: Iterable[str]) -> set[str]:
+    towns: set[str] = set()
+    for code in routes:
+        route = scenario.routes[code]
+        towns.add(route.a)
+        towns.add(route.b)
+    return towns
+
+
+def is_connected(scenario: Scenario, routes: Iterable[str]) -> bool:
+    """2.5 All lines of a railroad form one connected network."""
+    codes = list(routes)
+    if len(codes) <= 1:
+        return True
+    adjacency: dict[str, set[str]] = {}
+    for code in codes:
+        route = scenario.routes[code]
+        adjacency.setdefault(route.a, set()).add(route.b)
+        adjacency.setdefault(route.b, set()).add(route.a)
+    start = next(iter(adjacency))
+    seen = {start}
+    frontier = [start]
+    while frontier:
+        town = frontier.pop()
+        for other in adjacency[town]:
+            if other not in seen:
+                seen.add(other)
+                frontier.append(other)
+    return len(seen) == len(adjacency)
+
+
+def touches(scenario: Scenario, routes: Iterable[str], code: str) -> bool:
+    """Whether route `code` shares a town with any of `routes`."""
+    route = scenario.routes[code]
+    towns = towns_of(scenario, routes)
+    return route.a in towns or route.b in towns
+
+
+def prohibited_reason(scenario: Scenario, routes: Iterable[str]) -> str | None:
+    """4.8 Why this set of routes may not belong to one railroad, or None.
+
+    Rule 1: not both routes of a double route. Rule 2: at most one route
+    touching each no-through town.
+    """
+    codes = set(routes)
+    for code in sorted(codes):
+        other = scenario.routes[code].double_with
+        if other and other in codes:
+            return f"both routes of the double route {code}/{other}"
+    no_through = scenario.section("map", MapParams).no_through
+    for town in no_through:
+        at = sorted(code for code in codes if town in scenario.routes[code].towns)
+        if len(at) > 1:
+            name = scenario.towns[town].name if town in scenario.towns else town
+            return f"more than one route into {name} ({', '.join(at)})"
+    return None
+
+
+def regions_linked(scenario: Scenario, routes: Iterable[str]) -> set[str]:
+    """1.2 Regions whose starred towns the routes reach."""
+    regions: set[str] = set()
+    for town in towns_of(scenario, routes):
+        region = scenario.towns[town].region
+        if region:
+            regions.add(region)
+    return regions
+
+
+def parallel_routes(
+    scenario: Scenario, routes: Iterable[str], rival_routes: Iterable[str]
+) -> list[tuple[str, str]]:
+    """4.16 Pairs of routes (ours, theirs) joining the same two towns."""
+    by_towns: dict[frozenset[str], list[str]] = {}
+    for code in rival_routes:
+        by_towns.setdefault(frozenset(scenario.routes[code].towns), []).append(code)
+    pairs = []
+    for code in routes:
+        for rival in by_towns.get(frozenset(scenario.routes[code].towns), []):
+            pairs.append((code, rival))
+    return pairs
+
+
+def route_owners(state: GameState) -> dict[str, str]:
+    """Route code -> railroad code owning it (built line or unbuilt RoW)."""
+    owners: dict[str, str] = {}
+    for rr in state.railroads.values():
+        for code in rr.lines:
+            owners[code] = rr.code
+        for code in rr.rows:
+            owners[code] = rr.code
+    return owners

@@ -1,0 +1,52 @@
+"""Continental Rails as the pipeline sees it: its `GameFamily`."""
+
+from collections.abc import Callable
+from typing import Any
+
+from turnproc.core.ledger import LedgerEntry
+from turnproc.families.boundary import GameFamily
+from turnproc.families.continental_rails import ai
+from turnproc.families.continental_rails.engine import invariants, resolve, setup
+from turnproc.families.continental_rails.engine.state import GameState, RecordHolder
+from turnproc.families.continental_rails.engine.steps import victory
+from turnproc.scenario.model import Scenario
+
+
+def _cr_new_game(
+    scenario: Scenario, seed: int, players: list[setup.PlayerSetup], name: str
+) -> GameState:
+    return setup.new_game(scenario, seed, players, game=name)
+
+
+def _cr_turn_problems(start: GameState, end: GameState, ledger: list[LedgerEntry]) -> list[str]:
+    return invariants.money_problems(start, end, ledger) + invariants.share_problems(end)
+
+
+def _cr_carry_records(state: GameState, records: list[dict[str, Any]]) -> GameState:
+    return state.model_copy(update={"records": [RecordHolder(**r) for r in records]})
+
+
+def _cr_add_records(
+    scenario: Scenario, records: list[dict[str, Any]], final: GameState
+) -> list[dict[str, Any]]:
+    params = victory.victory_params(scenario).game_end
+    merged = victory.merge_records([RecordHolder(**r) for r in records], final.records, params)
+    return [r.model_dump() for r in merged]
+
+
+def _cr_report_renderer() -> Callable[..., Any]:
+    from turnproc.families.continental_rails.report.render import start_turn_reports
+
+    return start_turn_reports
+
+
+CONTINENTAL_RAILS = GameFamily(
+    name="continental-rails",
+    new_game=_cr_new_game,
+    resolve_turn=resolve.resolve_turn,
+    computer_orders=ai.computer_orders,
+    turn_problems=_cr_turn_problems,
+    carry_records=_cr_carry_records,
+    add_records=_cr_add_records,
+    report_renderer=_cr_report_renderer,
+)

@@ -1,0 +1,31 @@
+"""The 18xx games as the pipeline sees them: a `SequentialFamily`."""
+
+from collections.abc import Callable
+from typing import Any
+
+from turnproc.families.boundary import SequentialFamily
+
+
+def _g18xx_computer() -> Callable[[Any, int, int, int], str]:
+    from turnproc.families.g18xx import ai as g18xx_ai
+
+    return g18xx_ai.next_order
+
+
+def _g18xx_report() -> Callable[[Any, int], tuple[bytes, str]]:
+    from turnproc.families.g18xx.report import build_report, render_json, render_pdf
+
+    def render(game: Any, player: int) -> tuple[bytes, str]:
+        report = build_report(game, player)
+        return render_pdf(report), render_json(report)
+
+    return render
+
+
+G18XX = SequentialFamily(
+    name="18xx",
+    titles={"18ms": "18MS", "18ga": "18GA"},
+    options={"18MS": {"edition": ("1.0", "18xx.games")}},
+    computer_move=_g18xx_computer,
+    move_report=_g18xx_report,
+)
