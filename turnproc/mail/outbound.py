@@ -21,6 +21,7 @@ So whatever happens, at most one message per sender is in flight:
 
 import os
 import socket
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -200,6 +201,43 @@ def send_outbox(
     moderator told); each message is then loaded, claimed and sent on its own,
     so a crash leaves at most the one in flight undecided. `render` gives
     the PDFs of stored reports kept by digest only (one rendering a turn)."""
+    with _running:
+        _running.count += 1
+    try:
+        return _send_all(engine, transport, sender, now, moderator, render)
+    finally:
+        with _running:
+            _running.count -= 1
+
+
+class _Running:
+    """How many `send_outbox` calls this process is making (threads share the
+    process's host:pid): a message in flight under this process's id is a
+    leftover of an earlier process with the same number only when no other
+    call here is sending."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.count = 0
+
+    def __enter__(self) -> None:
+        self.lock.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self.lock.release()
+
+
+_running = _Running()
+
+
+def _send_all(
+    engine: Engine,
+    transport: Transport,
+    sender: str,
+    now: Callable[[], datetime],
+    moderator: str | None,
+    render: PdfRenderer | None,
+) -> SendReport:
     report = SendReport(ambiguous=settle_interrupted(engine, now, moderator))
     tried: set[int] = set()
     pdfs = _TurnPdfs(render)
@@ -335,8 +373,11 @@ def _sender_alive(sending_by: str | None) -> bool:
     host, _, pid = (sending_by or "").rpartition(":")
     if host != socket.gethostname():
         return bool(host)  # another machine's sender: only the time can tell
-    if not pid.isdigit() or int(pid) == os.getpid():
+    if not pid.isdigit():
         return False
+    if int(pid) == os.getpid():
+        with _running:
+            return _running.count > 1  # another thread of this process is sending
     try:
         os.kill(int(pid), 0)
     except ProcessLookupError:
