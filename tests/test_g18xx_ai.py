@@ -34,11 +34,9 @@ def test_computer_players_play_a_whole_game(title: str, players: int, seed: int)
 def _moves(title: str, seed: int, count: int) -> list[str]:
     game = new_game(title, [1, 2, 3])
     lines = []
-    previous = None
     for number in range(count):
-        player = ai.auction_mover(game, previous) if game.round == "auction" else game.to_move()
+        player = game.to_move()
         assert player is not None
-        previous = player
         line = ai.next_order(game, player, seed, number)
         receipt = apply_orders(game, player, line)
         assert receipt.refused is None, receipt.refused

@@ -174,8 +174,10 @@ def test_reports_at_the_start_offer_the_privates() -> None:
     from turnproc.families.g18xx.titles.load import new_game
 
     ga = new_game("18GA", [1, 2, 3])
-    lines = build_report(ga, 2).may_do
-    assert lines[0] == "BID LTR <price>  (price $20)" and "PASS" in lines
+    lines = build_report(ga, 1).may_do  # 3.1: the priority deal moves first
+    assert lines[0] == "BID LTR 20  (buy it)" and "BID MRC <at least $45>" in lines
+    assert "PASS" in lines
+    assert build_report(ga, 2).may_do == ("Player 1 is to move; you wait.",)
     ms = new_game("18MS", [1, 2, 3])
     due = ms.to_move()
     assert due == 3  # 3.1: the player to the right of the priority holder buys first

@@ -767,7 +767,9 @@ def _missed(session: Session, name: str, now: datetime, moderator: str | None) -
         return f"{name}: no one is to move"
     before = round_label(game)
     how = "passed for"
-    receipt = apply_orders(game, to_move, "PASS") if game.round in ("stock", "draft") else None
+    receipt = (
+        apply_orders(game, to_move, "PASS") if game.round in ("stock", "draft", "auction") else None
+    )
     if receipt is None or receipt.refused is not None:
         family = family_of_game(game_row)
         computer = family.computer_move() if family is not None else None

@@ -50,6 +50,11 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         "--edition", help="18MS: the rules edition, 1.0 (default) or 18xx.games (docs/18xx.md)"
     )
     p.add_argument(
+        "--operating-rounds",
+        choices=("10", "11"),
+        help="18MS: 10 operating rounds (default) or 11 (the optional rule, docs/18xx.md)",
+    )
+    p.add_argument(
         "--move-hours", type=int, default=48, help="18xx: hours a player has for each move"
     )
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -192,7 +197,14 @@ def _new_sequential(args: argparse.Namespace) -> int:
             seats=seats,
             name=args.name,
             seed=args.seed,
-            options={"edition": args.edition} if args.edition else {},
+            options={
+                key: value
+                for key, value in (
+                    ("edition", args.edition),
+                    ("operating_rounds", args.operating_rounds),
+                )
+                if value
+            },
             move_hours=args.move_hours,
             now=schedule.utcnow(),
         )

@@ -70,6 +70,12 @@ def next_order(game: Game, player: int, seed: int, move: int) -> str:
 
 
 def _candidates(game: Game, player: int, rng: random.Random) -> Iterator[str]:
+    if game.discards:
+        # over the train limit after a phase change: the shortest train goes
+        trains = game.trains_of(game.discards[0])
+        for train in sorted(trains, key=lambda t: (t.cities * t.multiplier, t.price)):
+            yield f"DISCARD {train.id}"
+        return
     if game.round == "draft":
         unsold = [p for p in game.privates.values() if p.owner is None and not p.closed]
         rng.shuffle(unsold)
@@ -327,36 +333,16 @@ class Outcome:
     actions: list[act.Action] = field(repr=False)
 
 
-def auction_mover(game: Game, previous: int | None) -> int:
-    """Who bids next in a waterfall auction: the players in turn from the
-    priority deal, or only the bidders while the cheapest private is contested."""
-    auction = game.auction
-    players = game.players
-    if auction.contest is not None:
-        bidders = [p for p in players if p in auction.bids.get(auction.contest, {})]
-        players = bidders or players
-    if previous is None or previous not in game.players:
-        return game.priority if game.priority in players else players[0]
-    start = game.players.index(previous)
-    for step in range(1, len(game.players) + 1):
-        candidate = game.players[(start + step) % len(game.players)]
-        if candidate in players:
-            return candidate
-    return players[0]
-
-
 def play(game: Game, seed: int, max_moves: int = 5000) -> Outcome:
     """Play a game to its end with computer players in every seat."""
     refused: list[str] = []
     actions: list[act.Action] = []
     conserved = True
     moves = 0
-    previous: int | None = None
     while not game.ended and moves < max_moves:
-        player = auction_mover(game, previous) if game.round == "auction" else game.to_move()
+        player = game.to_move()
         if player is None:
             break
-        previous = player
         line = next_order(game, player, seed, moves)
         receipt = apply_orders(game, player, line)
         if receipt.refused is not None:

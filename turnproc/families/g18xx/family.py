@@ -25,7 +25,7 @@ def _g18xx_report() -> Callable[[Any, int], tuple[bytes, str]]:
 G18XX = SequentialFamily(
     name="18xx",
     titles={"18ms": "18MS", "18ga": "18GA"},
-    options={"18MS": {"edition": ("1.0", "18xx.games")}},
+    options={"18MS": {"edition": ("1.0", "18xx.games"), "operating_rounds": ("10", "11")}},
     computer_move=_g18xx_computer,
     move_report=_g18xx_report,
 )

@@ -6,7 +6,9 @@ actions against the live game and applied in order up to the first refusal.
     RUN BEST            RUN 2+ E11 E13 E15; 3+ C9 D10 E11
     PAYOUT | WITHHOLD   BUY TRAIN 3+ [FROM IC 120]               BUY PRIVATE BS 40
     USE BS LAY 8 C11 0  USE M&M TOKEN E5         USE M&O BUY TRAIN 4+
-    DONE                BANKRUPT
+    DONE                BANKRUPT                 DISCARD 3
+    OFFER MRC TO 2 FOR 60    OFFER 60 FOR MRC    WITHDRAW MRC
+    SELL PRIVATE MRC TO 2 FOR 60                 BUY PRIVATE MRC 60 (stock round)
 
 Every refusal says why and, where the engine knows them, the legal
 alternatives.
@@ -117,6 +119,11 @@ def parse_order(game: Game, player: int, line: str) -> tuple[act.Action, str]:
     if head == "BUY" and args and args[0].upper() == "TRAIN":
         return _buy_train(game, player, args[1:])
     if head == "BUY" and args and args[0].upper() == "PRIVATE" and len(args) == 3:
+        private, price = _private_id(game, args[1].upper()), _number(args[2])
+        if game.round == "stock":
+            return act.BuyCompany(type="buy_company", company=private, price=price, **base), (
+                f"buys {private} from player {game.privates[private].owner} for ${price}"
+            )
         company = _operating(game, player)
         return act.BuyCompany(
             type="buy_company",
@@ -155,6 +162,8 @@ def parse_order(game: Game, player: int, line: str) -> tuple[act.Action, str]:
         return act.SellShares(
             type="sell_shares", shares=tuple(c.id for c in chosen), percent=count * 10, **base
         ), f"sells {count * 10}% of {company}"
+    if head in ("OFFER", "WITHDRAW") or (head == "SELL" and args and args[0].upper() == "PRIVATE"):
+        return _private_trade(game, player, head, [a.upper() for a in args])
     if head == "USE" and len(args) >= 2:
         private = _private_id(game, args[0].upper())
         owner = game.privates[private].owner
@@ -166,6 +175,9 @@ def parse_order(game: Game, player: int, line: str) -> tuple[act.Action, str]:
         if data["type"] == "buy_train":  # a private's discount (18MS M&O)
             data["price"] -= game.rules.train_discount(game.privates[private])
         return act.parse_action(data), f"{private}: {note}"
+
+    if head == "DISCARD" and len(args) == 1:
+        return _discard(game, player, args[0])
 
     if head not in ("LAY", "TOKEN", "RUN", "PAYOUT", "WITHHOLD", "BANKRUPT", "DONE"):
         raise ValueError("unknown order; see docs/18xx.md")
@@ -229,6 +241,75 @@ def parse_order(game: Game, player: int, line: str) -> tuple[act.Action, str]:
 
 def _train(game: Game, train_id: str) -> Train:
     return next(t for t in game.trains if t.id == train_id)
+
+
+def _private_trade(game: Game, player: int, head: str, args: list[str]) -> tuple[act.Action, str]:
+    """`OFFER MRC TO 2 FOR 60` / `OFFER MRC TO GA FOR 60` (the owner offers),
+    `OFFER 60 FOR MRC` (a player offers to buy), `WITHDRAW MRC`,
+    `SELL PRIVATE MRC TO 2 FOR 60` (the owner takes up a player's offer)."""
+    base: dict[str, Any] = {"entity": player, "entity_type": "player"}
+    if head == "WITHDRAW" and len(args) == 1:
+        private = _private_id(game, args[0])
+        return act.OfferCompany(type="offer_company", company=private, price=0, **base), (
+            f"withdraws the offers on {private}"
+        )
+    if head == "OFFER" and len(args) == 3 and args[1] == "FOR":
+        private, price = _private_id(game, args[2]), _number(args[0])
+        owner = game.privates[private].owner
+        return act.OfferCompany(type="offer_company", company=private, price=price, **base), (
+            f"offers ${price} for {private} to its owner, player {owner}"
+        )
+    if head == "OFFER" and len(args) == 5 and (args[1], args[3]) == ("TO", "FOR"):
+        private, price = _private_id(game, args[0]), _number(args[4])
+        to = _holder(game, args[2])
+        return act.OfferCompany(
+            type="offer_company", company=private, price=price, to=to, **base
+        ), f"offers {private} to {_name(to)} for ${price}"
+    if head == "SELL" and len(args) == 6 and (args[2], args[4]) == ("TO", "FOR"):
+        private, price = _private_id(game, args[1]), _number(args[5])
+        to = _holder(game, args[3])
+        if not isinstance(to, int):
+            raise ValueError("a company buys a private on its own turn (BUY PRIVATE)")
+        return act.SellCompany(
+            type="sell_company", company=private, price=price, to=to, **base
+        ), f"sells {private} to player {to} for ${price}"
+    raise ValueError(
+        "OFFER <private> TO <player|company> FOR <price>, OFFER <price> FOR <private>,"
+        " WITHDRAW <private>, SELL PRIVATE <private> TO <player> FOR <price>"
+    )
+
+
+def _holder(game: Game, text: str) -> int | str:
+    """A player by his number or a company by its name."""
+    if text.isdigit() and int(text) in game.players:
+        return int(text)
+    return _company(game, text)
+
+
+def _name(holder: int | str) -> str:
+    return f"player {holder}" if isinstance(holder, int) else holder
+
+
+def _discard(game: Game, player: int, wanted: str) -> tuple[act.Action, str]:
+    """`DISCARD <train>`: the company over its train limit puts a train (by
+    type or id) into the open market."""
+    if not game.discards:
+        raise ValueError("no company is over its train limit")
+    company = game.discards[0]
+    president = game.companies[company].president
+    if president != player:
+        raise ValueError(f"{company} must discard a train; its president is player {president}")
+    trains = game.trains_of(company)
+    train = next((t for t in trains if t.id == wanted), None) or next(
+        (t for t in trains if t.name.upper() == wanted.upper()), None
+    )
+    if train is None:
+        raise ValueError(
+            f"{company} has no train {wanted}; its trains: {', '.join(t.name for t in trains)}"
+        )
+    return act.DiscardTrain(
+        type="discard_train", entity=company, entity_type="corporation", train=train.id
+    ), f"{company} discards a {train.name} train to the open market"
 
 
 def _buy_train(game: Game, player: int, args: list[str]) -> tuple[act.Action, str]:

@@ -64,6 +64,27 @@ class BuyCompany(_Action):
     price: int
 
 
+class OfferCompany(_Action):
+    """A player's standing offer (turnproc's own action): the owner of a
+    private offers it to a player or company (`to`) at a price, or a player
+    offers to buy it from its owner; price 0 withdraws his offers on it."""
+
+    type: Literal["offer_company"]
+    company: str
+    price: int = Field(ge=0)
+    to: EntityId | None = None
+
+
+class SellCompany(_Action):
+    """The owner of a private sells it to a player who offered to buy it
+    (turnproc's own action)."""
+
+    type: Literal["sell_company"]
+    company: str
+    price: int
+    to: int
+
+
 class LayTile(_Action):
     type: Literal["lay_tile"]
     hex: str
@@ -105,6 +126,14 @@ class BuyTrain(_Action):
     variant: str | None = None
 
 
+class DiscardTrain(_Action):
+    """A company over its train limit after a phase change puts one of its
+    trains into the open market."""
+
+    type: Literal["discard_train"]
+    train: str
+
+
 class EndTurn(_Action):
     """The president ends the company's operating turn (turnproc's own action;
     recorded games end turns implicitly)."""
@@ -134,11 +163,14 @@ Action = Annotated[
     | Program
     | Note
     | BuyCompany
+    | OfferCompany
+    | SellCompany
     | LayTile
     | PlaceToken
     | RunRoutes
     | Dividend
     | BuyTrain
+    | DiscardTrain
     | EndTurn
     | Bankrupt
     | Undo
@@ -164,11 +196,14 @@ _MODELS: tuple[type[_Action], ...] = (
     Program,
     Note,
     BuyCompany,
+    OfferCompany,
+    SellCompany,
     LayTile,
     PlaceToken,
     RunRoutes,
     Dividend,
     BuyTrain,
+    DiscardTrain,
     EndTurn,
     Bankrupt,
     Undo,

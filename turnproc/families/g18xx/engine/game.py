@@ -36,6 +36,19 @@ BANK = "bank"
 IPO = "ipo"
 POOL = "market"
 Holder = int | str
+BID_STEP = 5  # bids rise by at least $5 (3.1b, 3.1.1)
+# standing orders, notes and offers: actions outside the order of play
+NOTES = frozenset(
+    (
+        "program_share_pass",
+        "program_buy_shares",
+        "program_disable",
+        "program_close_pass",
+        "log",
+        "message",
+        "offer_company",
+    )
+)
 
 
 class ActionRefused(ValueError):
@@ -62,6 +75,7 @@ class Train:
     owner: str | None = None  # company id; None while in the bank
     rusted: bool = False
     sellable: bool = True
+    discarded: bool = False  # in the bank's open market (4.2.5g)
 
 
 @dataclass
@@ -90,6 +104,18 @@ class PrivateState:
 
 
 @dataclass
+class Offer:
+    """A standing offer for a private between its owner (`seller`) and a
+    player or company (`buyer`), made by one of them (3.2b, 3.2c4, 4.2.6)."""
+
+    private: str
+    seller: Holder
+    buyer: Holder
+    price: int
+    by: Holder
+
+
+@dataclass
 class Turn:
     """Where the operating company is in its turn."""
 
@@ -104,14 +130,18 @@ class Turn:
 
 @dataclass
 class Auction:
-    """A waterfall auction of the privates: the cheapest is bought at its price,
-    the others take bids and are settled in order as the cheaper ones go."""
+    """A waterfall auction of the privates (3.1): the cheapest is bought at its
+    price, the others take bids and are settled in order as the cheaper ones
+    go; a private with several bids is auctioned among its bidders (3.1.1)."""
 
     unsold: list[str]
     price: dict[str, int]
     bids: dict[str, dict[int, int]] = field(default_factory=dict)
     contest: str | None = None
-    passes: int = 0
+    passes: int = 0  # players in a row who passed in the stock round's turns
+    next: int | None = None  # the player whose stock turn it is
+    bidder: int | None = None  # the bidder to move in a contest
+    contest_passes: int = 0  # bidders in a row who passed in the contest
 
 
 class TitleRules:
@@ -186,6 +216,10 @@ class TitleRules:
         """Who may sell a private to the company: any player by default."""
         return set(game.players)
 
+    def players_trade_privates(self, game: "Game") -> bool:
+        """Whether players may sell privates to each other now (3.2b)."""
+        return game.title.phases[game.phase_index].players_trade_privates
+
     def phase_changed(self, game: "Game") -> None:
         """Hook after the phase advances."""
 
@@ -194,6 +228,14 @@ class TitleRules:
 
     def end_of_set(self, game: "Game") -> None:
         """Hook after a set of operating rounds, before the next stock round."""
+
+    def last_operating_round(self) -> int | None:
+        """The operating round that ends the game, if the title fixes one."""
+        return self.title.last_operating_round
+
+    def operating_rounds_in_set(self, game: "Game", rounds: int) -> int:
+        """How many operating rounds follow the stock round just ended."""
+        return rounds
 
 
 class Game:
@@ -267,8 +309,12 @@ class Game:
         self.ors_in_set = title.operating_rounds_per_set
         self.end_pending: str | None = None
         self.bankrupt: set[int] = set()
+        self.discards: list[str] = []  # companies over their train limit, in turn (4.2.5g)
+        self.offers: list[Offer] = []
         self.auction = Auction(
-            [p.id for p in title.privates], {p.id: p.value for p in title.privates}
+            [p.id for p in title.privates],
+            {p.id: p.value for p in title.privates},
+            next=self.priority,
         )
         if title.private_sale == "waterfall":
             self.round = "auction"
@@ -422,15 +468,13 @@ class Game:
         handler = self._handlers().get(action.type)
         if handler is None:
             raise ActionRefused(f"{action.type} is not an 18xx move")
-        if action.type not in (
-            "program_share_pass",
-            "program_buy_shares",
-            "program_disable",
-            "program_close_pass",
-            "log",
-            "message",
-        ):
-            self._enter_round(action)
+        if action.type not in NOTES:
+            if self.discards:
+                self._check_discard(action)
+            elif action.type == "discard_train":
+                raise ActionRefused("no company is over its train limit (4.2.5j)")
+            else:
+                self._enter_round(action)
         handler(action)
         self._check_end_triggers()
         for follow in action.auto_actions:
@@ -439,7 +483,7 @@ class Game:
     def _check_end_triggers(self) -> None:
         """A company at the top of the market or a broken bank ends the game
         with the operating round in progress."""
-        if self.end_pending is not None or self.title.last_operating_round:
+        if self.end_pending is not None or self.rules.last_operating_round():
             return
         if any(self.market.cell(c).end for c in self.market.where):
             self.end_pending = "stock_market"
@@ -462,11 +506,14 @@ class Game:
             "log": self._nothing,
             "message": self._nothing,
             "buy_company": self._buy_company,  # type: ignore[dict-item]
+            "offer_company": self._offer_company,  # type: ignore[dict-item]
+            "sell_company": self._sell_company,  # type: ignore[dict-item]
             "lay_tile": self._lay_tile,  # type: ignore[dict-item]
             "place_token": self._place_token,  # type: ignore[dict-item]
             "run_routes": self._run_routes,  # type: ignore[dict-item]
             "dividend": self._dividend,  # type: ignore[dict-item]
             "buy_train": self._buy_train,  # type: ignore[dict-item]
+            "discard_train": self._discard_train,  # type: ignore[dict-item]
         }
 
     def _nothing(self, action: act.Action) -> None:
@@ -482,12 +529,19 @@ class Game:
         return self.players[(self.players.index(player) + 1) % len(self.players)]
 
     def to_move(self) -> int | None:
-        """The player whose move it is in a stock round, or the president of
-        the company operating (None while the privates are sold)."""
+        """The player whose move it is in a stock round or the privates' sale
+        (in a contest for a private, the bidder to move), or the president of
+        the company operating."""
         if self.ended:
             return None
+        if self.discards:
+            return self.companies[self.discards[0]].president
         if self.round == "stock":
             return self.stock_next
+        if self.round == "auction":
+            if self.auction.contest is not None:
+                return self.auction.bidder
+            return self.auction.next
         if self.round == "draft":
             bought = sum(1 for p in self.privates.values() if p.owner is not None)
             return self.players[len(self.players) - 1 - bought]
@@ -557,7 +611,7 @@ class Game:
         if self._may_sell_any(player):
             return True
         cash = self.cash[player]
-        trade = self.title.phases[self.phase_index].players_trade_privates
+        trade = self.rules.players_trade_privates(self)
         if (
             cash > 0
             and trade
@@ -611,10 +665,25 @@ class Game:
         if self.round == "auction":
             if company is not None or action.type not in ("bid", "pass"):
                 raise ActionRefused("the private companies are being auctioned")
+            player, due = self._player(action), self.to_move()
+            if player != due:
+                if self.auction.contest is not None:
+                    raise ActionRefused(
+                        f"{self.auction.contest} is being auctioned: it is bidder {due}'s"
+                        f" turn, not {player}'s (3.1.1)"
+                    )
+                raise ActionRefused(f"it is player {due}'s turn, not {player}'s (3.1)")
             return
         if self.round == "stock":
             if company is None:
-                if action.type in ("buy_shares", "par", "sell_shares", "pass"):
+                if action.type in (
+                    "buy_shares",
+                    "par",
+                    "sell_shares",
+                    "pass",
+                    "buy_company",
+                    "sell_company",
+                ):
                     player = self._player(action)
                     if player != self.stock_next:
                         raise ActionRefused(
@@ -659,9 +728,10 @@ class Game:
         ]
         for company in sorted(sold_out, key=self.market.order_key):
             self.market.move_up(company)
-        self.ors_in_set = (
+        self.ors_in_set = self.rules.operating_rounds_in_set(
+            self,
             self.title.phases[self.phase_index].operating_rounds
-            or self.title.operating_rounds_per_set
+            or self.title.operating_rounds_per_set,
         )
 
     def _start_operating_round(self) -> None:
@@ -743,10 +813,8 @@ class Game:
         for rule in self.title.obsolete_after_operating_round:
             if rule.round == self.operating_round:
                 self._rust(rule.train, rule.salvage)
-        if (
-            self.title.last_operating_round
-            and self.operating_round >= self.title.last_operating_round
-        ):
+        last = self.rules.last_operating_round()
+        if last and self.operating_round >= last:
             self.ended = True
             self.end_reason = self.title.end_reason
         elif self.end_pending is not None:
@@ -820,58 +888,110 @@ class Game:
             self._start_stock_round()
 
     def _auction_bid(self, player: int, company: str, price: int) -> None:
+        """3.1a: buy the cheapest private at its price (its bids and those on
+        the next ones are then settled), or 3.1b: bid at least $5 over the last
+        bid (or the par value) on another; 3.1.1: raise in a contest."""
         auction = self.auction
         if company not in auction.unsold:
             raise ActionRefused(f"{company} is not for sale")
         bids = auction.bids.setdefault(company, {})
         if auction.contest is not None:
-            if company != auction.contest or player not in bids:
+            if company != auction.contest:
                 raise ActionRefused(f"{auction.contest} is being auctioned between its bidders")
-            if price <= max(bids.values()):
-                raise ActionRefused(f"bid more than ${max(bids.values())}")
-            self._spend(player, price)
+            least = max(bids.values()) + BID_STEP
+            if price < least:
+                raise ActionRefused(f"bid at least ${least} for {company} (3.1.1), or PASS")
+            self._spend(player, price + self._committed(player, company))
             bids[player] = price
+            auction.contest_passes = 0
+            auction.bidder = self._next_bidder(player)
             return
         auction.passes = 0
         if company == auction.unsold[0]:
             if price != auction.price[company]:
-                raise ActionRefused(f"{company} is bought at ${auction.price[company]}")
-            self._sell_private(company, player, price)
-            self._settle_auction()
+                raise ActionRefused(f"{company} is bought at ${auction.price[company]} (3.1a)")
+            self._private_purchase(player, company, price)
             return
-        least = max([auction.price[company], *bids.values()])
-        if price <= least:
-            raise ActionRefused(f"bid more than ${least} for {company}")
-        committed = sum(b.get(player, 0) for c, b in auction.bids.items() if c != company)
-        self._spend(player, price + committed)
+        least = max([auction.price[company], *bids.values()]) + BID_STEP
+        if price < least:
+            raise ActionRefused(
+                f"bid at least ${least} for {company} (3.1b); {auction.unsold[0]} is bought"
+                f" at ${auction.price[auction.unsold[0]]}"
+            )
+        self._spend(player, price + self._committed(player, company))
         bids[player] = price
+        auction.next = self._after(player)
+
+    def _private_purchase(self, player: int, company: str, price: int) -> None:
+        """3.1a: the buyer takes the cheapest private; the turn passes to his
+        left-hand neighbour once the auctions it sets off are over."""
+        self._sell_private(company, player, price)
+        self.auction.next = self.priority = self._after(player)
+        self._settle_auction()
+
+    def _committed(self, player: int, company: str) -> int:
+        """What the player has set aside for bids on the other privates (3.1b)."""
+        return sum(b.get(player, 0) for c, b in self.auction.bids.items() if c != company)
+
+    def _next_bidder(self, player: int) -> int:
+        """The next bidder clockwise in the contest (3.1.1)."""
+        auction = self.auction
+        assert auction.contest is not None
+        bidders = auction.bids[auction.contest]
+        start = self.players.index(player)
+        for step in range(1, len(self.players) + 1):
+            candidate = self.players[(start + step) % len(self.players)]
+            if candidate in bidders:
+                return candidate
+        return player
 
     def _auction_pass(self, player: int) -> None:
         auction = self.auction
         if auction.contest is not None:
+            # 3.1.1: the contest ends when all but the high bidder pass in a row
             bids = auction.bids[auction.contest]
-            if player not in bids:
-                raise ActionRefused(f"{auction.contest} is being auctioned between its bidders")
-            del bids[player]
+            auction.contest_passes += 1
+            if auction.contest_passes < len(bids) - 1:
+                auction.bidder = self._next_bidder(player)
+                return
+            winner = max(bids, key=lambda p: bids[p])
+            self._sell_private(auction.contest, winner, bids[winner])
             self._settle_auction()
             return
         auction.passes += 1
-        if auction.passes >= len(self.players):
-            # everyone passed: the cheapest private gets cheaper
-            cheapest = auction.unsold[0]
-            auction.price[cheapest] = max(0, auction.price[cheapest] - 5)
-            auction.passes = 0
+        auction.next = self._after(player)
+        if auction.passes < len(self.players):
+            return
+        # 3.1.2: everyone passed in a row; the round ends
+        auction.passes = 0
+        first = self.title.privates[0].id
+        if first not in auction.unsold:
+            # the privates sold pay their revenue, as in an operating round (4a)
+            for private in self.privates.values():
+                if private.owner is not None and not private.closed:
+                    self.pay(BANK, private.owner, self.rules.private_revenue(private.data))
+            return
+        # the first private gets $5 cheaper; free, the next player must take it
+        auction.price[first] = max(0, auction.price[first] - BID_STEP)
+        if auction.price[first] == 0:
+            self._private_purchase(auction.next, first, 0)
 
     def _settle_auction(self) -> None:
+        """Sell the cheapest privates in turn while they have bids: one bid
+        wins outright, several start a contest (3.1.1)."""
         auction = self.auction
         auction.contest = None
+        auction.bidder = None
         while auction.unsold:
             cheapest = auction.unsold[0]
             bids = auction.bids.get(cheapest, {})
             if not bids:
                 return
             if len(bids) > 1:
+                # 3.1.1: the bidders take turns from the one after the highest
                 auction.contest = cheapest
+                auction.contest_passes = 0
+                auction.bidder = self._next_bidder(max(bids, key=lambda p: bids[p]))
                 return
             ((winner, price),) = bids.items()
             self._sell_private(cheapest, winner, price)
@@ -881,7 +1001,6 @@ class Game:
         self._spend(player, price)
         self.pay(player, BANK, price)
         self.privates[company].owner = player
-        self.priority = self._after(player)
         self.auction.unsold.remove(company)
         self.auction.bids.pop(company, None)
         ability = self.privates[company].data.ability
@@ -1023,7 +1142,12 @@ class Game:
         return company
 
     def _buy_company(self, action: act.BuyCompany) -> None:
-        """4.2g: buy a private from its owner, the company's president."""
+        """4.2g: a company buys a private from its president (or, where the
+        title lets it, from another player who offered it); 3.2c4: a player
+        buys one another player offered him."""
+        if action.entity_type == "player":
+            self._player_buys_private(action)
+            return
         company = self._current(action)
         private = self.privates.get(action.company)
         sellers = self.rules.private_sellers(self, company)
@@ -1036,9 +1160,135 @@ class Game:
             raise ActionRefused(f"{company} has ${self.cash[company]}")
         seller = private.owner
         assert seller is not None
-        self.pay(company, seller, action.price)
-        private.owner = company
+        if seller != self.companies[company].president:
+            # the seller is not the buyer's president: he must have agreed
+            self._agreed(private.data.id, seller, company, action.price, seller)
+        self._trade_private(private, seller, company, action.price)
         self.rules.after_private_bought(self, company, private)
+
+    def _trade_private(
+        self, private: PrivateState, seller: Holder, buyer: Holder, price: int
+    ) -> None:
+        self.pay(buyer, seller, price)
+        private.owner = buyer
+        self.offers = [o for o in self.offers if o.private != private.data.id]
+
+    def offers_to(self, holder: Holder) -> list[Offer]:
+        """The standing offers this player or company may take up."""
+        return [o for o in self.offers if holder in (o.seller, o.buyer) and o.by != holder]
+
+    def _agreed(self, private: str, seller: Holder, buyer: Holder, price: int, by: Holder) -> None:
+        """Refuse a sale the other side has not offered (3.2b: a price the two agree)."""
+        for offer in self.offers:
+            if (offer.private, offer.seller, offer.buyer, offer.price, offer.by) == (
+                private,
+                seller,
+                buyer,
+                price,
+                by,
+            ):
+                return
+        standing = [
+            f"{o.private} for ${o.price} from {o.by}"
+            for o in self.offers_to(buyer if by == seller else seller)
+            if o.private == private
+        ]
+        what = "offered" if by == seller else "offered to buy"
+        raise ActionRefused(
+            f"{by} has not {what} {private} for ${price} (3.2b: a price both agree);"
+            f" standing offers: {', '.join(standing) or 'none'}"
+        )
+
+    def _trade_refusal(self, private: PrivateState | None, name: str) -> str | None:
+        if not self.rules.players_trade_privates(self):
+            return "players may not sell private companies to each other now"
+        if self.round != "stock":
+            return "players sell private companies to each other in stock rounds (3.2b)"
+        if private is None or private.closed or not isinstance(private.owner, int):
+            return f"{name} is not a private company owned by a player"
+        return None
+
+    def _player_buys_private(self, action: act.BuyCompany) -> None:
+        """3.2c4: the buyer's one purchase of the turn, at the price the owner
+        offered him."""
+        player = self._player(action)
+        private = self.privates.get(action.company)
+        reason = self._trade_refusal(private, action.company)
+        if reason:
+            raise ActionRefused(reason)
+        assert private is not None and private.owner is not None
+        seller = private.owner
+        if seller == player:
+            raise ActionRefused(f"{action.company} is yours already")
+        self._check_private_buyer(player, action.price)
+        self._agreed(action.company, seller, player, action.price, seller)
+        self._trade_private(private, seller, player, action.price)
+        self._stock_turn_done(player, passed=False)
+
+    def _check_private_buyer(self, player: int, price: int) -> None:
+        if self.round == "stock" and self.stock_bought_this_turn and self.stock_next == player:
+            raise ActionRefused("one certificate bought a turn (3.2); sell or PASS")
+        if self.certificate_count(player) >= self.cert_limit:
+            raise ActionRefused(
+                f"player {player} is at the certificate limit {self.cert_limit} (3.3c)"
+            )
+        if price < 1:
+            raise ActionRefused("a private sells for at least $1 (3.2b)")
+        if self.cash[player] < price:
+            raise ActionRefused(f"player {player} has ${self.cash[player]}")
+
+    def _sell_company(self, action: act.SellCompany) -> None:
+        """3.2b: on his turn the owner sells a private to a player who offered
+        to buy it; not a purchase, so his turn goes on."""
+        player = self._player(action)
+        private = self.privates.get(action.company)
+        reason = self._trade_refusal(private, action.company)
+        if reason:
+            raise ActionRefused(reason)
+        assert private is not None
+        if private.owner != player:
+            raise ActionRefused(f"{action.company} is not yours to sell")
+        if action.to not in self.players or action.to == player:
+            raise ActionRefused(f"{action.to} is not another player in this game")
+        self._agreed(action.company, player, action.to, action.price, action.to)
+        self._check_private_buyer(action.to, action.price)
+        self._trade_private(private, player, action.to, action.price)
+        self.stock_passes = 0
+        self.stock_last_actor = player
+        self.stock_sold_this_turn = True
+
+    def _offer_company(self, action: act.OfferCompany) -> None:
+        """An offer stands until taken up, withdrawn (price 0) or the private
+        changes hands; a new offer between the same two replaces the old."""
+        player = self._player(action)
+        private = self.privates.get(action.company)
+        if private is None or private.closed or not isinstance(private.owner, int):
+            raise ActionRefused(f"{action.company} is not a private company owned by a player")
+        if action.price == 0:
+            self.offers = [
+                o for o in self.offers if not (o.private == action.company and o.by == player)
+            ]
+            return
+        to = action.to
+        if private.owner == player:
+            if to == player or (to not in self.players and to not in self.companies):
+                raise ActionRefused("offer a private to another player or to a company")
+            if to in self.players and not self.rules.players_trade_privates(self):
+                raise ActionRefused("players may not sell private companies to each other now")
+            assert to is not None
+            seller, buyer = player, to
+        else:
+            if to not in (None, private.owner):
+                raise ActionRefused(f"{action.company} belongs to player {private.owner}")
+            if not self.rules.players_trade_privates(self):
+                raise ActionRefused("players may not sell private companies to each other now")
+            seller, buyer = private.owner, player
+        self.offers = [
+            o
+            for o in self.offers
+            if (o.private, o.seller, o.buyer, o.by) != (action.company, seller, buyer, player)
+        ]
+        self.offers.append(Offer(action.company, seller, buyer, action.price, player))
 
     def _tile(self, tile_id: str) -> str:
         name, _, copy = tile_id.rpartition("-")
@@ -1129,6 +1379,13 @@ class Game:
             return f"a {tile.colour} tile cannot replace a {hex_state.colour} one (4.2.1c)", None
         if private is not None and tile.colour != "yellow":
             return "the private lays yellow tiles only", None
+        blocker = self.blocking_private(hex_name)
+        if blocker is not None:
+            return (
+                f"{hex_name} is the home of {blocker.data.id} ({blocker.data.name}): no tile until"
+                f" a company buys it from player {blocker.owner} or it closes (4.2.1k)",
+                None,
+            )
         only = self.title.only_upgrades.get(hex_name, {}).get(hex_state.colour)
         if only is not None and name not in only:
             return f"{hex_name} takes only tile {', '.join(only)}", None
@@ -1178,6 +1435,17 @@ class Game:
                     None,
                 )
         return None, new_state
+
+    def blocking_private(self, hex_name: str) -> PrivateState | None:
+        """The private owned by a player whose home this hex is (4.2.1k)."""
+        for private in self.privates.values():
+            if (
+                private.data.home == hex_name
+                and isinstance(private.owner, int)
+                and not private.closed
+            ):
+                return private
+        return None
 
     def reachable(self, company: str) -> set[str]:
         homes = [
@@ -1340,13 +1608,15 @@ class Game:
         self.market.move_right(company)
 
     def available_trains(self) -> list[Train]:
-        """4.2.5b: trains leave the bank in order; some wait for a phase."""
+        """4.2.5b: trains leave the bank in order; some wait for a phase. The
+        trains discarded to the open market are on sale too (4.2.5c)."""
         waiting = [t for t in self.trains if t.owner is None and not t.rusted and t.sellable]
+        out = [t for t in waiting if t.discarded]
+        waiting = [t for t in waiting if not t.discarded]
         if not waiting:
-            return []
+            return out
         first = waiting[0].type.name
         names = [p.name for p in self.title.phases]
-        out = []
         for train in waiting:
             kind = train.type
             if kind.name == first or (
@@ -1380,7 +1650,17 @@ class Game:
             train.type.cities,
             train.type.multiplier,
         )
-        if action.variant and action.variant != train.type.name:
+        if train.discarded:
+            # 4.7g: a discarded train keeps the side it was bought as
+            price, name, cities, multiplier = (
+                train.price,
+                train.name,
+                train.cities,
+                train.multiplier,
+            )
+            if action.variant and action.variant != train.name:
+                raise ActionRefused(f"train {train.id} is a {train.name} train")
+        elif action.variant and action.variant != train.type.name:
             variant = next((v for v in train.type.variants if v.name == action.variant), None)
             if variant is None:
                 raise ActionRefused(f"no {action.variant} variant of {train.type.name}")
@@ -1425,6 +1705,7 @@ class Game:
                 self.pay(president, BANK, debt + fee)  # into debt
         self.pay(company, BANK, price)
         train.owner = company
+        train.discarded = False
         train.name, train.price, train.cities, train.multiplier = name, price, cities, multiplier
         self.turn.bank_trains += 1
         if train.type.name not in self.types_bought:
@@ -1444,6 +1725,41 @@ class Game:
             for private in self.privates.values():
                 private.closed = True
         self.rules.first_train_bought(self, kind)
+        self._check_train_limits()
+
+    def train_limit(self) -> int:
+        return self.title.phases[self.phase_index].train_limit
+
+    def _check_train_limits(self) -> None:
+        """4.2.5g: after a phase change every company over the new limit must
+        discard, in operating order; until then no one else acts."""
+        order = sorted(
+            (c for c, s in self.companies.items() if s.floated), key=self.market.order_key
+        )
+        self.discards = [c for c in order if len(self.trains_of(c)) > self.train_limit()]
+
+    def _check_discard(self, action: act.Action) -> None:
+        company = self.discards[0]
+        if action.type == "discard_train" and self.acting_company(action) == company:
+            return
+        trains = ", ".join(t.name for t in self.trains_of(company))
+        raise ActionRefused(
+            f"{company} has {len(self.trains_of(company))} trains ({trains}) and the limit is now"
+            f" {self.train_limit()}: its president, player {self.companies[company].president},"
+            f" first discards one (DISCARD <train>, 4.2.5g)"
+        )
+
+    def _discard_train(self, action: act.DiscardTrain) -> None:
+        """4.2.5g: the train goes to the open market without compensation."""
+        company = self.discards[0]
+        train = next((t for t in self.trains_of(company) if t.id == action.train), None)
+        if train is None:
+            trains = ", ".join(t.id for t in self.trains_of(company))
+            raise ActionRefused(f"{company} has no train {action.train}; its trains: {trains}")
+        train.owner = None
+        train.discarded = True
+        if len(self.trains_of(company)) <= self.train_limit():
+            self.discards.pop(0)
 
     def _buy_used_train(self, company: str, train: Train, price: int) -> None:
         seller = train.owner

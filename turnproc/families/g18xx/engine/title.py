@@ -97,6 +97,7 @@ class Private(_Data):
     value: int
     revenue: int
     ability: Ability | None = None
+    home: str | None = None  # the hex no tile may be laid in while a player owns it
 
 
 class Company(_Data):

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict
 
 from turnproc.families.g18xx.engine import actions as act
-from turnproc.families.g18xx.engine.game import BANK, IPO, POOL, Game, Holder
+from turnproc.families.g18xx.engine.game import BANK, BID_STEP, IPO, POOL, Game, Holder
 
 # Company colours as printed on the charters (presentation only, not rules).
 COLOURS = {
@@ -285,6 +285,15 @@ def describe(action: act.Action) -> str:
             return f"{who} passes"
         case act.BuyCompany():
             return f"{who} buys private {action.company} for ${action.price}"
+        case act.OfferCompany() if action.price == 0:
+            return f"{who} withdraws his offers on {action.company}"
+        case act.OfferCompany():
+            to = f" to {action.to}" if action.to is not None else ""
+            return f"{who} offers {action.company}{to} for ${action.price}"
+        case act.SellCompany():
+            return f"{who} sells private {action.company} to player {action.to} for ${action.price}"
+        case act.DiscardTrain():
+            return f"{who} discards train {action.train} to the open market"
         case act.LayTile():
             tile = action.tile.rpartition("-")[0]
             return f"{who} lays tile {tile} on {action.hex} rotation {action.rotation}"
@@ -312,19 +321,33 @@ def _may_do(game: Game, reader: int | None) -> tuple[str, ...]:
     """The orders open to the reader now (docs/18xx.md)."""
     if game.ended:
         return ("The game is over.",)
-    if game.round == "auction" and reader is not None:
+    mover = game.to_move()
+    if game.round == "auction" and reader is not None and mover == reader:
         auction = game.auction
         lines = []
-        for private in auction.unsold:
-            bids = auction.bids.get(private, {})
-            top = f"; highest bid ${max(bids.values())}" if bids else ""
-            lines.append(f"BID {private} <price>  (price ${auction.price[private]}{top})")
         if auction.contest is not None:
-            lines.insert(0, f"{auction.contest} is contested between its bidders.")
+            bids = auction.bids[auction.contest]
+            lines.append(
+                f"{auction.contest} is auctioned between its bidders: BID {auction.contest}"
+                f" <at least ${max(bids.values()) + BID_STEP}>"
+            )
+        else:
+            cheapest = auction.unsold[0]
+            lines.append(f"BID {cheapest} {auction.price[cheapest]}  (buy it)")
+            for private in auction.unsold[1:]:
+                bids = auction.bids.get(private, {})
+                least = max([auction.price[private], *bids.values()]) + BID_STEP
+                lines.append(f"BID {private} <at least ${least}>")
         return (*lines, "PASS", f"(Your cash: ${game.cash[reader]}.)")
-    mover = game.to_move()
     if reader is None or mover != reader:
         return (f"Player {mover} is to move; you wait.",) if mover is not None else ()
+    if game.discards:
+        crowded = game.discards[0]
+        trains = " ".join(t.id for t in game.trains_of(crowded))
+        return (
+            f"{crowded} is over its train limit of {game.train_limit()}:"
+            f" DISCARD <train>  (its trains: {trains})",
+        )
     if game.round == "draft":
         left = [p.data for p in game.privates.values() if p.owner is None and not p.closed]
         return tuple(f"BID {p.id} {p.value}  (buy {p.name})" for p in left)
@@ -345,6 +368,20 @@ def _may_do(game: Game, reader: int | None) -> tuple[str, ...]:
         held = [c for c in game.companies if game.percent_of(reader, c)]
         if held and game.set_number > 0:
             out.append(f"SELL <count> <company>  (you hold {' '.join(held)})")
+        for offer in game.offers_to(reader):
+            if offer.buyer == reader:
+                out.append(
+                    f"BUY PRIVATE {offer.private} {offer.price}  (player {offer.seller}'s offer)"
+                )
+            elif isinstance(offer.buyer, int):
+                out.append(
+                    f"SELL PRIVATE {offer.private} TO {offer.buyer} FOR {offer.price}"
+                    f"  (player {offer.buyer}'s offer)"
+                )
+        if game.rules.players_trade_privates(game):
+            out.append(
+                "OFFER <private> TO <player|company> FOR <price>  or  OFFER <price> FOR <private>"
+            )
         out.append("PASS")
         out.append(f"(Your cash: ${game.cash[reader]}.)")
         return tuple(out)

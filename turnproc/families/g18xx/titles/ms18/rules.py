@@ -1,5 +1,6 @@
 """18MS special rules (rules 1.0, 19 October 2015) and the later edition that
-18xx.games plays (option `edition=18xx.games`)."""
+18xx.games plays (option `edition=18xx.games`); the optional eleventh
+operating round of rule 6 is option `operating_rounds=11`."""
 
 from typing import TYPE_CHECKING
 
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from turnproc.families.g18xx.engine.game import Game
 
 EDITIONS = ("1.0", "18xx.games")
+LENGTHS = ("10", "11")  # operating rounds in a game (6: an optional eleventh)
 CHATTANOOGA_APPROACH = "B10"
 CHATTANOOGA = "B12"
 NEW_ORLEANS = "I1"
@@ -29,6 +31,23 @@ class Rules(TitleRules):
         if self.edition not in EDITIONS:
             raise ValueError(f"18MS editions: {', '.join(EDITIONS)}")
         self.later = self.edition == "18xx.games"
+        length = options.get("operating_rounds", "10")
+        if length not in LENGTHS:
+            raise ValueError(f"18MS games last {' or '.join(LENGTHS)} operating rounds")
+        self.extra_round = length == "11"
+
+    def last_operating_round(self) -> int | None:
+        """5: the game ends after OR10 (6, optional: after OR11)."""
+        last = self.title.last_operating_round
+        assert last is not None
+        return last + 1 if self.extra_round else last
+
+    def operating_rounds_in_set(self, game: "Game", rounds: int) -> int:
+        """6 (optional): OR11 follows OR10 with no stock round between."""
+        last = self.title.last_operating_round
+        if self.extra_round and game.operating_round + rounds == last:
+            return rounds + 1
+        return rounds
 
     def bank_cash(self) -> int:
         """1.4: $12,000 (the later edition: $10,000)."""
@@ -79,6 +98,11 @@ class Rules(TitleRules):
         """10.I: the last 2+ train is kept aside for MC's exchange."""
         reserved = [t for t in game.trains if t.type.name == "2+"][-1]
         reserved.sellable = False
+
+    def players_trade_privates(self, game: "Game") -> bool:
+        """3.2b: players sell privates to each other at any agreed price while
+        they are open (the later edition has no such sales)."""
+        return not self.later
 
     def private_sellers(self, game: "Game", company: str) -> set[Holder]:
         """4: a company buys privates only from its president."""
