@@ -5,9 +5,17 @@ privates sold between players (3.2b, 3.2c4) and 18MS's optional eleventh
 operating round (18MS 6). Each rule is shown through the order language, with
 the refusals and the legal alternatives they name."""
 
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from email.utils import make_msgid
+from pathlib import Path
+
 import pytest
+from sqlalchemy import Engine, select
 
 from tests.g18xx_fixtures import load_recorded
+from tests.store_support import fresh_database
+from turnproc import sequential
 from turnproc.families.g18xx import ai
 from turnproc.families.g18xx.engine.actions import parse_action
 from turnproc.families.g18xx.engine.game import Game
@@ -15,6 +23,9 @@ from turnproc.families.g18xx.family import G18XX
 from turnproc.families.g18xx.orders import apply_orders
 from turnproc.families.g18xx.replay import standing_actions
 from turnproc.families.g18xx.titles.load import new_game
+from turnproc.mail.inbound import IngestOutcome, ingest
+from turnproc.store.db import open_database, transaction
+from turnproc.store.models import OutboxMessage
 
 
 def _ok(game: Game, player: int, text: str) -> None:
@@ -300,3 +311,52 @@ def test_18ms_length_option_is_checked() -> None:
     with pytest.raises(ValueError, match="10 or 11"):
         new_game("18MS", [1, 2, 3], {"operating_rounds": "12"})
     assert G18XX.options["18MS"]["operating_rounds"] == ("10", "11")
+
+
+SEATS = {1: "ann@example.org", 2: "bob@example.org", 3: "cy@example.org"}
+MODERATOR = "mod@example.org"
+NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+
+
+def _mail(engine: Engine, position: int, orders: str, move: int) -> IngestOutcome:
+    message = EmailMessage()
+    message["From"] = SEATS[position]
+    message["To"] = MODERATOR
+    message["Subject"] = "my move"
+    message["Message-ID"] = make_msgid(domain="example.org")
+    message.set_content(
+        f"TURNSHEET game: ga1 turn: {move} player: {position} "
+        f"secret: secret{position}number{position}\n{orders}\nEND\n"
+    )
+    return ingest(engine, message.as_bytes(), "test", NOW, moderator=MODERATOR)
+
+
+def _your_move_mails(engine: Engine) -> list[str]:
+    with transaction(engine) as session:
+        rows = session.scalars(select(OutboxMessage).order_by(OutboxMessage.id)).all()
+        return [r.to_address for r in rows if r.kind == "your-move"]
+
+
+def test_18ga_auction_by_mail_tells_the_bidder_whose_turn_it_is(tmp_path: Path) -> None:
+    """The pipeline asks the engine who is to move: the auction's first
+    "your move" mail goes to the priority deal, a bid out of turn is refused."""
+    for url in fresh_database("sqlite", tmp_path):
+        engine = open_database(url)
+        with transaction(engine) as session:
+            sequential.create_game(
+                session,
+                scenario="18ga",
+                seats=[
+                    sequential.Seat(p, a, f"P{p}", f"secret{p}number{p}") for p, a in SEATS.items()
+                ],
+                name="ga1",
+                seed=1,
+                options={},
+                move_hours=48,
+                now=NOW,
+            )
+        assert _your_move_mails(engine) == [SEATS[1]]
+        wrong = _mail(engine, 2, "BID OSR 105", 1)
+        assert wrong.verdict == "refused" and "player 1's move" in wrong.detail
+        assert _mail(engine, 1, "BID OSR 105", 1).verdict == "accepted"
+        assert _your_move_mails(engine) == [SEATS[1], SEATS[2]]

@@ -236,8 +236,18 @@ def describe(game: Engine18xx) -> str:
 
 
 def what_you_may_do(game: Engine18xx) -> str:
+    if game.discards:
+        company = game.discards[0]
+        trains = ", ".join(t.id for t in game.trains_of(company))
+        return f"DISCARD <train> for {company}, over its train limit (its trains: {trains})"
     if game.round == "stock":
-        return "PAR <company> <price>, BUY <company> [IPO|MARKET], SELL <n> <company>, PASS"
+        return "PAR <company> <price>, BUY <company> [IPO|MARKET], SELL <n> <company>, PASS" + (
+            "; privates between players: OFFER, BUY PRIVATE, SELL PRIVATE (docs/18xx.md)"
+            if game.rules.players_trade_privates(game)
+            else ""
+        )
+    if game.round == "auction" and game.auction.contest is not None:
+        return f"BID {game.auction.contest} <price> or PASS: {game.auction.contest} is auctioned"
     if game.round in ("draft", "auction"):
         unsold = [p.data.id for p in game.privates.values() if p.owner is None]
         return f"BID <private> <price> (unsold: {', '.join(unsold) or 'none'}), PASS"
