@@ -274,6 +274,9 @@ def test_18ms_players_trade_privates_in_the_rules_text_not_in_the_later_edition(
             _ok(game, first, text)
         else:
             assert "may not sell private companies" in _refused(game, first, text)
+        # 18MS 4: a company buys privates from its president only
+        reason = _refused(game, first, f"OFFER {mine.data.id} TO GMO FOR 10")
+        assert "GMO buys private companies only from its president" in reason
 
 
 # --- 18MS: the optional eleventh operating round ------------------------------

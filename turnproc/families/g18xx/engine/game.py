@@ -1175,7 +1175,13 @@ class Game:
 
     def offers_to(self, holder: Holder) -> list[Offer]:
         """The standing offers this player or company may take up."""
-        return [o for o in self.offers if holder in (o.seller, o.buyer) and o.by != holder]
+        return [
+            o
+            for o in self.offers
+            if holder in (o.seller, o.buyer)
+            and o.by != holder
+            and not self.privates[o.private].closed
+        ]
 
     def _agreed(self, private: str, seller: Holder, buyer: Holder, price: int, by: Holder) -> None:
         """Refuse a sale the other side has not offered (3.2b: a price the two agree)."""
@@ -1275,6 +1281,8 @@ class Game:
                 raise ActionRefused("offer a private to another player or to a company")
             if to in self.players and not self.rules.players_trade_privates(self):
                 raise ActionRefused("players may not sell private companies to each other now")
+            if to in self.companies and player not in self.rules.private_sellers(self, str(to)):
+                raise ActionRefused(f"{to} buys private companies only from its president")
             assert to is not None
             seller, buyer = player, to
         else:
