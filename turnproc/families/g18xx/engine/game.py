@@ -622,6 +622,11 @@ class Game:
         ):
             # another player's private may be bought for any amount
             return True
+        if trade and any(
+            o.seller == player and isinstance(o.buyer, int) for o in self.offers_to(player)
+        ):
+            # a player's offer for one of his privates may be taken up
+            return True
         full = self.certificate_count(player) >= self.cert_limit
         for company, state in self.companies.items():
             if company in self.sold_this_round.get(player, set()):
