@@ -16,6 +16,7 @@ from sqlalchemy import Engine, select
 from tests.g18xx_fixtures import load_recorded
 from tests.store_support import fresh_database
 from turnproc import sequential
+from turnproc.core.errors import UsageError
 from turnproc.families.g18xx import ai
 from turnproc.families.g18xx.engine.actions import parse_action
 from turnproc.families.g18xx.engine.game import Game
@@ -24,6 +25,7 @@ from turnproc.families.g18xx.orders import apply_orders
 from turnproc.families.g18xx.replay import standing_actions
 from turnproc.families.g18xx.titles.load import new_game
 from turnproc.mail.inbound import IngestOutcome, ingest
+from turnproc.store import g18xx as g18xx_store
 from turnproc.store.db import open_database, transaction
 from turnproc.store.models import OutboxMessage
 
@@ -363,3 +365,34 @@ def test_18ga_auction_by_mail_tells_the_bidder_whose_turn_it_is(tmp_path: Path) 
         assert wrong.verdict == "refused" and "player 1's move" in wrong.detail
         assert _mail(engine, 1, "BID OSR 105", 1).verdict == "accepted"
         assert _your_move_mails(engine) == [SEATS[1], SEATS[2]]
+
+
+def test_18ms_game_by_mail_takes_the_length_option(tmp_path: Path) -> None:
+    for url in fresh_database("sqlite", tmp_path):
+        engine = open_database(url)
+        seats = [sequential.Seat(p, a, f"P{p}", f"secret{p}number{p}") for p, a in SEATS.items()]
+        with transaction(engine) as session:
+            with pytest.raises(UsageError, match="no option operating_rounds=12"):
+                sequential.create_game(
+                    session,
+                    scenario="18ms",
+                    seats=seats,
+                    name="ms11",
+                    seed=1,
+                    options={"operating_rounds": "12"},
+                    move_hours=48,
+                    now=NOW,
+                )
+            sequential.create_game(
+                session,
+                scenario="18ms",
+                seats=seats,
+                name="ms11",
+                seed=1,
+                options={"operating_rounds": "11"},
+                move_hours=48,
+                now=NOW,
+            )
+        with transaction(engine) as session:
+            game = g18xx_store.load(session, "ms11").game
+            assert game.rules.last_operating_round() == 11
