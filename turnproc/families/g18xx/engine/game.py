@@ -472,7 +472,9 @@ class Game:
             if self.discards:
                 self._check_discard(action)
             elif action.type == "discard_train":
-                raise ActionRefused("no company is over its train limit (4.2.5j)")
+                raise ActionRefused(
+                    "no company is over its train limit; none discards at will (4.2.5)"
+                )
             else:
                 self._enter_round(action)
         handler(action)
