@@ -452,6 +452,17 @@ def continent_bbox(scenario: Scenario, report: MapFacts) -> BBox | None:
     return box
 
 
+def continent_title(scenario: Scenario, report: MapFacts) -> str:
+    """What the continent page shows, for its title: all of North America, or
+    the part fitted to the railroads' lines (before there are any: to the PCs
+    for sale), as `continent_bbox` fits it."""
+    if continent_bbox(scenario, report) is None:
+        return "North America"
+    if _route_towns(scenario, (line.code for rr in report.railroads for line in rr.lines)):
+        return "where the railroads run"
+    return "where the PCs for sale are"
+
+
 def reaches_south_east(scenario: Scenario, report: MapFacts) -> bool:
     """Whether a line or PC for sale has a town south of the north-east page
     and inside the south-east page."""
@@ -674,7 +685,7 @@ class MapPages:
         when = "the start of the game" if report.turn == 0 else f"the end of turn {report.turn}"
         note = f"railroads at {when}; your lines on a yellow band"
         return [
-            Paragraph(para(f"Map: North America – {note}"), title),
+            Paragraph(para(f"Map: {continent_title(self.scenario, report)} – {note}"), title),
             _MapFlowable(self, report, zoom=False),
             PageBreak(),
             # One line, like the first page's: the map below fills the rest of the page.
