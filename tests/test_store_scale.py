@@ -114,6 +114,44 @@ def stand_in(monkeypatch: pytest.MonkeyPatch) -> None:
     use_stand_in_engine(monkeypatch)
 
 
+def test_sending_renders_the_reports_waiting_of_a_turn_at_once(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`mail send` sends message by message; OutboxPdfs renders every report of
+    a turn waiting in the outbox when the first is sent (its map pages drawn
+    once), not one rendering per message."""
+    engine = open_fresh(url)
+    with transaction(engine) as session:
+        game_id = pipeline_games.create_game(
+            session, scenario=SCENARIO, players=HUMANS, seed=5, name="mailed", now=NOW
+        ).game_id
+    with transaction(engine) as session:
+        turns.run_turn(session, game_id, now=NOW, force=True, accept_missing=True)
+    with transaction(engine) as session:
+        carried = {m.report_id for m in repository.outbox(session, game_id)}
+        digests = [
+            r.pdf_sha256
+            for r in session.scalars(select(Report).where(Report.game_id == game_id))
+            if r.id in carried
+        ]
+    renderings: list[list[int]] = []
+    render = pipeline_reports.render_reports
+
+    def counted(data: pipeline_reports.ReportInput, positions: list[int]) -> object:
+        renderings.append(sorted(positions))
+        return render(data, positions)
+
+    monkeypatch.setattr(pipeline_reports, "render_reports", counted)
+    transport = Capture()
+    sent = send_outbox(
+        engine, transport, "moderator@example.org", render=pipeline_reports.OutboxPdfs()
+    )
+    assert len(sent.sent) == 4 and not sent.failed
+    assert sorted(renderings) == [[2, 5], [2, 5]]  # the welcome's turn 0, then turn 1
+    mailed = sorted(hashlib.sha256(_attachments(m)["pdf"]).hexdigest() for m in transport.sent)
+    assert len(digests) == 4 and mailed == sorted(digests)
+
+
 def _game(engine: Engine, name: str, humans: list[players.PlayerEntry]) -> int:
     with transaction(engine) as session:
         return pipeline_games.create_game(

@@ -111,7 +111,7 @@ def _send(args: argparse.Namespace) -> int:
             transport,
             settings.mail_from,
             moderator=settings.moderator_email,
-            render=reports.report_pdfs,
+            render=reports.OutboxPdfs(),
         )
     if args.json:
         print(
