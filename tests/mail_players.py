@@ -86,11 +86,12 @@ def new_game_by_mail(
     capsys: pytest.CaptureFixture[str],
     game: str,
     players: Players,
+    options: tuple[str, ...] = ("--scenario", "continental-rails", "--seed", "11"),
 ) -> tuple[dict[str, object], dict[int, Client]]:
     """The moderator starts a game by mail in `tmp_path` against `world`'s
     servers: the settings, a players file of `players` (the other positions
-    computer-played), `game new`, and the welcome mail sent. Returns what
-    `game new --json` printed and each player's mail client."""
+    computer-played), `game new` with `options`, and the welcome mail sent.
+    Returns what `game new --json` printed and each player's mail client."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("TURNPROC_DATABASE_URL", f"sqlite:///{tmp_path / 'game.db'}")
     monkeypatch.setenv("TURNPROC_SMTP_URL", world.smtp_url())
@@ -105,8 +106,8 @@ def new_game_by_mail(
     created = json.loads(
         cli(
             capsys,
-            *("game", "new", "--scenario", "continental-rails", "--players", str(players_csv)),
-            *("--seed", "11", "--name", game, "--json"),
+            *("game", "new", *options, "--players", str(players_csv)),
+            *("--name", game, "--json"),
         )
     )
     cli(capsys, "mail", "send")
