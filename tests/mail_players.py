@@ -7,18 +7,23 @@ import email.policy
 import html
 import imaplib
 import io
+import json
 import re
 import smtplib
 from email.message import EmailMessage
 from email.utils import make_msgid
+from pathlib import Path
 
+import pytest
 from pypdf import PdfReader
 
+from turnproc.cli import main
 from turnproc.mail.urls import imap_url
 
 from .mailservers import MailWorld
 
 MODERATOR = "moderator@example.org"
+Players = dict[int, tuple[str, str]]  # position: (address, secret)
 
 
 class Client:
@@ -58,6 +63,56 @@ class Client:
         with smtplib.SMTP("127.0.0.1", self.world.smtp_port, timeout=30) as smtp:
             smtp.send_message(message)
         return str(message["Message-ID"])
+
+
+def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    """Run `turnproc ARGV` as the moderator would; its output (it must exit 0)."""
+    code = main(list(argv))
+    out = capsys.readouterr()
+    assert code == 0, f"turnproc {' '.join(argv)} exited {code}: {out.out}{out.err}"
+    return out.out
+
+
+def game_state(capsys: pytest.CaptureFixture[str], game: str) -> dict[str, object]:
+    data = json.loads(cli(capsys, "game", "export", game, "--json"))
+    assert isinstance(data, dict)
+    return data
+
+
+def new_game_by_mail(
+    world: MailWorld,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    game: str,
+    players: Players,
+    options: tuple[str, ...] = ("--scenario", "continental-rails", "--seed", "11"),
+) -> tuple[dict[str, object], dict[int, Client]]:
+    """The moderator starts a game by mail in `tmp_path` against `world`'s
+    servers: the settings, a players file of `players` (the other positions
+    computer-played), `game new` with `options`, and the welcome mail sent.
+    Returns what `game new --json` printed and each player's mail client."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TURNPROC_DATABASE_URL", f"sqlite:///{tmp_path / 'game.db'}")
+    monkeypatch.setenv("TURNPROC_SMTP_URL", world.smtp_url())
+    monkeypatch.setenv("TURNPROC_IMAP_URL", world.imap_url(MODERATOR))
+    monkeypatch.setenv("TURNPROC_MAIL_FROM", MODERATOR)
+    monkeypatch.delenv("TURNPROC_MODERATOR_EMAIL", raising=False)
+    players_csv = tmp_path / "players.csv"
+    players_csv.write_text(
+        "position,character,real_name,email,secret\n"
+        + "".join(f"{pos},,Player {pos},{a},{secret}\n" for pos, (a, secret) in players.items())
+    )
+    created = json.loads(
+        cli(
+            capsys,
+            *("game", "new", *options, "--players", str(players_csv)),
+            *("--name", game, "--json"),
+        )
+    )
+    cli(capsys, "mail", "send")
+    clients = {pos: Client(world, address) for pos, (address, _) in players.items()}
+    return created, clients
 
 
 def body_text(message: EmailMessage) -> str:

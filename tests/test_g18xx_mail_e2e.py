@@ -21,36 +21,29 @@ import pytest
 
 from tests.g18xx_fixtures import load_recorded
 from tests.g18xx_orders_from_log import mail_orders
-from turnproc.cli import main
 from turnproc.families.g18xx.replay import standing_actions
 from turnproc.families.g18xx.titles.load import new_game
 
 from .mail_players import (
-    MODERATOR,
-    Client,
+    Players,
     as_attachment,
     as_html_only,
     as_quoted_reply,
     attachment,
     body_text,
+    cli,
+    new_game_by_mail,
     pdf_text,
 )
 from .mailservers import MailWorld
 
 GAME = "ms-e2e"
-PLAYERS = {  # seat: (address, secret)
+PLAYERS: Players = {  # seat: (address, secret)
     1: ("ann@example.org", "alpha1one2three3"),
     2: ("bob@example.org", "bravo2two3four4"),
     3: ("cy@example.org", "charlie3three4five5"),
 }
 BATCH = 30  # mails sent before each `mail ingest --imap`
-
-
-def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
-    code = main(list(argv))
-    out = capsys.readouterr()
-    assert code == 0, f"turnproc {' '.join(argv)} exited {code}: {out.out}{out.err}"
-    return out.out
 
 
 def _plan() -> tuple[list[tuple[int, str]], dict[str, int]]:
@@ -95,33 +88,17 @@ def test_an_18ms_game_played_by_mail_to_its_end(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     plan, expected_scores = _plan()
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("TURNPROC_DATABASE_URL", f"sqlite:///{tmp_path / 'game.db'}")
-    monkeypatch.setenv("TURNPROC_SMTP_URL", mail_world.smtp_url())
-    monkeypatch.setenv("TURNPROC_IMAP_URL", mail_world.imap_url(MODERATOR))
-    monkeypatch.setenv("TURNPROC_MAIL_FROM", MODERATOR)
-    monkeypatch.delenv("TURNPROC_MODERATOR_EMAIL", raising=False)
-    players_csv = tmp_path / "players.csv"
-    players_csv.write_text(
-        "position,character,real_name,email,secret\n"
-        + "".join(f"{n},,Player {n},{a},{s}\n" for n, (a, s) in PLAYERS.items())
-    )
-    _cli(
-        capsys,
-        *("game", "new", "--scenario", "18ms", "--players", str(players_csv)),
-        *("--edition", "18xx.games", "--name", GAME, "--move-hours", "72", "--json"),
-    )
-    listed = json.loads(_cli(capsys, "game", "list", "--json"))
+    options = ("--scenario", "18ms", "--edition", "18xx.games", "--move-hours", "72")
+    _, clients = new_game_by_mail(mail_world, tmp_path, monkeypatch, capsys, GAME, PLAYERS, options)
+    listed = json.loads(cli(capsys, "game", "list", "--json"))
     assert [(g["name"], g["scenario"], g["status"]) for g in listed] == [(GAME, "18ms", "active")]
-    _cli(capsys, "mail", "send")
-    clients = {n: Client(mail_world, a) for n, (a, _) in PLAYERS.items()}
     for n, client in clients.items():
         assert len(client.find(rf"^\[{GAME}\] Welcome: player {n} of 18MS")) == 1
 
     def ingest(expected: dict[str, int]) -> list[dict[str, Any]]:
-        done = json.loads(_cli(capsys, "mail", "ingest", "--imap", "--json"))
+        done = json.loads(cli(capsys, "mail", "ingest", "--imap", "--json"))
         assert done["verdicts"] == expected, done["messages"]
-        _cli(capsys, "mail", "send")
+        cli(capsys, "mail", "send")
         messages: list[dict[str, Any]] = done["messages"]
         return messages
 
@@ -171,12 +148,12 @@ def test_an_18ms_game_played_by_mail_to_its_end(
             stray = your_move(stray_seat, move)
             clients[stray_seat].send(as_html_only(_filled(stray, stray_seat, "PAR IC 90")))
             ingest({"accepted": 1})
-            _cli(capsys, "18xx", "undo", GAME, "--to", str(move - 1), "--reason", "a slip")
-            _cli(capsys, "mail", "send")
+            cli(capsys, "18xx", "undo", GAME, "--to", str(move - 1), "--reason", "a slip")
+            cli(capsys, "mail", "send")
             for n, client in clients.items():
                 told = client.find(rf"^\[{GAME}\] Moves taken back")
                 assert len(told) == 1 and "a slip" in body_text(told[0]), n
-            exported = json.loads(_cli(capsys, "game", "export", GAME, "--json"))
+            exported = json.loads(cli(capsys, "game", "export", GAME, "--json"))
             assert exported["moves"][-1]["undone"] and exported["move"] == move
             assert exported["position"]["companies"]["IC"]["president"] is None
             assert len(clients[stray_seat].find(rf"^\[{GAME}\] Your move \(move {move},")) == 2
@@ -195,7 +172,7 @@ def test_an_18ms_game_played_by_mail_to_its_end(
         assert [m["message_id"] for m in messages] == [sent for _, sent in sent_ids]
     last_seat, last_sent = sent_ids[-1]
     final = receipt_to(last_seat, last_sent)
-    exported = json.loads(_cli(capsys, "game", "export", GAME, "--json"))
+    exported = json.loads(cli(capsys, "game", "export", GAME, "--json"))
     assert exported["status"] == "ended"
     scores = exported["position"]["scores"]
     assert "The game is over (fixed_round). Final scores:" in final
@@ -205,7 +182,7 @@ def test_an_18ms_game_played_by_mail_to_its_end(
     # Every player heard of each round's end, and of every move that was his.
     rounds = clients[1].find(rf"^\[{GAME}\] .* is over: ")
     assert len(rounds) >= 10 and rounds[-1]["Subject"].endswith("game over")
-    listed = json.loads(_cli(capsys, "game", "list", "--json"))
+    listed = json.loads(cli(capsys, "game", "list", "--json"))
     assert listed[0]["status"] == "ended"
     # Each RUN BEST receipt spells out the routes the engine chose.
     runs = [

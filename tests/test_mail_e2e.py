@@ -19,24 +19,24 @@ from pathlib import Path
 
 import pytest
 
-from turnproc.cli import main
-
 from .mail_players import (
-    MODERATOR,
-    Client,
+    Players,
     as_attachment,
     as_html_only,
     as_quoted_reply,
     attachment,
     blank_sheet,
     body_text,
+    cli,
     fill,
+    game_state,
+    new_game_by_mail,
     pdf_text,
 )
 from .mailservers import MailWorld
 
 GAME = "e2e"
-PLAYERS = {  # position: (address, secret)
+PLAYERS: Players = {  # position: (address, secret)
     1: ("ann@example.org", "alpha-one-1841"),
     5: ("bob@example.org", "bravo-two-1842"),
     9: ("cy@example.org", "charlie-three-1843"),
@@ -64,19 +64,6 @@ TURNS: list[dict[int, tuple[Sender, str, str]]] = [
 ]
 
 
-def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
-    code = main(list(argv))
-    out = capsys.readouterr()
-    assert code == 0, f"turnproc {' '.join(argv)} exited {code}: {out.out}{out.err}"
-    return out.out
-
-
-def _state(capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
-    data = json.loads(_cli(capsys, "game", "export", GAME, "--json"))
-    assert isinstance(data, dict)
-    return data
-
-
 def _tycoon(state: dict[str, object], position: int) -> dict[str, object]:
     tycoons = state["tycoons"]
     assert isinstance(tycoons, list)
@@ -92,27 +79,8 @@ def test_two_turns_played_by_mail(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("TURNPROC_DATABASE_URL", f"sqlite:///{tmp_path / 'game.db'}")
-    monkeypatch.setenv("TURNPROC_SMTP_URL", mail_world.smtp_url())
-    monkeypatch.setenv("TURNPROC_IMAP_URL", mail_world.imap_url(MODERATOR))
-    monkeypatch.setenv("TURNPROC_MAIL_FROM", MODERATOR)
-    monkeypatch.delenv("TURNPROC_MODERATOR_EMAIL", raising=False)
-    players_csv = tmp_path / "players.csv"
-    players_csv.write_text(
-        "position,character,real_name,email,secret\n"
-        + "".join(f"{pos},,Player {pos},{a},{secret}\n" for pos, (a, secret) in PLAYERS.items())
-    )
-    created = json.loads(
-        _cli(
-            capsys,
-            *("game", "new", "--scenario", "continental-rails", "--players", str(players_csv)),
-            *("--seed", "11", "--name", GAME, "--json"),
-        )
-    )
+    created, clients = new_game_by_mail(mail_world, tmp_path, monkeypatch, capsys, GAME, PLAYERS)
     assert created["name"] == GAME
-    _cli(capsys, "mail", "send")
-    clients = {pos: Client(mail_world, addr) for pos, (addr, _) in PLAYERS.items()}
     latest = {}
     for pos, client in clients.items():
         welcome = client.find(rf"^\[{GAME}\] Welcome: position {pos},")
@@ -120,7 +88,7 @@ def test_two_turns_played_by_mail(
         latest[pos] = welcome[0]
 
     for turn, plan in enumerate(TURNS, start=1):
-        before = _state(capsys)
+        before = game_state(capsys, GAME)
         assert before["turn"] == turn
         sent: dict[int, str] = {}
         for pos, (make, action, words) in plan.items():
@@ -138,13 +106,13 @@ def test_two_turns_played_by_mail(
             clients[1].send(press)
             expected["press"] = 1
 
-        ingested = json.loads(_cli(capsys, "mail", "ingest", "--imap", "--json"))
+        ingested = json.loads(cli(capsys, "mail", "ingest", "--imap", "--json"))
         assert ingested["verdicts"] == expected, ingested["messages"]
         assert ingested["answered"] == sum(expected.values())
         # Acknowledged: a second run finds nothing new in the moderator's mailbox.
-        again = json.loads(_cli(capsys, "mail", "ingest", "--imap", "--json"))
+        again = json.loads(cli(capsys, "mail", "ingest", "--imap", "--json"))
         assert again["messages"] == []
-        _cli(capsys, "mail", "send")
+        cli(capsys, "mail", "send")
         for pos, (_, action, words) in plan.items():
             receipts = [m for m in clients[pos].inbox() if m["In-Reply-To"] == sent[pos]]
             assert len(receipts) == 1, f"position {pos}: {len(receipts)} receipts"
@@ -154,10 +122,10 @@ def test_two_turns_played_by_mail(
             assert f"{action} {words}" in body_text(receipt)
 
         # Every human is in, so the turn is due without --force (early run).
-        _cli(capsys, "turn", "run", GAME)
-        after = _state(capsys)
+        cli(capsys, "turn", "run", GAME)
+        after = game_state(capsys, GAME)
         assert after["turn"] == turn + 1
-        _cli(capsys, "mail", "send")
+        cli(capsys, "mail", "send")
 
         for pos, (_, action, words) in plan.items():
             code = words.split()[0]

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
 from pathlib import Path
 
 import pytest
@@ -35,7 +36,7 @@ from turnproc.intake.lockout import LOCK_AFTER
 from turnproc.mail import guard, inbound
 from turnproc.mail.inbound import resume_pending
 from turnproc.mail.outbound import carried_report
-from turnproc.mail.sources import ImapSource
+from turnproc.mail.sources import ImapSource, received_by_us
 from turnproc.mail.urls import imap_url
 from turnproc.store import db
 from turnproc.store import repository as repo
@@ -283,6 +284,71 @@ def test_stdin_takes_received_at_and_refuses_a_later_sheet(
         main(["mail", "ingest", "-", "--received-at", stamp])
     verdicts = {row.message_id: row.verdict for row in stored(world)}
     assert verdicts == {"<early@ann>": "accepted", "<late@ann>": "refused"}
+
+
+def test_stdin_counts_from_the_topmost_received_header_only(
+    world: World, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Our mail server adds the topmost Received header; those below it come
+    with the message, and Mallory-style senders write their own, dated before
+    the deadline: they are never read. A topmost date in the future, half a
+    day or more old, or unreadable is not believed: the sheet counts from the
+    moment it is read, and the log says why."""
+    deadline = _deadline_passed_20_s_ago(world)
+    monkeypatch.setenv("TURNPROC_DATABASE_URL", world.url)
+    monkeypatch.delenv("TURNPROC_MODERATOR_EMAIL", raising=False)
+
+    def received(when: datetime | str) -> str:
+        stamp = when if isinstance(when, str) else format_datetime(when)
+        return (
+            "Received: from mx.example.org (mx.example.org [192.0.2.7])\r\n"
+            f"\tby turnproc.example.org with ESMTP id 4F2k;\r\n\t{stamp}\r\n"
+        )
+
+    forged = received(deadline - timedelta(hours=1))
+    cases = {  # Message-ID: (the topmost Received header, what the log says)
+        "<ours@ann>": (received(deadline - timedelta(seconds=48)), None),
+        "<forged-below@ann>": (received(deadline + timedelta(seconds=10)), None),
+        "<future@ann>": (received(deadline + timedelta(hours=3)), "is in the future"),
+        "<stale@ann>": (received(deadline - timedelta(hours=13)), "more than 12 hours ago"),
+        "<garbled@ann>": (received("yesterday, honest"), "no date that can be read"),
+    }
+    for message_id, (topmost, note) in cases.items():
+        data = (topmost + forged).encode() + bytes(mail(sheet(), message_id=message_id))
+        monkeypatch.setattr(sys, "stdin", _Stdin(data))
+        main(["mail", "ingest", "-"])
+        err = capsys.readouterr().err
+        if note is None:
+            assert "arrival time" not in err, message_id
+        else:
+            assert "stdin: arrival time is the moment it was read" in err and note in err
+    verdicts = {row.message_id: row.verdict for row in stored(world)}
+    assert verdicts == {
+        "<ours@ann>": "accepted",
+        "<forged-below@ann>": "refused",
+        "<future@ann>": "refused",
+        "<stale@ann>": "refused",
+        "<garbled@ann>": "refused",
+    }
+    [ours] = [row for row in stored(world) if row.message_id == "<ours@ann>"]
+    assert abs(ours.received_at - (deadline - timedelta(seconds=48))) < timedelta(seconds=1)
+
+
+def test_the_topmost_received_header_is_the_first_field_of_the_header_block() -> None:
+    """Past procmail's mbox "From " line, in any case, folded, with its zone;
+    never a Received line of the body."""
+    now = datetime(2026, 12, 1, 14, 10, tzinfo=UTC)
+    raw = (
+        b"From ann@example.org Tue Dec  1 14:05:00 2026\r\n"
+        b"received: from mx.example.org\r\n\tby turnproc.example.org; Tue,\r\n"
+        b" 1 Dec 2026 09:05:00 -0500 (EST)\r\n"
+        b"Received: from forged; Tue, 1 Dec 2026 10:00:00 +0000\r\n"
+        b"Subject: orders\r\n\r\n"
+        b"Received: in the body; Tue, 1 Dec 2026 14:09:00 +0000\r\n"
+    )
+    assert received_by_us(raw, now) == (datetime(2026, 12, 1, 14, 5, tzinfo=UTC), "")
+    body_only = b"Subject: orders\n\nReceived: in the body; Tue, 1 Dec 2026 14:09:00 +0000\n"
+    assert received_by_us(body_only, now) == (None, "the message has no Received header")
 
 
 class _Stdin:

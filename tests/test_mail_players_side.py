@@ -24,7 +24,6 @@ from pathlib import Path
 
 import pytest
 
-from turnproc.cli import main
 from turnproc.families.continental_rails.engine.steps.rights_of_way import min_bid
 from turnproc.families.continental_rails.report.rules_pdf import RULES_PDF_NAME
 from turnproc.scenario.loader import load_scenario
@@ -32,36 +31,27 @@ from turnproc.scenario.loader import load_scenario
 from .mail_players import (
     MODERATOR,
     Client,
+    Players,
     as_attachment,
     attachment,
     blank_sheet,
     body_text,
+    cli,
     fill,
+    game_state,
+    new_game_by_mail,
     pdf_text,
 )
 from .mailservers import MailWorld
 
 GAME = "side"
 ANN, BOB, CY = 1, 5, 9
-PLAYERS = {  # position: (address, secret)
+PLAYERS: Players = {  # position: (address, secret)
     ANN: ("ann@example.org", "alphaOne1river"),
     BOB: ("bob@example.org", "bravoTwo2canal"),
     CY: ("cy@example.org", "charlie3tunnel"),
 }
 ROW = "PA6"  # a RoW touching the Pennsylvania's line (Philadelphia - Harrisburg)
-
-
-def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
-    code = main(list(argv))
-    out = capsys.readouterr()
-    assert code == 0, f"turnproc {' '.join(argv)} exited {code}: {out.out}{out.err}"
-    return out.out
-
-
-def _state(capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
-    data = json.loads(_cli(capsys, "game", "export", GAME, "--json"))
-    assert isinstance(data, dict)
-    return data
 
 
 def _plain(sheet: str) -> EmailMessage:
@@ -103,24 +93,7 @@ def test_receipts_and_reports_tell_players_what_went_wrong(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("TURNPROC_DATABASE_URL", f"sqlite:///{tmp_path / 'game.db'}")
-    monkeypatch.setenv("TURNPROC_SMTP_URL", mail_world.smtp_url())
-    monkeypatch.setenv("TURNPROC_IMAP_URL", mail_world.imap_url(MODERATOR))
-    monkeypatch.setenv("TURNPROC_MAIL_FROM", MODERATOR)
-    monkeypatch.delenv("TURNPROC_MODERATOR_EMAIL", raising=False)
-    players_csv = tmp_path / "players.csv"
-    players_csv.write_text(
-        "position,character,real_name,email,secret\n"
-        + "".join(f"{pos},,Player {pos},{a},{secret}\n" for pos, (a, secret) in PLAYERS.items())
-    )
-    _cli(
-        capsys,
-        *("game", "new", "--scenario", "continental-rails", "--players", str(players_csv)),
-        *("--seed", "11", "--name", GAME, "--json"),
-    )
-    _cli(capsys, "mail", "send")
-    clients = {pos: Client(mail_world, addr) for pos, (addr, _) in PLAYERS.items()}
+    _, clients = new_game_by_mail(mail_world, tmp_path, monkeypatch, capsys, GAME, PLAYERS)
     latest: dict[int, EmailMessage] = {}
     for pos, client in clients.items():
         [welcome] = client.find(rf"^\[{GAME}\] Welcome: position {pos},")
@@ -135,7 +108,7 @@ def test_receipts_and_reports_tell_players_what_went_wrong(
         return fill(blank_sheet(body_text(latest[pos])), PLAYERS[pos][1], orders)
 
     # --- turn 1 -------------------------------------------------------------------
-    start = _state(capsys)
+    start = game_state(capsys, GAME)
     tycoons = start["tycoons"]
     assert isinstance(tycoons, list)
     bob_cash = tycoons[BOB - 1]["cash"]
@@ -152,9 +125,9 @@ def test_receipts_and_reports_tell_players_what_went_wrong(
             _outlook_reply(latest[CY], sheet_of(CY, {"BUY": "8 B&O"}), PLAYERS[CY][0])
         ),
     }
-    ingested = json.loads(_cli(capsys, "mail", "ingest", "--imap", "--json"))
+    ingested = json.loads(cli(capsys, "mail", "ingest", "--imap", "--json"))
     assert ingested["verdicts"] == {"accepted": 3}, ingested["messages"]
-    _cli(capsys, "mail", "send")
+    cli(capsys, "mail", "send")
 
     bob = body_text(_receipt(clients[BOB], sent[BOB]))
     afford = (bob_cash - 100) // price
@@ -167,9 +140,9 @@ def test_receipts_and_reports_tell_players_what_went_wrong(
     assert "YOUR ORDERS AS READ (1)" in cy and "BUY 8 B&O" in cy
     assert "ERRORS" not in cy and len(cy.splitlines()) < 60, cy
 
-    _cli(capsys, "turn", "run", GAME)
-    _cli(capsys, "mail", "send")
-    after = _state(capsys)
+    cli(capsys, "turn", "run", GAME)
+    cli(capsys, "mail", "send")
+    after = game_state(capsys, GAME)
     assert after["railroads"]["PENN"]["president"] == ANN  # type: ignore[index]
     for pos in PLAYERS:
         latest[pos] = _report(clients[pos], 1, pos)
@@ -200,9 +173,9 @@ def test_receipts_and_reports_tell_players_what_went_wrong(
     rules_request["Subject"] = "rules please"
     rules_request.set_content("RULES\n")
     asked = clients[CY].send(rules_request)
-    ingested = json.loads(_cli(capsys, "mail", "ingest", "--imap", "--json"))
+    ingested = json.loads(cli(capsys, "mail", "ingest", "--imap", "--json"))
     assert ingested["verdicts"] == {"errors": 1, "accepted": 2, "rules": 1}, ingested["messages"]
-    _cli(capsys, "mail", "send")
+    cli(capsys, "mail", "send")
 
     refused = body_text(_receipt(clients[ANN], wrong))
     assert "ERRORS: 2 errors" in refused, refused
@@ -216,8 +189,8 @@ def test_receipts_and_reports_tell_players_what_went_wrong(
     assert "Continental Rails — rules reference" in pdf_text(attachment(answer, RULES_PDF_NAME))
 
     # Cy sent nothing: the turn runs at the moderator's word, the computer plays him.
-    _cli(capsys, "turn", "run", GAME, "--force")
-    _cli(capsys, "mail", "send")
+    cli(capsys, "turn", "run", GAME, "--force")
+    cli(capsys, "mail", "send")
     cy_report = _report(clients[CY], 2, CY)
     text = body_text(cy_report)
     head = text.split("9.1 HEADLINES")[0]
@@ -231,12 +204,12 @@ def test_receipts_and_reports_tell_players_what_went_wrong(
 
     # The moderator moves the deadline, then re-runs the turn, which changes
     # nothing: nobody gets a second report, and the report prints the deadline.
-    _cli(capsys, "game", "schedule", GAME, "--deadline", "2027-01-15 18:00")
-    _cli(capsys, "mail", "send")
-    _cli(capsys, "turn", "rerun", GAME)
-    queued = json.loads(_cli(capsys, "mail", "send", "--dry-run", str(tmp_path / "eml"), "--json"))
+    cli(capsys, "game", "schedule", GAME, "--deadline", "2027-01-15 18:00")
+    cli(capsys, "mail", "send")
+    cli(capsys, "turn", "rerun", GAME)
+    queued = json.loads(cli(capsys, "mail", "send", "--dry-run", str(tmp_path / "eml"), "--json"))
     assert queued["written"] == []
-    _cli(capsys, "report", "render", GAME, "--player", str(CY), "--out", str(tmp_path / "out"))
+    cli(capsys, "report", "render", GAME, "--player", str(CY), "--out", str(tmp_path / "out"))
     again = (tmp_path / "out" / "turn-2" / f"player-{CY}.txt").read_text(encoding="utf-8")
     assert "Orders for turn 3 due: 2027-01-15 18:00 UTC" in again
     assert "YOU SENT NO ORDERS FOR TURN 2." in again

@@ -275,3 +275,14 @@ def test_helpers() -> None:
     assert spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
     assert row_area("PA10") == "PA"
     assert row_area("C7") == "C"
+
+
+def test_repeated_town_id_and_route_code_refused_by_loader(tmp_path: Path) -> None:
+    folder = copy_scenario(tmp_path)
+    edit_csv(folder / "towns.csv", lambda rows: set_field(rows, "id", "erie", "id", "denver"))
+    with pytest.raises(ScenarioError, match=r"towns\.csv:\d+: town id 'denver' repeated"):
+        load_scenario(folder)
+    folder = copy_scenario(tmp_path / "routes")
+    edit_csv(folder / "routes.csv", lambda rows: set_field(rows, "code", "B&M", "code", "NYC"))
+    with pytest.raises(ScenarioError, match=r"routes\.csv:\d+: route code 'NYC' repeated"):
+        load_scenario(folder)

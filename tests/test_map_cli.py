@@ -1,5 +1,7 @@
 """`turnproc scenario check NAME` and `turnproc scenario map NAME --out FILE` (rules section 2)."""
 
+import errno
+import os
 import shutil
 from pathlib import Path
 
@@ -49,3 +51,19 @@ def test_map_unwritable_path(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     out = tmp_path / "missing-dir" / "map.pdf"
     assert main(["scenario", "map", "continental-rails", "--out", str(out)]) == 1
     assert "cannot write" in capsys.readouterr().err
+
+
+def test_map_that_cannot_be_written_whole_leaves_the_old_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "map.pdf"
+    out.write_bytes(b"%PDF-1.4 the map drawn last week")
+
+    def disk_full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", disk_full)
+    assert main(["scenario", "map", "continental-rails", "--out", str(out)]) == 1
+    assert "cannot write" in capsys.readouterr().err
+    assert out.read_bytes() == b"%PDF-1.4 the map drawn last week"
+    assert [p.name for p in tmp_path.iterdir()] == ["map.pdf"]

@@ -9,6 +9,7 @@ from turnproc.families.continental_rails.report import mapdraw
 from turnproc.families.continental_rails.report.maps import (
     MapPages,
     continent_bbox,
+    continent_title,
     reaches_south_east,
 )
 from turnproc.families.continental_rails.report.model import build_report
@@ -52,8 +53,11 @@ def test_eastern_lines_fill_the_continent_page_and_get_a_south_east_page(
         for line in page.extract_text().splitlines()
         if line.startswith("Map:")
     ]
+    # Fitted to the lines, the first page is not all of North America: its
+    # title says what it shows.
+    assert continent_title(scenario, report) == "where the railroads run"
     assert [t.split(" –")[0] for t in titles] == [
-        "Map: North America",
+        "Map: where the railroads run",
         "Map: the north-east",
         "Map: the south-east",
         "Map: your railroads",
@@ -73,8 +77,12 @@ def test_lines_across_the_continent_show_all_of_it(scenario: Scenario) -> None:
     reaching = first.model_copy(update={"lines": [*first.lines, west_line]})
     far = report.model_copy(update={"railroads": [reaching, *report.railroads[1:]]})
     assert continent_bbox(scenario, far) is None
+    assert continent_title(scenario, far) == "North America"
     # Before any railroad has lines the page fits the PCs for sale.
-    assert continent_bbox(scenario, report.model_copy(update={"railroads": []})) is not None
+    before_lines = report.model_copy(update={"railroads": []})
+    assert continent_bbox(scenario, before_lines) is not None
+    assert continent_title(scenario, before_lines) == "where the PCs for sale are"
     nothing = report.model_copy(update={"pcs": [], "railroads": []})
     assert continent_bbox(scenario, nothing) is None
+    assert continent_title(scenario, nothing) == "North America"
     assert not reaches_south_east(scenario, nothing)

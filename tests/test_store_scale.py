@@ -61,11 +61,8 @@ def _attachments(message: EmailMessage) -> dict[str, bytes]:
     return found
 
 
-def test_report_mail_carries_the_stored_report_and_a_pdf_rendered_again_byte_for_byte(
-    url: str,
-) -> None:
-    """The real engine and renderer: a new game and one turn; the outbox copies
-    nothing of the reports, and the PDFs mailed are the ones the turn rendered."""
+def _game_after_one_turn(url: str) -> tuple[Engine, int]:
+    """A new game of two human players in a fresh database, and its first turn run."""
     engine = open_fresh(url)
     with transaction(engine) as session:
         game_id = pipeline_games.create_game(
@@ -73,6 +70,15 @@ def test_report_mail_carries_the_stored_report_and_a_pdf_rendered_again_byte_for
         ).game_id
     with transaction(engine) as session:
         turns.run_turn(session, game_id, now=NOW, force=True, accept_missing=True)
+    return engine, game_id
+
+
+def test_report_mail_carries_the_stored_report_and_a_pdf_rendered_again_byte_for_byte(
+    url: str,
+) -> None:
+    """The real engine and renderer: a new game and one turn; the outbox copies
+    nothing of the reports, and the PDFs mailed are the ones the turn rendered."""
+    engine, game_id = _game_after_one_turn(url)
     with transaction(engine) as session:
         messages = repository.outbox(session, game_id)
         assert sorted((m.kind, m.position) for m in messages) == [
@@ -112,6 +118,38 @@ def test_report_mail_carries_the_stored_report_and_a_pdf_rendered_again_byte_for
 @pytest.fixture
 def stand_in(monkeypatch: pytest.MonkeyPatch) -> None:
     use_stand_in_engine(monkeypatch)
+
+
+def test_sending_renders_the_reports_waiting_of_a_turn_at_once(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`mail send` sends message by message; OutboxPdfs renders every report of
+    a turn waiting in the outbox when the first is sent (its map pages drawn
+    once), not one rendering per message."""
+    engine, game_id = _game_after_one_turn(url)
+    with transaction(engine) as session:
+        carried = {m.report_id for m in repository.outbox(session, game_id)}
+        digests = [
+            r.pdf_sha256
+            for r in session.scalars(select(Report).where(Report.game_id == game_id))
+            if r.id in carried
+        ]
+    renderings: list[list[int]] = []
+    render = pipeline_reports.render_reports
+
+    def counted(data: pipeline_reports.ReportInput, positions: list[int]) -> object:
+        renderings.append(sorted(positions))
+        return render(data, positions)
+
+    monkeypatch.setattr(pipeline_reports, "render_reports", counted)
+    transport = Capture()
+    sent = send_outbox(
+        engine, transport, "moderator@example.org", render=pipeline_reports.OutboxPdfs()
+    )
+    assert len(sent.sent) == 4 and not sent.failed
+    assert sorted(renderings) == [[2, 5], [2, 5]]  # the welcome's turn 0, then turn 1
+    mailed = sorted(hashlib.sha256(_attachments(m)["pdf"]).hexdigest() for m in transport.sent)
+    assert len(digests) == 4 and mailed == sorted(digests)
 
 
 def _game(engine: Engine, name: str, humans: list[players.PlayerEntry]) -> int:

@@ -189,6 +189,46 @@ def test_map_svg_draws_every_railroad_in_its_colour(world: World, client: TestCl
     assert client.get(f"/games/{world.game_id}/map/2-7.svg").status_code == 404
 
 
+def test_the_web_shows_the_map_pages_of_the_pdf_report(world: World, client: TestClient) -> None:
+    """The continent (titled by what it shows), the north-east, and the
+    south-east when lines or PCs for sale reach there, as in the PDF (9)."""
+    from turnproc.families.continental_rails.report.maps import reaches_south_east
+    from turnproc.web.pages import map_pages, map_views, turn_view
+
+    base = f"/games/{world.game_id}/map"
+    reached = {}
+    with Session(world.engine) as session:
+        game = repo.get_game(session, world.game_id)
+        for turn in (0, 1, 2):
+            report = turn_view(session, game, turn).report
+            reached[turn] = reaches_south_east(map_pages(game.scenario).scenario, report)
+        # No line and no PC for sale: the whole continent and the north-east only.
+        nothing = report.model_copy(update={"pcs": [], "railroads": []})
+        assert map_views(game.scenario, nothing) == [(0, "North America"), (1, "the north-east")]
+    assert reached[2], "the lines and PCs for sale of turn 2 do not reach the south-east"
+    page = client.get(f"/games/{world.game_id}").text
+    assert [f"{base}/2-{n}.svg" for n in (0, 1, 2)] == re.findall(rf"{base}/2-\d\.svg", page)
+    assert 'alt="Railroads: the south-east"' in page
+    assert 'alt="Railroads: North America"' not in page  # the continent page is fitted
+    south_east = client.get(f"{base}/2-2.svg")
+    assert south_east.status_code == 200
+    assert "<title>Map: the south-east, railroads at the end of turn 2</title>" in south_east.text
+    assert "Savannah" in south_east.text and "Boston" not in south_east.text
+    turn_page = client.get(f"/games/{world.game_id}/turns/2").text
+    assert f"{base}/2-2.svg" in turn_page
+    for turn, reaches in reached.items():
+        status = client.get(f"{base}/{turn}-2.svg").status_code
+        assert status == (200 if reaches else 404), turn
+    assert client.get(f"{base}/2-3.svg").status_code == 404
+    # A player's page links his own map pages, the south-east among them.
+    bob = _path(world.link(2))
+    links = re.findall(rf"{bob}/map/2-\d\.svg", client.get(bob).text)
+    assert links == [f"{bob}/map/2-{n}.svg" for n in (0, 1, 2)]
+    own = client.get(links[2])
+    assert own.status_code == 200
+    assert "the south-east, railroads at the end of turn 2, your lines on a yellow band" in own.text
+
+
 # --- a player's own page ------------------------------------------------------------------
 
 
@@ -396,7 +436,7 @@ def test_browser_game_page_renders_its_map_and_charts(
     driver, site = browser_site
     driver.get(f"{site}/games/{world.game_id}")
     maps = driver.find_elements("css selector", "figure.map img")
-    assert len(maps) == 2
+    assert len(maps) == 3  # the continent, the north-east and the south-east
     _wait(
         lambda: all(
             driver.execute_script(

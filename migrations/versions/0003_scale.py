@@ -18,7 +18,7 @@ Create Date: 2026-12-01 15:20:00
 
 import json
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -39,6 +39,17 @@ def _pack(text: str) -> bytes:
 
 def _unpack(data: bytes) -> str:
     return zlib.decompress(data).decode("utf-8")
+
+
+def _in_batches(bind: Any, table: Any, *columns: Any) -> Iterator[Any]:
+    """Every row of `table` (its id, then `columns`) in id order, read BATCH
+    rows at a time, so a large table is never held in memory at once."""
+    last = 0
+    while rows := bind.execute(
+        sa.select(table.c.id, *columns).where(table.c.id > last).order_by(table.c.id).limit(BATCH)
+    ).all():
+        yield from rows
+        last = rows[-1][0]
 
 
 def upgrade() -> None:
@@ -88,23 +99,12 @@ def upgrade() -> None:
         sa.column("text_z", sa.LargeBinary),
         sa.column("json_z", sa.LargeBinary),
     )
-    last = 0
-    while True:
-        rows = bind.execute(
-            sa.select(reports.c.id, reports.c.text, reports.c.json)
-            .where(reports.c.id > last)
-            .order_by(reports.c.id)
-            .limit(BATCH)
-        ).all()
-        if not rows:
-            break
-        for report_id, text, data in rows:
-            bind.execute(
-                reports.update()
-                .where(reports.c.id == report_id)
-                .values(text_z=_pack(text), json_z=_pack(data))
-            )
-        last = rows[-1][0]
+    for report_id, text, data in _in_batches(bind, reports, reports.c.text, reports.c.json):
+        bind.execute(
+            reports.update()
+            .where(reports.c.id == report_id)
+            .values(text_z=_pack(text), json_z=_pack(data))
+        )
 
     outbox = sa.table(
         "outbox",
@@ -284,32 +284,19 @@ def downgrade() -> None:
         sa.column("json_attachment", sa.Text),
         sa.column("report_id", sa.Integer),
     )
-    last = 0
-    while True:
-        rows = bind.execute(
-            sa.select(reports.c.id, reports.c.text_z, reports.c.json_z)
-            .where(reports.c.id > last)
-            .order_by(reports.c.id)
-            .limit(BATCH)
-        ).all()
-        if not rows:
-            break
-        for report_id, text_z, json_z in rows:
-            text, data = _unpack(text_z), _unpack(json_z)
-            bind.execute(
-                reports.update().where(reports.c.id == report_id).values(text=text, json=data)
-            )
-            bind.execute(
-                outbox.update()
-                .where(outbox.c.report_id == report_id, outbox.c.body == "")
-                .values(body=text)
-            )
-            bind.execute(
-                outbox.update()
-                .where(outbox.c.report_id == report_id, outbox.c.json_attachment.is_(None))
-                .values(json_attachment=data)
-            )
-        last = rows[-1][0]
+    for report_id, text_z, json_z in _in_batches(bind, reports, reports.c.text_z, reports.c.json_z):
+        text, data = _unpack(text_z), _unpack(json_z)
+        bind.execute(reports.update().where(reports.c.id == report_id).values(text=text, json=data))
+        bind.execute(
+            outbox.update()
+            .where(outbox.c.report_id == report_id, outbox.c.body == "")
+            .values(body=text)
+        )
+        bind.execute(
+            outbox.update()
+            .where(outbox.c.report_id == report_id, outbox.c.json_attachment.is_(None))
+            .values(json_attachment=data)
+        )
     with op.batch_alter_table("outbox", schema=None) as batch_op:
         batch_op.drop_constraint(batch_op.f("fk_outbox_report_id_reports"), type_="foreignkey")
         batch_op.drop_index(batch_op.f("ix_outbox_report_id"))

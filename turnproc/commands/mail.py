@@ -25,6 +25,7 @@ from turnproc.mail.sources import (
     arrival,
     from_bytes,
     from_maildir,
+    received_by_us,
 )
 from turnproc.mail.transport import SmtpTransport
 from turnproc.mail.urls import imap_url, smtp_url
@@ -50,7 +51,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         type=_timestamp,
         metavar="TIME",
         help="with -: when the mail system received the message (ISO 8601, UTC if no zone; "
-        "default: now)",
+        "default: the date of the topmost Received header, else now)",
     )
     p_in.add_argument("--json", action="store_true", help="print JSON")
     p_in.set_defaults(handler=_ingest)
@@ -110,7 +111,7 @@ def _send(args: argparse.Namespace) -> int:
             transport,
             settings.mail_from,
             moderator=settings.moderator_email,
-            render=reports.report_pdfs,
+            render=reports.OutboxPdfs(),
         )
     if args.json:
         print(
@@ -206,7 +207,12 @@ def _ingest(args: argparse.Namespace) -> int:
             engine = database()
         except DatabaseError as exc:
             raise StoreFailed(f"stdin: the message could not be stored ({exc})") from None
-        messages: Iterable[Incoming] = from_bytes(raw, received_at=args.received_at)
+        received_at = args.received_at
+        if received_at is None:
+            received_at, why_not = received_by_us(raw, _now())
+            if received_at is None:
+                print(f"stdin: arrival time is the moment it was read: {why_not}", file=sys.stderr)
+        messages: Iterable[Incoming] = from_bytes(raw, received_at=received_at)
     else:
         engine = database()
         if args.maildir is not None:

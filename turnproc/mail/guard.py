@@ -75,6 +75,12 @@ def bound_headers(raw: bytes) -> Bounded:
     return Bounded(b"".join(fields) + body, tuple(dropped), truncated)
 
 
+def header_fields(raw: bytes) -> list[bytes]:
+    """The fields of `raw`'s header block in order, each with its continuation
+    lines (an mbox "From " line at the top is a field without a colon)."""
+    return _fields(raw[: _header_end(raw)[0]])
+
+
 def _header_end(raw: bytes) -> tuple[int, bytes]:
     """Where the header block ends (the blank line stays with the body)."""
     if raw.startswith((b"\r\n", b"\n")):

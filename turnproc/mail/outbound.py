@@ -102,7 +102,8 @@ def sender_id() -> str:
 
 
 # Renders the PDFs of stored reports that keep only their digest, by report id
-# (turnproc.pipeline.reports.report_pdfs: the mail layer does not render reports itself).
+# (turnproc.pipeline.reports.report_pdfs, or OutboxPdfs to render a turn's
+# reports at once when sending: the mail layer does not render reports itself).
 PdfRenderer = Callable[[Session, Sequence[Report]], dict[int, bytes]]
 
 
@@ -200,7 +201,8 @@ def send_outbox(
     Messages a killed run left in flight are declared ambiguous first (and the
     moderator told); each message is then loaded, claimed and sent on its own,
     so a crash leaves at most the one in flight undecided. `render` gives
-    the PDFs of stored reports kept by digest only (one rendering a turn)."""
+    the PDFs of stored reports kept by digest only (`pipeline.reports.OutboxPdfs`:
+    one rendering a turn)."""
     with _running:
         _running.count += 1
     try:
@@ -240,7 +242,6 @@ def _send_all(
 ) -> SendReport:
     report = SendReport(ambiguous=settle_interrupted(engine, now, moderator))
     tried: set[int] = set()
-    pdfs = _TurnPdfs(render)
     fresh_failures = 0
     while report.stopped is None:
         # Again after each pass: alerts about ambiguous mail go out in this run.
@@ -250,7 +251,7 @@ def _send_all(
             break
         for index, row_id in enumerate(due):
             tried.add(row_id)
-            item = _load(engine, row_id, sender, pdfs)
+            item = _load(engine, row_id, sender, render)
             if item is None:
                 continue  # sent or claimed by another sender meanwhile
             result = _deliver(engine, transport, item, now, moderator, report)
@@ -267,38 +268,13 @@ def _send_all(
     return report
 
 
-def _load(engine: Engine, row_id: int, sender: str, pdfs: PdfRenderer) -> _Item | None:
+def _load(engine: Engine, row_id: int, sender: str, render: PdfRenderer | None) -> _Item | None:
     with transaction(engine) as session:
         row = repo.outbox_message(session, row_id)
         if row is None or row.status not in ("queued", "failed"):
             return None
-        (out,) = outgoing_messages(session, [row], pdfs)
+        (out,) = outgoing_messages(session, [row], render)
         return _Item(row.id, row.idempotency_key, row.attempts, compose(out, sender))
-
-
-class _TurnPdfs:
-    """Renders the PDFs of stored reports one turn at a time: asked for one
-    report of a game's turn, it renders every report of that turn still waiting
-    in the outbox (the turn's map pages are drawn once), and keeps them while
-    the messages of that turn are sent one by one."""
-
-    def __init__(self, render: PdfRenderer | None) -> None:
-        self.render = render
-        self.turn: tuple[int, int] | None = None
-        self.pdfs: dict[int, bytes] = {}
-
-    def __call__(self, session: Session, reports: Sequence[Report]) -> dict[int, bytes]:
-        missing = [report for report in reports if report.id not in self.pdfs]
-        if missing:
-            if self.render is None:
-                raise TurnprocError("the outbox holds reports whose PDF must be rendered again")
-            turn = (missing[0].game_id, missing[0].turn)
-            if turn != self.turn:
-                self.turn, self.pdfs = turn, {}
-            waiting = repo.reports_waiting_in_outbox(session, *turn)
-            wanted = {report.id: report for report in [*missing, *waiting] if report.pdf is None}
-            self.pdfs.update(self.render(session, list(wanted.values())))
-        return {report.id: self.pdfs[report.id] for report in reports if report.id in self.pdfs}
 
 
 def _deliver(

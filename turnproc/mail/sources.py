@@ -8,9 +8,10 @@ Message-ID).
 Each message carries the time the mail system received it, which is the time
 that counts against a deadline: a Maildir file's delivery time (its
 modification time, set when the delivery agent wrote it to tmp/), an IMAP
-message's INTERNALDATE; standard input has none (`mail ingest --received-at`
-gives it, else the time it is read). A time later than the moment of reading
-(a wrong clock, a forged INTERNALDATE) is never believed.
+message's INTERNALDATE; on standard input `mail ingest --received-at`, else
+the date of the topmost Received header (`received_by_us`), else the time it
+is read. A time later than the moment of reading (a wrong clock, a forged
+INTERNALDATE) is never believed.
 """
 
 import contextlib
@@ -20,10 +21,12 @@ import ssl
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from email.utils import parsedate_to_datetime
 from pathlib import Path
 
 from turnproc.core.errors import TurnprocError
+from turnproc.mail.guard import MAX_FIELD_BYTES, header_fields
 from turnproc.mail.urls import ServerURL
 
 # Messages larger than this are stored truncated and refused (no turnsheet is this big).
@@ -47,6 +50,54 @@ def arrival(when: datetime | None, now: datetime) -> datetime:
     if when is None or when > now:
         return now
     return when
+
+
+# How long before the moment of reading the topmost Received header's date is
+# believed: a message the mail server kept through a night's outage of the
+# database (exit 75, delivered again later) still counts from its arrival; an
+# older date (a wrong clock, or a header the sender wrote himself) does not.
+RECEIVED_TRUSTED_FOR = timedelta(hours=12)
+
+
+def received_by_us(raw: bytes, now: datetime) -> tuple[datetime | None, str]:
+    """When our mail server received a message piped to us: the date of its
+    topmost Received header, or None and why it is not believed.
+
+    Each server on the way adds its Received header on top (RFC 5321, 4.4), so
+    the topmost is the one our own server added when it took the message; the
+    ones below it came with the message, and a sender may write those himself,
+    so they are never read. A date later than `now`, more than
+    RECEIVED_TRUSTED_FOR before it, or unreadable is not believed."""
+    for field in header_fields(raw):
+        name, colon, value = field.partition(b":")
+        if not colon or name.strip().lower() != b"received":
+            continue
+        if len(field) > MAX_FIELD_BYTES:
+            return None, "the topmost Received header is too long to read"
+        stamp = " ".join(value.decode("ascii", "replace").rpartition(";")[2].split())
+        try:
+            when = parsedate_to_datetime(stamp)
+        except (TypeError, ValueError, IndexError, OverflowError):
+            when = None
+        if not stamp or when is None:
+            return (
+                None,
+                f"the topmost Received header has no date that can be read ({stamp[:60]!r})",
+            )
+        when = when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+        if when > now:
+            return (
+                None,
+                f"the topmost Received header's date {when:%Y-%m-%d %H:%M:%S %z} is in the future",
+            )
+        if when < now - RECEIVED_TRUSTED_FOR:
+            hours = RECEIVED_TRUSTED_FOR // timedelta(hours=1)
+            return None, (
+                f"the topmost Received header's date {when:%Y-%m-%d %H:%M:%S %z} is more than "
+                f"{hours} hours ago"
+            )
+        return when.astimezone(UTC), ""
+    return None, "the message has no Received header"
 
 
 def from_bytes(

@@ -4,7 +4,7 @@ stored), plain summary reports, and queueing each player's report mail.
 """
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Protocol
@@ -309,3 +309,24 @@ def report_pdfs(session: Session, reports: Iterable[Report]) -> dict[int, bytes]
             if pdf is not None:
                 pdfs[report.id] = pdf
     return pdfs
+
+
+class OutboxPdfs:
+    """`report_pdfs` for the outbox, sent one message at a time: asked for
+    reports, it renders with them every report of their turns still waiting in
+    the outbox (each turn's map pages are drawn once), and keeps the PDFs of
+    the turns it rendered last while their messages are sent."""
+
+    def __init__(self) -> None:
+        self.kept: dict[int, bytes] = {}
+
+    def __call__(self, session: Session, reports: Sequence[Report]) -> dict[int, bytes]:
+        missing = {report.id: report for report in reports if report.id not in self.kept}
+        if missing:
+            wanted = dict(missing)
+            for game_id, turn in sorted({(r.game_id, r.turn) for r in missing.values()}):
+                waiting = repository.reports_waiting_in_outbox(session, game_id, turn)
+                wanted.update((r.id, r) for r in waiting if r.pdf is None)
+            still = {r.id: self.kept[r.id] for r in reports if r.id in self.kept}
+            self.kept = still | report_pdfs(session, wanted.values())
+        return {report.id: self.kept[report.id] for report in reports if report.id in self.kept}

@@ -7,13 +7,16 @@ their own section with `Scenario.section`. Any broken file raises
 
 import csv
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from turnproc.core.errors import TurnprocError
 from turnproc.scenario.model import Route, Scenario, Town
+
+Row = TypeVar("Row", bound=BaseModel)
 
 SCENARIOS_DIR = Path(__file__).resolve().parent.parent.parent / "scenarios"
 
@@ -60,6 +63,21 @@ def _first_error(exc: ValidationError) -> str:
     return f"{where}: {err['msg']}"
 
 
+def _rows(path: Path, model: type[Row], key: Callable[[Row], str], what: str) -> dict[str, Row]:
+    """The rows of a CSV file as `model`s by `key`; the first row that is not
+    valid or repeats a key stops the loading, named by its file and line."""
+    found: dict[str, Row] = {}
+    for line_no, row in enumerate(_read_csv(path), start=2):
+        try:
+            item = model.model_validate(_non_blank(row))
+        except ValidationError as exc:
+            raise ScenarioError(f"{path}:{line_no}: {_first_error(exc)}") from None
+        if key(item) in found:
+            raise ScenarioError(f"{path}:{line_no}: {what} {key(item)!r} repeated")
+        found[key(item)] = item
+    return found
+
+
 def load_scenario(name_or_path: str | Path, root: Path = SCENARIOS_DIR) -> Scenario:
     """Load a scenario by name (a folder of `root`) or by path."""
     folder = resolve_path(name_or_path, root)
@@ -71,27 +89,8 @@ def load_scenario(name_or_path: str | Path, root: Path = SCENARIOS_DIR) -> Scena
             raise ScenarioError(f"{toml_path}: invalid TOML ({exc})") from None
     meta = params.get("scenario", {})
 
-    towns: dict[str, Town] = {}
-    towns_path = folder / "towns.csv"
-    for line_no, row in enumerate(_read_csv(towns_path), start=2):
-        try:
-            town = Town.model_validate(_non_blank(row))
-        except ValidationError as exc:
-            raise ScenarioError(f"{towns_path}:{line_no}: {_first_error(exc)}") from None
-        if town.id in towns:
-            raise ScenarioError(f"{towns_path}:{line_no}: town id {town.id!r} repeated")
-        towns[town.id] = town
-
-    routes: dict[str, Route] = {}
-    routes_path = folder / "routes.csv"
-    for line_no, row in enumerate(_read_csv(routes_path), start=2):
-        try:
-            route = Route.model_validate(_non_blank(row))
-        except ValidationError as exc:
-            raise ScenarioError(f"{routes_path}:{line_no}: {_first_error(exc)}") from None
-        if route.code in routes:
-            raise ScenarioError(f"{routes_path}:{line_no}: route code {route.code!r} repeated")
-        routes[route.code] = route
+    towns = _rows(folder / "towns.csv", Town, lambda town: town.id, "town id")
+    routes = _rows(folder / "routes.csv", Route, lambda route: route.code, "route code")
 
     return Scenario(
         name=str(meta.get("name", folder.name)),

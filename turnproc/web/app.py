@@ -36,10 +36,11 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from turnproc.config import Settings
+from turnproc.families.continental_rails.report.maps import MapFacts
 from turnproc.families.continental_rails.report.model import PlayerReport
 from turnproc.intake.auth import FAILURE_WINDOW, failure_decision
 from turnproc.store import repository as repo
-from turnproc.store.models import Game, Player
+from turnproc.store.models import Game, Player, Report
 from turnproc.web import g18xx, keys, orders, pages
 from turnproc.web.limits import Limit, RateLimiter
 from turnproc.web.sections import sections_for
@@ -171,11 +172,22 @@ def _game(session: Session, game_id: int) -> Game:
         raise HTTPException(404, "no such game") from None
 
 
-def _turn_of(path: str) -> tuple[int, bool]:
-    number, _, zoom = path.partition("-")
-    if not number.isdigit() or zoom not in ("0", "1"):
+def _turn_of(path: str) -> tuple[int, int]:
+    """The turn and map page a map's name N-P names (P: pages.CONTINENT ...)."""
+    number, _, page = path.partition("-")
+    if not number.isdigit() or page not in ("0", "1", "2"):
         raise HTTPException(404, "no such map")
-    return int(number), zoom == "1"
+    return int(number), int(page)
+
+
+def _map_title(scenario: str, facts: MapFacts, turn: int, page: int) -> str:
+    """The title of a turn's map page; 404 for a page the turn's report has not
+    (the south-east, when no line or PC for sale reaches there)."""
+    where = dict(pages.map_views(scenario, facts)).get(page)
+    if where is None:
+        raise HTTPException(404, "no such map")
+    when = "the start of the game" if turn == 0 else f"the end of turn {turn}"
+    return f"Map: {where}, railroads at {when}"
 
 
 def create_app(engine: Engine, settings: Settings, web: Web | None = None) -> Starlette:
@@ -209,7 +221,7 @@ def create_app(engine: Engine, settings: Settings, web: Web | None = None) -> St
 
     async def public_map(request: Request) -> Response:
         game_id = int(request.path_params["game_id"])
-        turn, zoom = _turn_of(request.path_params["name"])
+        turn, page = _turn_of(request.path_params["name"])
 
         def build() -> str:
             with web.session() as session:
@@ -218,7 +230,8 @@ def create_app(engine: Engine, settings: Settings, web: Web | None = None) -> St
                     raise HTTPException(404, "no such turn")
                 view = pages.turn_view(session, game, turn)
                 key = ("public", *pages.turn_key(session, game, turn))
-                return pages.map_svg(game.scenario, key, view.report, zoom, _map_title(turn, zoom))
+                title = _map_title(game.scenario, view.report, turn, page)
+                return pages.map_svg(game.scenario, key, view.report, page, title)
 
         svg = await run_in_threadpool(build)
         return Response(
@@ -303,7 +316,7 @@ def create_app(engine: Engine, settings: Settings, web: Web | None = None) -> St
 
     async def own_map(request: Request) -> Response:
         found = await run_in_threadpool(_player, web, request)
-        turn, zoom = _turn_of(request.path_params["name"])
+        turn, page = _turn_of(request.path_params["name"])
 
         def build() -> str:
             with web.session() as session:
@@ -316,8 +329,9 @@ def create_app(engine: Engine, settings: Settings, web: Web | None = None) -> St
                     raise HTTPException(404, "this report has no map to show") from None
                 game = _game(session, found.game_id)
                 key = ("player", found.position, *pages.turn_key(session, game, turn))
-                title = _map_title(turn, zoom) + ", your lines on a yellow band"
-                return pages.map_svg(game.scenario, key, report, zoom, title)
+                title = _map_title(game.scenario, report, turn, page)
+                title += ", your lines on a yellow band"
+                return pages.map_svg(game.scenario, key, report, page, title)
 
         svg = await run_in_threadpool(build)
         return Response(svg, media_type="image/svg+xml")
@@ -347,12 +361,6 @@ def create_app(engine: Engine, settings: Settings, web: Web | None = None) -> St
 
 def _ascii(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
-
-
-def _map_title(turn: int, zoom: bool) -> str:
-    where = "the north-east" if zoom else "North America"
-    when = "the start of the game" if turn == 0 else f"the end of turn {turn}"
-    return f"Map: {where}, railroads at {when}"
 
 
 def _set_browser(request: Request, response: Response, browser: str) -> None:
@@ -467,6 +475,7 @@ def game_context(web: Web, game_id: int) -> dict[str, Any]:
             "turn": turn,
             "view": view,
             "report": view.report,
+            "maps": pages.map_views(game.scenario, view.report),
             "charts": pages.standings_charts(session, game, wording, players),
             "news": pages.news_of_every_turn(session, game, wording, players),
             "sections": sections_for(session, game),
@@ -479,7 +488,13 @@ def turn_context(web: Web, game_id: int, turn: int) -> dict[str, Any]:
         if not 0 <= turn <= pages.last_turn(game):
             raise HTTPException(404, "no such turn")
         view = pages.turn_view(session, game, turn)
-        return {"game": game, "turn": turn, "view": view, "report": view.report}
+        return {
+            "game": game,
+            "turn": turn,
+            "view": view,
+            "report": view.report,
+            "maps": pages.map_views(game.scenario, view.report),
+        }
 
 
 def player_context(
@@ -510,6 +525,7 @@ def player_context(
             "token": found.token,
             "turns": turns,
             "latest": latest,
+            "maps": _own_maps(game, latest),
             "in_force": in_force,
             "open": game.status == "active",
             "sheet": sheet,
@@ -521,6 +537,18 @@ def player_context(
             "worth_chart": pages.own_net_worth_chart(session, game, player),
             "sections": sections_for(session, game, player),
         }
+
+
+def _own_maps(game: Game, latest: Report | None) -> list[tuple[int, str]]:
+    """The map pages of the player's latest report (none for a report stored by
+    an older program, which has no map to show)."""
+    if latest is None:
+        return []
+    try:
+        report = PlayerReport.model_validate_json(latest.json)
+    except ValidationError:
+        return []
+    return pages.map_views(game.scenario, report)
 
 
 def _sheet_to_edit(session: Session, game: Game, player: Player) -> str:

@@ -31,7 +31,10 @@ from turnproc.families.continental_rails.report.maps import (
     MapFacts,
     MapPages,
     continent_bbox,
+    continent_title,
+    draw_framed_page,
     draw_page,
+    reaches_south_east,
 )
 from turnproc.families.continental_rails.report.model import (
     _SECTION_KINDS,
@@ -178,26 +181,54 @@ def turn_view(session: Session, game: Game, turn: int) -> TurnView:
     return PUBLIC_REPORTS.get(turn_key(session, game, turn), build)
 
 
-def map_svg(scenario: str, key: Hashable, facts: MapFacts, zoom: bool, title: str) -> str:
-    """A map page of the report drawn as SVG by the PDF's own layout (maps.draw_page)."""
+# The report's map pages by number, as the web names them (/map/N-0.svg ...).
+CONTINENT, NORTH_EAST, SOUTH_EAST = 0, 1, 2
+
+
+def map_views(scenario: str, facts: MapFacts) -> list[tuple[int, str]]:
+    """The map pages a turn's report has, in the PDF's order, with what each
+    shows: the continent page (fitted to the lines), the north-east, and the
+    south-east when lines or PCs for sale reach there."""
+    pages = map_pages(scenario)
+    views = [
+        (CONTINENT, continent_title(pages.scenario, facts)),
+        (NORTH_EAST, "the north-east"),
+    ]
+    if reaches_south_east(pages.scenario, facts):
+        views.append((SOUTH_EAST, "the south-east"))
+    return views
+
+
+def map_svg(scenario: str, key: Hashable, facts: MapFacts, page: int, title: str) -> str:
+    """A map page of the report drawn as SVG by the PDF's own layout
+    (maps.draw_page, maps.draw_framed_page for the south-east)."""
 
     def draw() -> str:
         pages = map_pages(scenario)
         canvas = SvgCanvas(pages.width, pages.height)
-        bbox = None if zoom else continent_bbox(pages.scenario, facts)
-        canvas.out.append(_geography(scenario, zoom, bbox))
-        draw_page(canvas, pages, facts, zoom, geography=False)
+        if page == SOUTH_EAST:
+            canvas.out.append(_geography(scenario, page, None))
+            frame = pages.south_east()[0]
+            draw_framed_page(canvas, pages, facts, frame, geography=False)
+        else:
+            zoom = page == NORTH_EAST
+            bbox = None if zoom else continent_bbox(pages.scenario, facts)
+            canvas.out.append(_geography(scenario, page, bbox))
+            draw_page(canvas, pages, facts, zoom, geography=False)
         return canvas.svg(title)
 
-    return MAPS.get((key, zoom), draw)
+    return MAPS.get((key, page), draw)
 
 
 @lru_cache(maxsize=16)  # a frame per fit of the lines: bounded
-def _geography(scenario: str, zoom: bool, bbox: BBox | None) -> str:
+def _geography(scenario: str, page: int, bbox: BBox | None) -> str:
     """A map page's coasts, lakes and borders as SVG: the same for every turn
     whose lines fit the same frame (`bbox`: the continent page's fit)."""
     pages = map_pages(scenario)
-    frame, style = pages.frame(zoom) if zoom else pages.fitted(bbox)
+    if page == SOUTH_EAST:
+        frame, style = pages.south_east()
+    else:
+        frame, style = pages.frame(True) if page == NORTH_EAST else pages.fitted(bbox)
     canvas = SvgCanvas(pages.width, pages.height, ids="geography")
     clip = canvas.beginPath()
     clip.rect(frame.x, frame.y, frame.width, frame.height)

@@ -43,6 +43,7 @@ Geography (coasts, lakes, US state and national borders) comes from
 `geodata/north_america.json`, shipped with the package (see geodata/README.md).
 """
 
+import io
 import json
 import math
 from collections.abc import Iterable, Iterator, Sequence
@@ -54,6 +55,7 @@ from typing import TypeAlias
 from reportlab.lib.colors import Color, HexColor
 from reportlab.pdfgen.canvas import Canvas
 
+from turnproc.files import write_whole
 from turnproc.scenario.model import Route, Scenario, Town
 
 GEODATA = Path(__file__).resolve().parent / "geodata" / "north_america.json"
@@ -762,8 +764,11 @@ def draw_scenario_map(scenario: Scenario, out_path: str | Path) -> list[str]:
     Page 1 shows the whole map, page 2 the north-east (Washington - Boston - Buffalo -
     Pittsburgh, Detroit to Richmond) at a larger scale, where codes crowded out of
     page 1 find room. The codes labelled on neither page are returned.
+    The file is written whole or not at all (`files.write_whole`): a write
+    that fails leaves the map that was there.
     """
-    canvas = Canvas(str(out_path), pagesize=TABLOID_LANDSCAPE, invariant=1)
+    buffer = io.BytesIO()
+    canvas = Canvas(buffer, pagesize=TABLOID_LANDSCAPE, invariant=1)
     canvas.setTitle(f"{scenario.title}: map")
     canvas.setAuthor("turnproc")
     style = MapStyle()
@@ -783,6 +788,7 @@ def draw_scenario_map(scenario: Scenario, out_path: str | Path) -> list[str]:
     second = _page(canvas, scenario, f"{scenario.title} - the north-east", NORTH_EAST, zoom_style)
     canvas.showPage()
     canvas.save()
+    write_whole(Path(out_path), buffer.getvalue())
     labelled = first.labelled | second.labelled
     return [
         r.code

@@ -371,27 +371,43 @@ class _OwnMapFlowable(_MapFlowable):
         self.drawn = geography  # the page's geography drawn once, if it is a fixed page
 
     def draw(self) -> None:
-        canvas: Canvas = self.canv
-        frame, style = self.frame, self.pages.frame(True)[1]
-        canvas.saveState()
-        clip = canvas.beginPath()
-        clip.rect(frame.x, frame.y, frame.width, frame.height)
-        canvas.clipPath(clip, stroke=0, fill=0)
-        if self.drawn is not None:
-            self.drawn.replay(canvas)
-        else:
-            mapdraw.draw_geography(canvas, frame, style)
-        _band(canvas, self.pages.scenario, frame, self.report, zoom=True)
-        canvas.restoreState()
-        layer = self.pages.fixed_layer(self.report, frame) if self.drawn is not None else None
-        if layer is not None:
-            layer.replay(canvas)
-        else:
-            overlay = shared_overlay(self.report, zoom=True)
-            mapdraw.draw_map(canvas, self.pages.scenario, frame, overlay, style, geography=False)
-        entries = legend_for(self.report, railroads=False)
-        x, top, columns = _legend_place(canvas, self.pages, self.report, True, entries, frame=frame)
-        mapdraw.draw_legend(canvas, x, top, entries, style, columns=columns)
+        draw_framed_page(self.canv, self.pages, self.report, self.frame, self.drawn)
+
+
+def draw_framed_page(
+    canvas: Canvas,
+    pages: "MapPages",
+    report: MapFacts,
+    frame: mapdraw.Frame,
+    drawn: Drawn | None = None,
+    geography: bool = True,
+) -> None:
+    """A page of a frame of its own (the south-east, the reader's railroads) in
+    the north-east page's style, drawn on `canvas`: geography, the reader's
+    band, railroads, the legend of line styles. `drawn` is the page's geography
+    drawn once (a fixed page in the PDF, whose railroad layer is then drawn once
+    per turn too); the web's SVG passes `geography=False` when it has put the
+    geography there already."""
+    style = pages.frame(True)[1]
+    canvas.saveState()
+    clip = canvas.beginPath()
+    clip.rect(frame.x, frame.y, frame.width, frame.height)
+    canvas.clipPath(clip, stroke=0, fill=0)
+    if drawn is not None:
+        drawn.replay(canvas)
+    elif geography:
+        mapdraw.draw_geography(canvas, frame, style)
+    _band(canvas, pages.scenario, frame, report, zoom=True)
+    canvas.restoreState()
+    layer = pages.fixed_layer(report, frame) if drawn is not None else None
+    if layer is not None:
+        layer.replay(canvas)
+    else:
+        overlay = shared_overlay(report, zoom=True)
+        mapdraw.draw_map(canvas, pages.scenario, frame, overlay, style, geography=False)
+    entries = legend_for(report, railroads=False)
+    x, top, columns = _legend_place(canvas, pages, report, True, entries, frame=frame)
+    mapdraw.draw_legend(canvas, x, top, entries, style, columns=columns)
 
 
 # The own-lines page shows at least this much of the map (degrees of longitude,
@@ -450,6 +466,17 @@ def continent_bbox(scenario: Scenario, report: MapFacts) -> BBox | None:
     if (box[2] - box[0]) >= 0.8 * (whole[2] - whole[0]):
         return None
     return box
+
+
+def continent_title(scenario: Scenario, report: MapFacts) -> str:
+    """What the continent page shows, for its title: all of North America, or
+    the part fitted to the railroads' lines (before there are any: to the PCs
+    for sale), as `continent_bbox` fits it."""
+    if continent_bbox(scenario, report) is None:
+        return "North America"
+    if _route_towns(scenario, (line.code for rr in report.railroads for line in rr.lines)):
+        return "where the railroads run"
+    return "where the PCs for sale are"
 
 
 def reaches_south_east(scenario: Scenario, report: MapFacts) -> bool:
@@ -564,6 +591,10 @@ class MapPages:
             )
         return self._fitted[bbox], self._frames[False][1]
 
+    def south_east(self) -> tuple[mapdraw.Frame, mapdraw.MapStyle]:
+        """The south-east page's frame, in the north-east page's style."""
+        return self.fitted(SOUTH_EAST)[0], self._frames[True][1]
+
     def _box(self) -> BBox:
         # The frame border is stroked half outside the frame.
         return (-2.0, -2.0, self.width + 2.0, self.height + 2.0)
@@ -674,7 +705,7 @@ class MapPages:
         when = "the start of the game" if report.turn == 0 else f"the end of turn {report.turn}"
         note = f"railroads at {when}; your lines on a yellow band"
         return [
-            Paragraph(para(f"Map: North America – {note}"), title),
+            Paragraph(para(f"Map: {continent_title(self.scenario, report)} – {note}"), title),
             _MapFlowable(self, report, zoom=False),
             PageBreak(),
             # One line, like the first page's: the map below fills the rest of the page.
@@ -691,8 +722,8 @@ class MapPages:
     ) -> list[Flowable]:
         if not reaches_south_east(self.scenario, report):
             return []
-        frame = self.fitted(SOUTH_EAST)[0]
-        geography = self._drawn_geography("MapGeographySE", frame, self._frames[True][1])
+        frame, style = self.south_east()
+        geography = self._drawn_geography("MapGeographySE", frame, style)
         return [
             PageBreak(),
             Paragraph(para(f"Map: the south-east – {when}, colours as before"), title),
