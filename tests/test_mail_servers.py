@@ -4,6 +4,7 @@ SMTP conversation, a `mail send` killed with a message in flight. No message
 is lost, none the server accepted is sent twice, and one server's trouble
 does not burn the attempts of the messages behind it."""
 
+import json
 import os
 import signal
 import subprocess
@@ -250,6 +251,38 @@ def test_a_killed_mail_send_leaves_only_the_message_in_flight_ambiguous(
     assert Counter(server.received) == Counter(_mid(key) for key in keys + alerts)
     assert rows[keys[2]].status == "ambiguous"
     assert {rows[key].status for key in keys if key != keys[2]} == {"sent"}
+
+
+def test_three_mail_sends_at_once_send_each_message_once(
+    engine: Engine, db_url: str, tmp_path: Path
+) -> None:
+    """The cron job of docs/mail.md run by three machines (or without flock):
+    three `turnproc mail send` processes at once, the server hanging up every
+    7 messages. The server answers nobody until all three have connected, so
+    they surely overlap; every message is accepted once and sent by one."""
+    keys = _queue(engine, 40)
+    server = TroubledSmtp(per_connection=7, start_together=3)
+    env = {
+        **os.environ,
+        "TURNPROC_DATABASE_URL": db_url,
+        "TURNPROC_SMTP_URL": server.smtp_url(),
+        "TURNPROC_MAIL_FROM": SENDER,
+    }
+    mail_send = [sys.executable, "-m", "turnproc", "mail", "send", "--json"]
+    try:
+        runs = [
+            subprocess.Popen(mail_send, env=env, cwd=tmp_path, stdout=subprocess.PIPE, text=True)
+            for _ in range(3)
+        ]
+        outputs = [run.communicate(timeout=300)[0] for run in runs]
+    finally:
+        server.stop()
+    assert [run.returncode for run in runs] == [0, 0, 0]
+    sent = [json.loads(output)["sent"] for output in outputs]
+    assert all(sent), "each of the three sent some of the messages"
+    assert sorted(key for one in sent for key in one) == sorted(keys)
+    assert Counter(server.accepted) == Counter(_mid(key) for key in keys)
+    assert {row.status for row in _rows(engine).values()} == {"sent"}
 
 
 def _migrate(engine: Engine, action: str, revision: str) -> None:
