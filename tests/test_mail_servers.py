@@ -23,7 +23,7 @@ from sqlalchemy import Engine, inspect, select, text
 
 from turnproc.cli import main
 from turnproc.mail.compose import message_id
-from turnproc.mail.outbound import SendReport, send_outbox
+from turnproc.mail.outbound import STUCK_AFTER, SendReport, send_outbox, settle_interrupted
 from turnproc.mail.transport import NotDelivered, SmtpTransport
 from turnproc.mail.urls import smtp_url
 from turnproc.store import db
@@ -460,3 +460,28 @@ def test_a_refusal_to_one_sender_does_not_requeue_what_another_sent(engine: Engi
     assert delivered == ["B"] and afterwards.sent == []
     assert [(row.status, row.attempts) for row in _rows(engine).values()] == [("sent", 1)]
     assert reports["B"].sent == [key] and reports["A"].failed == []
+
+
+def test_a_run_taken_for_dead_that_gets_its_250_records_the_message_sent(
+    engine: Engine,
+) -> None:
+    """A run waits for the server's answer longer than STUCK_AFTER (a slow
+    server; or another machine's run, whose process cannot be checked):
+    another run declares the message ambiguous and tells the moderator once.
+    The answer then comes: the message is sent, not left ambiguous, and the
+    moderator is not told twice."""
+    (key,) = _queue(engine, 1)
+    start = datetime.now(UTC)
+    later = start + STUCK_AFTER + timedelta(seconds=1)
+    settled: list[list[str]] = []
+
+    def slow_answer(message: EmailMessage, before_data: Callable[[], bool]) -> bool:
+        assert before_data()
+        for _ in range(2):
+            settled.append([note.key for note in settle_interrupted(engine, lambda: later)])
+        return True
+
+    report = send_outbox(engine, _Scripted(slow_answer), SENDER, now=lambda: start)
+    assert settled == [[key], []]
+    assert report.sent == [key] and report.ambiguous == []
+    assert [(row.status, row.attempts) for row in _rows(engine).values()] == [("sent", 1)]

@@ -981,19 +981,21 @@ def release_in_flight(session: Session, message_id: int, claim: str) -> bool:
 def mark_sent(session: Session, message_id: int, now: datetime, claim: str | None = None) -> bool:
     """The server answered 250. With `claim`, only while the run holds the
     message: in flight, or declared ambiguous meanwhile by a run that took
-    this one for dead (the server's answer settles it); False otherwise."""
+    this one for dead (the server's answer settles it, and that attempt was
+    counted then); False otherwise."""
     query = update(OutboxMessage).where(OutboxMessage.id == message_id)
     if claim is not None:
         query = query.where(
             OutboxMessage.status.in_(("sending", "ambiguous")), OutboxMessage.sending_by == claim
         )
+    counted = OutboxMessage.status == "ambiguous"
     result = session.execute(
         query.values(
             status="sent",
             sent_at=now,
             last_error=None,
             sending_by=None,
-            attempts=OutboxMessage.attempts + 1,
+            attempts=case((counted, OutboxMessage.attempts), else_=OutboxMessage.attempts + 1),
         )
     )
     return _changed(result)
