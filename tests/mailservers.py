@@ -205,7 +205,9 @@ class TroubledSmtp:
     servers do: a limit of messages per connection (then "421" and the
     connection closed), a connection dropped at the DATA command, after the
     whole text arrived but before the reply, or right after the 250; a reply
-    held back (for killing the sender while a message is in flight).
+    held back (for killing the sender while a message is in flight); every
+    reply held back until so many connections have begun (`start_together`),
+    so that that many senders are surely sending at once.
 
     The cues count messages over the server's life, from 1: `drop_at_data`
     counts DATA commands, the others count texts received. `received` lists
@@ -221,6 +223,7 @@ class TroubledSmtp:
         drop_before_reply: Iterable[int] = (),
         drop_after_reply: Iterable[int] = (),
         hold_reply: Iterable[int] = (),
+        start_together: int = 0,
     ) -> None:
         from aiosmtpd.controller import Controller
         from aiosmtpd.smtp import SMTP
@@ -230,6 +233,7 @@ class TroubledSmtp:
         self.drop_before_reply = set(drop_before_reply)
         self.drop_after_reply = set(drop_after_reply)
         self.hold_reply = set(hold_reply)
+        self.start_together = start_together
         self.received: list[str] = []
         self.accepted: list[str] = []
         self.connections = 0
@@ -267,6 +271,9 @@ class TroubledSmtp:
                 if arrival in world.drop_before_reply:
                     server.transport.abort()
                     return "250 never sent: the connection is gone"
+                deadline = time.monotonic() + 60
+                while world.connections < world.start_together and time.monotonic() < deadline:
+                    await asyncio.sleep(0.01)
                 if arrival in world.hold_reply:
                     world.holding.set()
                     await asyncio.sleep(600)  # until the sender's connection goes away

@@ -1,9 +1,14 @@
 """Sending the outbox: each message at most once, failures retried with back-off.
 
-A message is marked in flight ("sending", with the sender's host:pid) and
-that mark committed just before the DATA command; it is marked "sent" when
-the server answers the final "." with 250 (`transport` explains the stages).
-So whatever happens, at most one message per sender is in flight:
+A message is claimed ("sending", under the name of the sending run:
+host:pid/run, so that two runs in one process are told apart) and that claim
+committed just before the DATA command; it is marked "sent" when the server
+answers the final "." with 250 (`transport` explains the stages). Every later
+change of the message (sent, failed, ambiguous, given back to the queue) is
+made only while the run still holds its claim; a run that failed before
+claiming a message marks it failed only if nobody holds it. So each message
+is handed to the server by one run at a time, and at most one message per
+run is in flight:
 
 - a server that closes the connection (a 421 after so many messages per
   connection, or a dropped connection) before the message was handed over
@@ -22,6 +27,7 @@ So whatever happens, at most one message per sender is in flight:
 import os
 import socket
 import threading
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -36,7 +42,12 @@ from turnproc.core.errors import TurnprocError
 from turnproc.families.continental_rails.report.rules_pdf import RULES_PDF_NAME, game_rules_pdf
 from turnproc.files import write_whole
 from turnproc.mail.compose import Attachment, Outgoing, compose, message_id
-from turnproc.mail.transport import NotDelivered, ServerUnavailable, Undecided
+from turnproc.mail.transport import (
+    FINAL_REPLY_TIMEOUT_S,
+    NotDelivered,
+    ServerUnavailable,
+    Undecided,
+)
 from turnproc.store import repository as repo
 from turnproc.store.db import transaction
 from turnproc.store.models import OutboxMessage, Report
@@ -50,8 +61,9 @@ RETRY_DELAYS = (
     timedelta(hours=8),
 )
 # A message in flight longer than this is ambiguous even if its sender seems
-# alive (another machine's sender, or a process number used again).
-STUCK_AFTER = timedelta(minutes=10)
+# alive (another machine's sender): longer than a live sender waits for the
+# server's answer to the final ".".
+STUCK_AFTER = timedelta(seconds=FINAL_REPLY_TIMEOUT_S) + timedelta(minutes=5)
 # New connections that fail in a row before the run stops: the server, not
 # the message, is the trouble, and later messages should not pay for it.
 FRESH_FAILURES_TO_STOP = 2
@@ -99,6 +111,12 @@ def utcnow() -> datetime:
 
 def sender_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def run_name() -> str:
+    """The name a sending run claims messages under: host:pid/run. Threads
+    share the process's host:pid; the run part tells their claims apart."""
+    return f"{sender_id()}/{uuid.uuid4().hex[:12]}"
 
 
 # Renders the PDFs of stored reports that keep only their digest, by report id
@@ -203,30 +221,24 @@ def send_outbox(
     so a crash leaves at most the one in flight undecided. `render` gives
     the PDFs of stored reports kept by digest only (`pipeline.reports.OutboxPdfs`:
     one rendering a turn)."""
-    with _running:
-        _running.count += 1
+    run = run_name()
+    with _running.lock:
+        _running.names.add(run)
     try:
-        return _send_all(engine, transport, sender, now, moderator, render)
+        return _send_all(engine, transport, sender, run, now, moderator, render)
     finally:
-        with _running:
-            _running.count -= 1
+        with _running.lock:
+            _running.names.discard(run)
 
 
 class _Running:
-    """How many `send_outbox` calls this process is making (threads share the
-    process's host:pid): a message in flight under this process's id is a
-    leftover of an earlier process with the same number only when no other
-    call here is sending."""
+    """The names of the `send_outbox` runs this process is making: a message
+    in flight under this process's host:pid and a run not among them is a
+    leftover of an earlier process that had the same number."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.count = 0
-
-    def __enter__(self) -> None:
-        self.lock.acquire()
-
-    def __exit__(self, *exc: object) -> None:
-        self.lock.release()
+        self.names: set[str] = set()
 
 
 _running = _Running()
@@ -236,6 +248,7 @@ def _send_all(
     engine: Engine,
     transport: Transport,
     sender: str,
+    run: str,
     now: Callable[[], datetime],
     moderator: str | None,
     render: PdfRenderer | None,
@@ -254,7 +267,7 @@ def _send_all(
             item = _load(engine, row_id, sender, render)
             if item is None:
                 continue  # sent or claimed by another sender meanwhile
-            result = _deliver(engine, transport, item, now, moderator, report)
+            result = _deliver(engine, transport, item, run, now, moderator, report)
             if result == "lost on a new connection":
                 fresh_failures += 1
             elif result in ("sent", "ambiguous"):
@@ -281,51 +294,64 @@ def _deliver(
     engine: Engine,
     transport: Transport,
     item: _Item,
+    run: str,
     now: Callable[[], datetime],
     moderator: str | None,
     report: SendReport,
 ) -> str:
     """One message: sent, or failed, or ambiguous; sent again once on a new
-    connection when the server closed a connection that had delivered mail."""
-    me = sender_id()
+    connection when the server closed a connection that had delivered mail.
+    Whatever this run writes about the message needs its claim: a failure
+    before the claim (at MAIL or RCPT) must not touch a message that another
+    run has claimed or sent meanwhile."""
+    claimed = False
 
     def claim() -> bool:
+        nonlocal claimed
         with transaction(engine) as session:
-            return repo.mark_in_flight(session, item.id, me, now())
+            claimed = repo.mark_in_flight(session, item.id, run, now())
+        return claimed
 
     while True:
+        claimed = False
         try:
             if not transport.send(item.message, before_data=claim):
                 return "taken by another sender"
         except Undecided as exc:
             with transaction(engine) as session:
-                repo.mark_ambiguous(session, item.id, str(exc))
-                row = repo.outbox_message(session, item.id)
-                assert row is not None
-                report.ambiguous.append(_tell(session, row, str(exc), now(), moderator))
+                if repo.mark_ambiguous(session, item.id, str(exc), run):
+                    row = repo.outbox_message(session, item.id)
+                    assert row is not None
+                    report.ambiguous.append(_tell(session, row, str(exc), now(), moderator))
             return "ambiguous"
         except NotDelivered as exc:
             if exc.connection_lost and not exc.fresh:
-                with transaction(engine) as session:
-                    repo.release_in_flight(session, item.id, me)
+                if claimed:
+                    with transaction(engine) as session:
+                        repo.release_in_flight(session, item.id, run)
                 report.reconnects += 1
                 continue  # the next try is on a new connection, so this loop ends
-            _fail(engine, item, str(exc), now(), report)
+            _fail(engine, item, str(exc), now(), report, run if claimed else None)
             if isinstance(exc, ServerUnavailable):
                 report.stopped = str(exc)
                 return "server unavailable"
             return "lost on a new connection" if exc.connection_lost else "refused"
         with transaction(engine) as session:
-            repo.mark_sent(session, item.id, now())
+            repo.mark_sent(session, item.id, now(), run)
         report.sent.append(item.key)
         return "sent"
 
 
-def _fail(engine: Engine, item: _Item, error: str, now: datetime, report: SendReport) -> None:
+def _fail(
+    engine: Engine, item: _Item, error: str, now: datetime, report: SendReport, claim: str | None
+) -> None:
+    """A failed attempt, counted only on a message this run holds (`claim`) or
+    that nobody holds: one another run claimed or sent meanwhile is its own."""
     retry = now + RETRY_DELAYS[item.attempts] if item.attempts < len(RETRY_DELAYS) else None
     with transaction(engine) as session:
-        repo.mark_failed(session, item.id, error, retry)
-    (report.failed if retry else report.dead).append((item.key, error))
+        marked = repo.mark_failed(session, item.id, error, retry, claim, unclaimed=claim is None)
+    if marked:
+        (report.failed if retry else report.dead).append((item.key, error))
 
 
 def settle_interrupted(
@@ -340,20 +366,22 @@ def settle_interrupted(
             if _sender_alive(row.sending_by) and since is not None and since > now() - STUCK_AFTER:
                 continue  # another `mail send` is sending it right now
             why = "the sending run stopped after handing it to the server, before its answer"
-            repo.mark_ambiguous(session, row.id, why)
-            found.append(_tell(session, row, why, now(), moderator))
+            if repo.mark_ambiguous(session, row.id, why, row.sending_by):
+                found.append(_tell(session, row, why, now(), moderator))
     return found
 
 
 def _sender_alive(sending_by: str | None) -> bool:
-    host, _, pid = (sending_by or "").rpartition(":")
+    """Whether the run that claimed a message may still be sending it."""
+    process = (sending_by or "").partition("/")[0]
+    host, _, pid = process.rpartition(":")
     if host != socket.gethostname():
         return bool(host)  # another machine's sender: only the time can tell
     if not pid.isdigit():
         return False
     if int(pid) == os.getpid():
-        with _running:
-            return _running.count > 1  # another thread of this process is sending
+        with _running.lock:
+            return sending_by in _running.names  # a run of this process, still going
     try:
         os.kill(int(pid), 0)
     except ProcessLookupError:

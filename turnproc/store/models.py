@@ -352,7 +352,8 @@ class OutboxMessage(Base):
     # failed (retried later), dead (given up), ambiguous (in flight when the
     # connection or the sender died: may or may not have arrived), cancelled
     status: Mapped[str] = mapped_column(String(12), default="queued")
-    sending_by: Mapped[str | None] = mapped_column(String(120))  # host:pid of the sender
+    # host:pid/run of the sending run that claimed it; kept while ambiguous
+    sending_by: Mapped[str | None] = mapped_column(String(120))
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_error: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)

@@ -936,55 +936,90 @@ def due_mail(session: Session, now: datetime) -> Sequence[int]:
     ).all()
 
 
-def mark_in_flight(session: Session, message_id: int, sender: str, now: datetime) -> bool:
-    """Claim a message for `sender` (host:pid) before the server is given its
-    text; False when another sender has claimed it or it is no longer due.
-    Commit before DATA: a message left "sending" may or may not have arrived."""
+def mark_in_flight(session: Session, message_id: int, claim: str, now: datetime) -> bool:
+    """Claim a message under `claim` (the sending run's own name, `host:pid/run`)
+    before the server is given its text; False when another run has claimed
+    it or it is no longer due. One UPDATE whose WHERE re-reads the status: on
+    PostgreSQL a second claimer waits for the first's row lock and then finds
+    the row "sending"; SQLite lets one writer in at a time. Commit before
+    DATA: a message left "sending" may or may not have arrived."""
     result = session.execute(
         update(OutboxMessage)
         .where(
             OutboxMessage.id == message_id,
             OutboxMessage.status.in_(("queued", "failed")),
         )
-        .values(status="sending", sending_by=sender, next_attempt_at=now)
+        .values(status="sending", sending_by=claim, next_attempt_at=now)
     )
+    return _changed(result)
+
+
+def _changed(result: Any) -> bool:
     return cast("CursorResult[Any]", result).rowcount == 1
 
 
-def release_in_flight(session: Session, message_id: int, sender: str) -> None:
+def _held_by(claim: str | None) -> Any:
+    """The rows a sending run may still change: its own claim, or, when it had
+    not claimed the message (a failure before DATA), a message nobody holds."""
+    if claim is None:
+        return OutboxMessage.status.in_(("queued", "failed"))
+    return (OutboxMessage.status == "sending") & (OutboxMessage.sending_by == claim)
+
+
+def release_in_flight(session: Session, message_id: int, claim: str) -> bool:
     """Undo `mark_in_flight`: the server refused the message before it had the
-    whole text, so it cannot have accepted it."""
-    session.execute(
+    whole text, so it cannot have accepted it. Only the run's own claim is
+    given back, never another run's."""
+    result = session.execute(
         update(OutboxMessage)
-        .where(
-            OutboxMessage.id == message_id,
-            OutboxMessage.status == "sending",
-            OutboxMessage.sending_by == sender,
-        )
+        .where(OutboxMessage.id == message_id, _held_by(claim))
         .values(status="queued", sending_by=None)
     )
+    return _changed(result)
 
 
-def mark_sent(session: Session, message_id: int, now: datetime) -> None:
-    session.execute(
-        update(OutboxMessage)
-        .where(OutboxMessage.id == message_id)
-        .values(
+def mark_sent(session: Session, message_id: int, now: datetime, claim: str | None = None) -> bool:
+    """The server answered 250. With `claim`, only while the run holds the
+    message: in flight, or declared ambiguous meanwhile by a run that took
+    this one for dead (the server's answer settles it, and that attempt was
+    counted then); False otherwise."""
+    query = update(OutboxMessage).where(OutboxMessage.id == message_id)
+    if claim is not None:
+        query = query.where(
+            OutboxMessage.status.in_(("sending", "ambiguous")), OutboxMessage.sending_by == claim
+        )
+    counted = OutboxMessage.status == "ambiguous"
+    result = session.execute(
+        query.values(
             status="sent",
             sent_at=now,
             last_error=None,
             sending_by=None,
-            attempts=OutboxMessage.attempts + 1,
+            attempts=case((counted, OutboxMessage.attempts), else_=OutboxMessage.attempts + 1),
         )
     )
+    return _changed(result)
 
 
-def mark_failed(session: Session, message_id: int, error: str, retry_at: datetime | None) -> None:
-    """A failed attempt: retried at `retry_at`, or given up ("dead") when None."""
-    session.execute(
-        update(OutboxMessage)
-        .where(OutboxMessage.id == message_id)
-        .values(
+def mark_failed(
+    session: Session,
+    message_id: int,
+    error: str,
+    retry_at: datetime | None,
+    claim: str | None = None,
+    *,
+    unclaimed: bool = False,
+) -> bool:
+    """A failed attempt: retried at `retry_at`, or given up ("dead") when None.
+    A sending run passes its `claim`, or `unclaimed=True` when it failed before
+    claiming the message (then only a message nobody holds, still due, is
+    marked: one another run has claimed or sent is left alone); False when
+    nothing was marked. Without either, the moderator's call: marked as is."""
+    query = update(OutboxMessage).where(OutboxMessage.id == message_id)
+    if claim is not None or unclaimed:
+        query = query.where(_held_by(claim))
+    result = session.execute(
+        query.values(
             status="failed" if retry_at is not None else "dead",
             last_error=error,
             next_attempt_at=retry_at,
@@ -992,22 +1027,32 @@ def mark_failed(session: Session, message_id: int, error: str, retry_at: datetim
             attempts=OutboxMessage.attempts + 1,
         )
     )
+    return _changed(result)
 
 
-def mark_ambiguous(session: Session, message_id: int, error: str) -> None:
-    """The message was in flight when the connection or its sender died: it may
-    or may not have arrived, so it waits for the moderator (`requeue_mail`)."""
-    session.execute(
+def mark_ambiguous(session: Session, message_id: int, error: str, claim: str | None) -> bool:
+    """The message was in flight under `claim` when the connection or its
+    sender died: it may or may not have arrived, so it waits for the moderator
+    (`requeue_mail`). The claim stays on the row, so the run that held it can
+    still record the server's 250 (`mark_sent`). False when the message was no
+    longer in flight under that claim (sent, or settled by another run)."""
+    result = session.execute(
         update(OutboxMessage)
-        .where(OutboxMessage.id == message_id, OutboxMessage.status == "sending")
+        .where(
+            OutboxMessage.id == message_id,
+            OutboxMessage.status == "sending",
+            OutboxMessage.sending_by == claim
+            if claim is not None
+            else OutboxMessage.sending_by.is_(None),
+        )
         .values(
             status="ambiguous",
             last_error=error,
             next_attempt_at=None,
-            sending_by=None,
             attempts=OutboxMessage.attempts + 1,
         )
     )
+    return _changed(result)
 
 
 def in_flight_mail(session: Session) -> Sequence[OutboxMessage]:
