@@ -94,3 +94,17 @@ def test_reasonable_dividend_keeps_a_reserve(scenario: Scenario) -> None:
     # profit would pay $3, but only cash above the reserve ($5 x 148 miles) may go
     assert ops.reasonable_dividend(scenario, rr, 3000) == (1000 - 5 * 148) // rr.issued
     assert ops.reasonable_dividend(scenario, rr, -10) == 0
+
+
+def test_president_salary_is_a_fifth_of_a_profit_within_the_cash(scenario: Scenario) -> None:
+    state = _game(scenario)
+    percent = ops.operations_params(scenario).salary.profit_percent
+    assert percent == 20
+    led = state.railroads["NYC"].model_copy(update={"president": 4, "cash": 5000})
+    assert ops.president_salary(scenario, led, 2043) == 2043 * percent // 100
+    # no president, no profit or no cash: no salary
+    assert ops.president_salary(scenario, led.model_copy(update={"president": None}), 2043) == 0
+    assert ops.president_salary(scenario, led, -500) == 0
+    assert ops.president_salary(scenario, led.model_copy(update={"cash": -10}), 2043) == 0
+    # never more than the cash the railroad has
+    assert ops.president_salary(scenario, led.model_copy(update={"cash": 100}), 2043) == 100

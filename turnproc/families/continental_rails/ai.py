@@ -729,7 +729,8 @@ class _Planner:
 
     def _expected_profit(self, rr: Railroad) -> int:
         """4.10 This turn's operating profit as the president can foresee it: the
-        lines' revenue in the starting climate less operating expense and interest."""
+        lines' revenue in the starting climate less operating expense, interest
+        and the president's salary."""
         lines = operations.line_revenues(
             self.scenario, self.state, rr, self.state.climate, self.state.turn
         )
@@ -740,7 +741,10 @@ class _Planner:
         loan_rate = self.scenario.section("climate", ClimateTable).levels[self.state.climate]
         bond_rate = self.rr_params.debt.bond_rate_percent
         interest = (rr.bonds * bond_rate + rr.loan * loan_rate.loan_rate) // 100
-        return revenue - expense - interest
+        earned = revenue - expense - interest
+        percent = operations.operations_params(self.scenario).salary.profit_percent
+        salary = earned * percent // 100 if earned > 0 and rr.president is not None else 0
+        return earned - salary
 
     def _is_west(self, code: str) -> bool:
         return operations.is_western(self.scenario, code)

@@ -53,12 +53,17 @@ class InsolvencyParams(BaseModel):
     call_fall: int  # a turn whose climate falls this many levels calls in short loans
 
 
+class SalaryParams(BaseModel):
+    profit_percent: int  # share of a profitable turn's profit paid to the president
+
+
 class OperationsParams(BaseModel):
     """operations.toml"""
 
     revenue: RevenueParams
     expense: ExpenseParams
     insolvency: InsolvencyParams
+    salary: SalaryParams
 
 
 class Locomotive(BaseModel):
@@ -177,7 +182,8 @@ class OperationsResult(Event):
     expense: int
     interest: int
     event_costs: int = 0
-    profit: int  # revenue - expense - interest - event costs
+    salary: int = 0  # paid to the president (4.10)
+    profit: int  # revenue - expense - interest - event costs - salary
     dividend_per_share: int
     dividends_paid: int
     efficiency: int = 0
@@ -583,7 +589,8 @@ def _operate(ctx: TurnContext, rr: Railroad, order: tuple[int, SetDividend] | No
     interest = interest_up(rr.bonds, bond_rate) + interest_up(rr.loan, loan_rate(ctx))
     ctx.transfer(account, BANK, interest, "interest", rr.code, overdraft=True)
     event_costs = _random_events(ctx, rr, eff, revenue, draws)
-    profit = revenue - expense - interest - event_costs
+    salary = _pay_salary(ctx, rr, revenue - expense - interest - event_costs)
+    profit = revenue - expense - interest - event_costs - salary
     called = _loan_called(ctx, rr)
     reorganized = rr.cash < 0 and _settle_insolvency(ctx, rr, short_loan=not called)
     per_share = 0
@@ -606,6 +613,7 @@ def _operate(ctx: TurnContext, rr: Railroad, order: tuple[int, SetDividend] | No
             expense=expense,
             interest=interest,
             event_costs=event_costs,
+            salary=salary,
             profit=profit,
             dividend_per_share=per_share,
             dividends_paid=paid,
@@ -614,6 +622,25 @@ def _operate(ctx: TurnContext, rr: Railroad, order: tuple[int, SetDividend] | No
             president=rr.president,
         )
     )
+
+
+def president_salary(scenario: Scenario, rr: Railroad, earned: int) -> int:
+    """4.10 [designed] The president's salary: a share of the turn's profit
+    before it, rounded down; nothing without a president, a profit or cash."""
+    if rr.president is None or earned <= 0 or rr.cash <= 0:
+        return 0
+    percent = operations_params(scenario).salary.profit_percent
+    return min(rr.cash, earned * percent // 100)
+
+
+def _pay_salary(ctx: TurnContext, rr: Railroad, earned: int) -> int:
+    """4.10 Pay the president his salary from the railroad's cash; returns it."""
+    salary = president_salary(ctx.scenario, rr, earned)
+    if salary > 0 and rr.president is not None:
+        ctx.transfer(
+            railroad_account(rr.code), tycoon_account(rr.president), salary, "salary", rr.code
+        )
+    return salary
 
 
 def _per_share(amount: int, shares: int) -> int:
