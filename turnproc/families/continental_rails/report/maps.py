@@ -23,7 +23,7 @@ import zlib
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Literal, Protocol
 
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.pdfbase import pdfmetrics
@@ -86,6 +86,9 @@ DOUBLE = mapdraw.RouteStyle(color="#555555", width=1.6, double_track=True)
 # A graphics-state resource (transparency) would need the report document's own names.
 _GSTATE_OP = re.compile(r"/\S+\s+gs\b")
 BBox = tuple[float, float, float, float]
+
+# A shared map page: the continent (False), the north-east (True), the south-east.
+Page = bool | Literal["se"]
 
 # Key of the railroad layer: every railroad's (code, lines) and the PCs for sale.
 LayerKey = tuple[tuple[tuple[str, tuple[tuple[str, bool, bool], ...]], ...], tuple[str, ...]]
@@ -639,21 +642,52 @@ class MapPages:
             self._crowding[key] = _crowding(self.scenario, self.frame(zoom, report)[0], report)
         return self._crowding[key]
 
+    def south_east(self, report: MapFacts) -> "tuple[mapdraw.Frame, Drawn] | None":
+        """The south-east page's frame and geography (drawn once per process),
+        if `report`'s lines or PCs for sale reach there."""
+        if not reaches_south_east(self.scenario, report):
+            return None
+        frame = self.fitted(SOUTH_EAST)[0]
+        return frame, self._drawn_geography("MapGeographySE", frame, self._frames[True][1])
+
+    def draw_shared(self, report: PlayerReport, page: Page) -> "tuple[Drawn, Drawn | None]":
+        """One page's geography and this turn's railroad layer on it, to be
+        drawn in one process and `install`ed in others."""
+        if page == "se":
+            south_east = self.south_east(report)
+            assert south_east is not None
+            frame, geography = south_east
+            return geography, self.fixed_layer(report, frame)
+        return self.geography(page, report), self.layer(report, page)
+
     def install(
-        self, report: PlayerReport, zoom: bool, geography: Drawn, layer: "Drawn | None"
+        self, report: PlayerReport, page: Page, geography: Drawn, layer: "Drawn | None"
     ) -> None:
-        """Take a page's geography and railroad layer drawn by `geography` and `layer`
+        """Take a page's geography and railroad layer drawn by `draw_shared`
         in another process for the same turn."""
-        frame, style = self.frame(zoom, report)
+        if page == "se":
+            frame = self.fitted(SOUTH_EAST)[0]
+            style = self._frames[True][1]
+            self._fixed_layers.clear()
+            self._fixed_layers[(_layer_key(report), _frame_key(frame))] = layer
+        else:
+            frame, style = self.frame(page, report)
+            self._layers[(_layer_key(report), page)] = layer
         key = repr((geography.name, _frame_key(frame), style, self._box()))
         _keep(self._geography, key, geography)
-        self._layers[(_layer_key(report), zoom)] = layer
+
+    def shared_pages(self, report: MapFacts) -> "list[Page]":
+        """The pages every reader of `report`'s turn has: the continent, the
+        north-east and, if lines reach there, the south-east."""
+        pages: list[Page] = [False, True]
+        if reaches_south_east(self.scenario, report):
+            pages.append("se")
+        return pages
 
     def prepare(self, report: PlayerReport) -> None:
-        """Draw the shared parts of both pages now."""
-        for zoom in (False, True):
-            self.geography(zoom, report)
-            self.layer(report, zoom)
+        """Draw the shared parts of every page now."""
+        for page in self.shared_pages(report):
+            self.draw_shared(report, page)
 
     def page_template(self, **kwargs: object) -> PageTemplate:
         frame = Frame(
@@ -689,10 +723,10 @@ class MapPages:
     def _south_east_page(
         self, report: PlayerReport, when: str, title: ParagraphStyle
     ) -> list[Flowable]:
-        if not reaches_south_east(self.scenario, report):
+        south_east = self.south_east(report)
+        if south_east is None:
             return []
-        frame = self.fitted(SOUTH_EAST)[0]
-        geography = self._drawn_geography("MapGeographySE", frame, self._frames[True][1])
+        frame, geography = south_east
         return [
             PageBreak(),
             Paragraph(para(f"Map: the south-east – {when}, colours as before"), title),

@@ -33,8 +33,8 @@ from reportlab.platypus import (
     Table,
     TableStyle,
 )
-from reportlab.platypus.tables import CellStyle
 
+from turnproc.families.continental_rails.report.grid import Band, Grid, Look, Pair, Rule
 from turnproc.families.continental_rails.report.maps import MapPages
 from turnproc.families.continental_rails.report.model import CashFlow, PlayerReport
 from turnproc.families.continental_rails.report.typeface import (
@@ -231,92 +231,66 @@ def _table(
     mine: Sequence[int] = (),
     extra: Sequence[tuple[Any, ...]] = (),
     code_column: bool = False,
-) -> Table:
+) -> Grid:
     """A report table: grey header repeated on each page, numbers right-aligned,
-    rows in `mine` (the reader's own) shaded."""
-    spans: dict[tuple[int, int], float] = {}
+    rows in `mine` (the reader's own) shaded. `extra` holds TableStyle-like
+    commands: ALIGN (RIGHT), FONT (bold), SPAN (the rest of a row),
+    BACKGROUND and LINEABOVE of whole rows."""
+    columns = len(widths)
+    spans: dict[int, tuple[int, int]] = {}
     for command in extra:
         if command[0] == "SPAN":
             (c0, r0), (c1, _) = command[1], command[2]
-            spans[(r0, c0)] = sum(widths[c0 : (c1 % len(widths)) + 1])
-    bold_cells: list[tuple[Any, ...]] = []
-    data: list[list[Any]] = [
+            spans[r0] = (c0, c1 % columns)
+    cells: list[list[str | None]] = [
         [_lines(h, NARROW_BOLD, w - 5) for h, w in zip(header, widths, strict=True)]
     ]
+    bold = [[True] * columns] + [[False] * columns for _ in rows]
+    right = [[False] * columns] + [[c >= numeric_from for c in range(columns)] for _ in rows]
     for r, row in enumerate(rows, start=1):
-        cells: list[Any] = []
+        span = spans.get(r)
+        texts: list[str | None] = []
         for c, cell in enumerate(row):
-            if isinstance(cell, _Cell):
+            if span is not None and span[0] < c <= span[1]:
+                texts.append(None)  # under the spanned cell
+            elif isinstance(cell, _Cell):
                 font = NARROW_BOLD if cell.bold else NARROW
-                cells.append(_lines(cell.text, font, spans.get((r, c), widths[c]) - 5))
-                if cell.bold:
-                    bold_cells.append(("FONT", (c, r), (c, r), NARROW_BOLD, 7))
+                width = sum(widths[c : span[1] + 1]) if span and span[0] == c else widths[c]
+                texts.append(_lines(cell.text, font, width - 5))
+                bold[r][c] = cell.bold
             else:
-                cells.append(cell)
-        data.append(cells)
-    # Cell styles are made here, row by row, rather than by TableStyle's
-    # FONT, ALIGN and padding commands: those set each cell's attributes one
-    # command and one cell at a time (most of a table's layout time), and
-    # these are the attributes they would set.
-    columns = len(widths)
-    bold = [[False] * columns for _ in data]
-    right = [[r > 0 and c >= numeric_from for c in range(columns)] for r in range(len(data))]
-    bold[0] = [True] * columns
-    spanned = {r for r, _ in spans}
-    if code_column:
+                texts.append(cell)
+        cells.append(texts)
         # A spanned row (a railroad's lines) keeps the regular font.
-        for r in range(1, len(data)):
-            bold[r][1] = bold[r][1] or r not in spanned
-    for _, (c, r), _, _, _ in bold_cells:
-        bold[r][c] = True
-    commands: list[tuple[Any, ...]] = [
-        ("BACKGROUND", (0, 0), (-1, 0), _HEAD),
-        ("LINEBELOW", (0, 0), (-1, 0), 0.6, _GRID),
-        ("LINEBELOW", (0, 1), (-1, -1), 0.25, _GRID),
-    ]
-    commands += [("BACKGROUND", (0, r), (-1, r), _MINE) for r in mine]
+        if code_column and span is None:
+            bold[r][1] = True
+    bands = [Band(0, _HEAD)] + [Band(r, _MINE) for r in mine]
+    rules = [Rule(0, 0, 0.6, _GRID), Rule(1, len(rows), 0.25, _GRID)]
     for command in extra:
-        if command[0] not in ("ALIGN", "FONT"):
-            commands.append(command)
-            continue
-        (c0, r0), (c1, r1) = command[1], command[2]
-        for r in range(r0 % len(data), r1 % len(data) + 1):
-            for c in range(c0 % columns, c1 % columns + 1):
-                if command[0] == "ALIGN":
-                    right[r][c] = command[3] == "RIGHT"
-                else:
-                    bold[r][c] = command[3] == NARROW_BOLD
-    cell_styles = [
-        [_CELL_STYLES[bold[r][c], right[r][c]] for c in range(columns)] for r in range(len(data))
-    ]
-    table = Table(data, colWidths=list(widths), repeatRows=1, hAlign="LEFT", cellStyles=cell_styles)
-    table.setStyle(TableStyle(commands))
-    return table
+        name = command[0]
+        if name in ("ALIGN", "FONT"):
+            (c0, r0), (c1, r1) = command[1], command[2]
+            for r in range(r0 % len(cells), r1 % len(cells) + 1):
+                for c in range(c0 % columns, c1 % columns + 1):
+                    if name == "ALIGN":
+                        right[r][c] = command[3] == "RIGHT"
+                    else:
+                        bold[r][c] = command[3] == NARROW_BOLD
+        elif name == "BACKGROUND":
+            bands.append(Band(command[1][1], command[3]))
+        elif name == "LINEABOVE":
+            rules.append(Rule(command[1][1], command[2][1], command[3], command[4], above=True))
+        elif name != "SPAN":
+            raise ValueError(f"a report table has no {name} command")
+    looks = [[_LOOKS[bold[r][c], right[r][c]] for c in range(columns)] for r in range(len(cells))]
+    return Grid(cells, looks, widths, bands, rules, spans)
 
 
-_CELL = {
-    "fontsize": 7,
-    "leading": 8.4,
-    "valign": "TOP",
-    "topPadding": 1.5,
-    "bottomPadding": 1.5,
-    "leftPadding": 2.5,
-    "rightPadding": 2.5,
+# The four types of a table cell: 7-point narrow type, bold or not, left or
+# right aligned.
+_LOOKS = {
+    (b, r): Look(NARROW_BOLD if b else NARROW, r) for b in (False, True) for r in (False, True)
 }
-
-
-def _cell_style(bold: bool, right: bool) -> CellStyle:
-    """A table cell's style: 7-point narrow type, bold or not, left or right
-    aligned, tight padding, text at the top."""
-    style = CellStyle(f"{'bold' if bold else 'regular'}-{'right' if right else 'left'}")
-    style.__dict__.update(
-        _CELL, fontname=NARROW_BOLD if bold else NARROW, alignment="RIGHT" if right else "LEFT"
-    )
-    return style
-
-
-# Shared by every cell of that style: the tables set no style cell by cell.
-_CELL_STYLES = {(b, r): _cell_style(b, r) for b in (False, True) for r in (False, True)}
 
 
 # Room a section needs at the foot of a page: its heading, a note, a table's
@@ -588,7 +562,7 @@ def _pcs(report: PlayerReport) -> list[Flowable]:
     return out
 
 
-def _cash_flow(flow: CashFlow, width: float = 290) -> Table:
+def _cash_flow(flow: CashFlow, width: float = 290) -> Grid:
     rows: list[list[Any]] = [[_p("Cash at start of turn"), _n(flow.opening, True)]]
     rows += [[_p(item.text), _n(item.amount, True)] for item in flow.items]
     rows.append([_p("End cash", "cellb"), _n(flow.closing, True)])
@@ -641,17 +615,8 @@ def _private(report: PlayerReport) -> list[Flowable]:
             return out
         flows = [_cash_flow(flow, half - 8) for flow in private.railroads]
         for i in range(0, len(flows), 2):
-            pair = Table([flows[i : i + 2]], colWidths=[half, half], hAlign="LEFT")
-            pair.setStyle(
-                TableStyle(
-                    [
-                        ("VALIGN", (0, 0), (-1, -1), "TOP"),
-                        ("LEFTPADDING", (0, 0), (-1, -1), 0),
-                        ("RIGHTPADDING", (0, 0), (-1, -1), 0),
-                    ]
-                )
-            )
-            out += [pair, Spacer(1, 6)]
+            right = flows[i + 1] if i + 1 < len(flows) else None
+            out += [Pair(flows[i], right, half), Spacer(1, 6)]
     return out
 
 
