@@ -33,6 +33,7 @@ from reportlab.platypus import (
     Table,
     TableStyle,
 )
+from reportlab.platypus.flowables import _listWrapOn
 
 from turnproc.families.continental_rails.report.grid import Band, Grid, Look, Pair, Rule
 from turnproc.families.continental_rails.report.maps import MapPages
@@ -217,6 +218,33 @@ class _Item(Flowable):
         return float(self.style.spaceAfter)
 
 
+class _Plain(_Item):
+    """A paragraph of plain text in one font (a heading, a note), laid out as
+    a Paragraph of that style: no markup to parse, its lines cached. Like a
+    Paragraph it leaves no single first line at the foot of a page."""
+
+    def split(self, avail_width: float, avail_height: float) -> list[Flowable]:
+        if avail_height // self.style.leading < 2 and not self.style.allowOrphans:
+            return []
+        return [
+            _Plain(part.text, part.style, part.start, part.stop)
+            for part in super().split(avail_width, avail_height)
+        ]
+
+
+class _Together(KeepTogether):
+    """Flowables kept on one page, measured without the document's frame:
+    a KeepTogether copies the frame on every measuring (in case a flowable
+    adds content to it), and the report's never do."""
+
+    def wrap(self, aW: float, aH: float) -> tuple[float, float]:
+        dims: list[tuple[float, float]] = []
+        width, self._H = _listWrapOn(self._content, aW, None, dims=dims)
+        self._H0 = dims[0][1] if dims else 0
+        self._wrapInfo = aW, aH
+        return width, 0xFFFFFF  # always split, as a KeepTogether does
+
+
 def _n(value: int | None, dollars: bool = False) -> str:
     if value is None:
         return "–"
@@ -299,7 +327,7 @@ SECTION_ROOM = 110
 
 
 def _section(title: str) -> list[Flowable]:
-    return [CondPageBreak(SECTION_ROOM), Paragraph(title, STYLES["h1"])]
+    return [CondPageBreak(SECTION_ROOM), _Plain(title, STYLES["h1"])]
 
 
 def _short(text: str, limit: int) -> str:
@@ -328,27 +356,27 @@ class _Header:
 
 
 def _headlines(report: PlayerReport) -> list[Flowable]:
-    out: list[Flowable] = [Paragraph("9.1 Headlines", STYLES["h1"])]
-    out.append(Paragraph("World &amp; National News", STYLES["h2"]))
+    out: list[Flowable] = [_Plain("9.1 Headlines", STYLES["h1"])]
+    out.append(_Plain("World & National News", STYLES["h2"]))
     for year, lines in report.headlines.items():
         for line in lines:
             out.append(Paragraph(f"<b>{year}</b>  {para(line)}", STYLES["item"]))
-    out.append(Paragraph("Railroad News", STYLES["h2"]))
+    out.append(_Plain("Railroad News", STYLES["h2"]))
     if not report.news:
-        out.append(Paragraph("A quiet turn: no railroad news.", STYLES["note"]))
+        out.append(_Plain("A quiet turn: no railroad news.", STYLES["note"]))
     for group in report.news:
-        block: list[Flowable] = [Paragraph(para(group.title), STYLES["h2"])]
+        block: list[Flowable] = [_Plain(group.title, STYLES["h2"])]
         block += [_Item("• " + item.text) for item in group.items]
-        out.append(KeepTogether(block[:3]))
+        out.append(_Together(block[:3]))
         out += block[3:]
     if report.announcements:
-        out.append(Paragraph("Announcements", STYLES["h2"]))
+        out.append(_Plain("Announcements", STYLES["h2"]))
         for note in report.announcements:
             out.append(Paragraph(f"<b>{para(note.author)}:</b> {para(note.text)}", STYLES["item"]))
     if report.adjustments:
-        out.append(Paragraph("Moderator Adjustments", STYLES["h2"]))
+        out.append(_Plain("Moderator Adjustments", STYLES["h2"]))
         out += [_Item("• " + text) for text in report.adjustments]
-    out.append(Paragraph("Victory Points: the top five", STYLES["h2"]))
+    out.append(_Plain("Victory Points: the top five", STYLES["h2"]))
     header = [table.title for table in report.vp]
     rows = []
     for place in range(max(1, *(len(table.top) for table in report.vp))):
@@ -404,7 +432,7 @@ def _players(report: PlayerReport) -> list[Flowable]:
             mine.append(i)
     return [
         *_section("9.2 Player Summary"),
-        Paragraph(
+        _Plain(
             "All positions by net worth, highest first. Stock holdings are shown for your "
             "own position, for railroads you preside over, and for players and railroads you "
             "spied on this turn.",
@@ -526,7 +554,7 @@ def _stocks(report: PlayerReport) -> list[Flowable]:
             mine.append(len(rows))
     return [
         *_section("9.4 Stock Report"),
-        Paragraph(
+        _Plain(
             "Prices in dollars a share; the end price is after splits and mergers. Max bid: "
             "the most shares you may bid for next turn.",
             STYLES["note"],
@@ -558,7 +586,7 @@ def _pcs(report: PlayerReport) -> list[Flowable]:
             )
         )
     else:
-        out.append(Paragraph("No PCs are available this turn.", STYLES["note"]))
+        out.append(_Plain("No PCs are available this turn.", STYLES["note"]))
     return out
 
 
@@ -581,9 +609,9 @@ def _cash_flow(flow: CashFlow, width: float = 290) -> Grid:
 def _private(report: PlayerReport) -> list[Flowable]:
     private = report.private
     sheet = private.balance
-    out: list[Flowable] = [CondPageBreak(120), Paragraph("9.6 Private Report", STYLES["h1"])]
+    out: list[Flowable] = [CondPageBreak(120), _Plain("9.6 Private Report", STYLES["h1"])]
     if private.orders:
-        out.append(Paragraph("Your orders refused or cut", STYLES["h2"]))
+        out.append(_Plain("Your orders refused or cut", STYLES["h2"]))
         out += [
             Paragraph(f"• <b>{para(o.text)}</b> {para(o.hint)}", STYLES["item"])
             for o in private.orders
@@ -603,10 +631,10 @@ def _private(report: PlayerReport) -> list[Flowable]:
     ]
     out.append(_table(["Balance at end of turn", ""], rows, [220, 70], numeric_from=1))
     if private.notes:
-        out.append(Paragraph("Private notes", STYLES["h2"]))
+        out.append(_Plain("Private notes", STYLES["h2"]))
         out += [_Item("• " + n.text) for n in private.notes]
     if private.railroads:
-        out.append(Paragraph("Railroads you direct or spied on", STYLES["h2"]))
+        out.append(_Plain("Railroads you direct or spied on", STYLES["h2"]))
         half = WIDTH / 2
         if any(len(flow.items) > 40 for flow in private.railroads):
             # A nested table cannot split across pages: long books go one under another.
@@ -623,7 +651,7 @@ def _private(report: PlayerReport) -> list[Flowable]:
 def _closing(report: PlayerReport) -> list[Flowable]:
     out: list[Flowable] = []
     if report.final is not None:
-        out += [PageBreak(), Paragraph("Final Results", STYLES["h1"])]
+        out += [PageBreak(), _Plain("Final Results", STYLES["h1"])]
         rows = [
             [
                 _p(w.title, "cellb"),
@@ -640,7 +668,7 @@ def _closing(report: PlayerReport) -> list[Flowable]:
                 extra=[("ALIGN", (1, 1), (1, -1), "RIGHT")],
             )
         )
-        out.append(Paragraph("Records over all games", STYLES["h2"]))
+        out.append(_Plain("Records over all games", STYLES["h2"]))
         rows = [
             [_p(r.title), _n(r.score), _p(r.character), _p(r.game)] for r in report.final.records
         ]
@@ -656,7 +684,7 @@ def _closing(report: PlayerReport) -> list[Flowable]:
     elif report.turnsheet:
         out += [
             PageBreak(),
-            Paragraph(f"Turnsheet for turn {report.next_turn}", STYLES["h1"]),
+            _Plain(f"Turnsheet for turn {report.next_turn}", STYLES["h1"]),
             Preformatted(printable(report.turnsheet), STYLES["mono"]),
         ]
     return out
@@ -675,8 +703,8 @@ def _front(report: PlayerReport) -> list[Flowable]:
     if report.deadline:
         lines.append(f"Orders for turn {report.next_turn} due: {report.deadline}")
     out: list[Flowable] = [
-        Paragraph(para(f"{report.game} – {report.scenario}"), STYLES["title"]),
-        *[Paragraph(para(line), STYLES["body"]) for line in lines],
+        _Plain(f"{report.game} – {report.scenario}", STYLES["title"]),
+        *[_Plain(line, STYLES["body"]) for line in lines],
     ]
     stood_in = report.stood_in
     if stood_in is not None:
