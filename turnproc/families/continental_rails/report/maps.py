@@ -291,9 +291,7 @@ def _legend_place(
     style = pages.frame(zoom)[1]
     if frame is None:
         frame = pages.frame(zoom, report)[0]
-        xs, points = pages.crowding(report, zoom)
-    else:
-        xs, points = _crowding(pages.scenario, frame, report)
+    xs, points = pages.crowding(report, frame)
     # The reader's own lines weigh 6 in all: 2 as any railroad's, 4 more here.
     mine = [
         (x, y, 4.0)
@@ -542,8 +540,9 @@ class MapPages:
         self._geography: dict[str, Drawn] = {}
         self._fitted: dict[BBox | None, mapdraw.Frame] = {}
         self._fixed_layers: dict[tuple[LayerKey, str], Drawn | None] = {}
+        self._bboxes: dict[LayerKey, BBox | None] = {}
         self._crowding: dict[
-            tuple[LayerKey, bool], tuple[list[float], list[tuple[float, float, float]]]
+            tuple[LayerKey, str], tuple[list[float], list[tuple[float, float, float]]]
         ] = {}
 
     def frame(
@@ -553,7 +552,11 @@ class MapPages:
         `report`'s lines (without a report: the whole continent)."""
         if zoom or report is None:
             return self._frames[zoom]
-        return self.fitted(continent_bbox(self.scenario, report))
+        key = _layer_key(report)
+        if key not in self._bboxes:
+            self._bboxes.clear()  # one turn at a time
+            self._bboxes[key] = continent_bbox(self.scenario, report)
+        return self.fitted(self._bboxes[key])
 
     def fitted(self, bbox: BBox | None) -> tuple[mapdraw.Frame, mapdraw.MapStyle]:
         """The continent page's frame showing `bbox` (None: the whole continent)."""
@@ -632,14 +635,16 @@ class MapPages:
         return self._layers[key]
 
     def crowding(
-        self, report: MapFacts, zoom: bool
+        self, report: MapFacts, frame: mapdraw.Frame
     ) -> tuple[list[float], list[tuple[float, float, float]]]:
         """Towns (weighing 2 + size) and points along every railroad's lines (2) on
-        one page, sorted by x, with their x alone for bisecting: the same for every
-        reader of a turn, so worked out once."""
-        key = (_layer_key(report), zoom)
+        the page of `frame`, sorted by x, with their x alone for bisecting: the
+        same for every reader of a turn, so worked out once a page."""
+        key = (_layer_key(report), _frame_key(frame))
         if key not in self._crowding:
-            self._crowding[key] = _crowding(self.scenario, self.frame(zoom, report)[0], report)
+            if len(self._crowding) >= GEOGRAPHY_KEPT:
+                del self._crowding[next(iter(self._crowding))]
+            self._crowding[key] = _crowding(self.scenario, frame, report)
         return self._crowding[key]
 
     def south_east(self, report: MapFacts) -> "tuple[mapdraw.Frame, Drawn] | None":
