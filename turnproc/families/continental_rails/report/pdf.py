@@ -159,29 +159,39 @@ def _item_lines(text: str, font: str, size: float, first: float, rest: float) ->
 
 
 class _Item(Flowable):
-    """A bulleted line of plain text with a hanging indent, laid out as the "item"
-    style lays out a Paragraph. News items print the same in every reader's report,
-    so their line breaks are worked out once (cached) instead of parsing and
-    breaking a Paragraph per reader; plain text has no markup to escape or obey.
-    A part split onto the next page keeps the lines `start` to `stop`."""
+    """Bulleted lines of plain text with a hanging indent, one after another,
+    laid out as the "item" style lays out a Paragraph each. News items print the
+    same in every reader's report, so their line breaks are worked out once
+    (cached) instead of parsing and breaking a Paragraph per reader; plain text
+    has no markup to escape or obey. A part split onto the next page keeps the
+    lines `start` to `stop` of them all."""
 
     def __init__(
         self,
-        text: str,
+        text: str | Sequence[str],
         style: ParagraphStyle = STYLES["item"],
         start: int = 0,
         stop: int | None = None,
     ):
         super().__init__()
-        self.text = printable(text)
+        texts = [text] if isinstance(text, str) else text
+        self.texts = tuple(printable(t) for t in texts)
         self.style = style
         self.start, self.stop = start, stop
-        self.lines: tuple[str, ...] = ()
+        self.lines: list[tuple[bool, str]] = []
 
-    def _break(self, width: float) -> tuple[str, ...]:
+    @property
+    def text(self) -> str:
+        return "\n".join(self.texts)
+
+    def _break(self, width: float) -> list[tuple[bool, str]]:
+        """Each line and whether it is the first of its item (hanging)."""
         st = self.style
         rest = width - st.leftIndent - st.rightIndent
-        lines = _item_lines(self.text, st.fontName, st.fontSize, rest - st.firstLineIndent, rest)
+        lines: list[tuple[bool, str]] = []
+        for text in self.texts:
+            broken = _item_lines(text, st.fontName, st.fontSize, rest - st.firstLineIndent, rest)
+            lines += [(i == 0, line) for i, line in enumerate(broken)]
         return lines[self.start : self.stop]
 
     def wrap(self, avail_width: float, avail_height: float) -> tuple[float, float]:
@@ -196,8 +206,8 @@ class _Item(Flowable):
             return []
         cut = self.start + fit
         return [
-            _Item(self.text, self.style, self.start, cut),
-            _Item(self.text, self.style, cut, self.stop),
+            type(self)(self.texts, self.style, self.start, cut),
+            type(self)(self.texts, self.style, cut, self.stop),
         ]
 
     def draw(self) -> None:
@@ -206,9 +216,8 @@ class _Item(Flowable):
         canvas.setFillColor(st.textColor)
         canvas.setFont(st.fontName, st.fontSize, st.leading)
         y = self.height - st.fontSize  # the first baseline, as in a Paragraph
-        for i, line in enumerate(self.lines):
-            hanging = st.firstLineIndent if self.start == 0 and i == 0 else 0
-            canvas.drawString(st.leftIndent + hanging, y, line)
+        for first, line in self.lines:
+            canvas.drawString(st.leftIndent + (st.firstLineIndent if first else 0), y, line)
             y -= st.leading
 
     def getSpaceBefore(self) -> float:
@@ -226,10 +235,7 @@ class _Plain(_Item):
     def split(self, avail_width: float, avail_height: float) -> list[Flowable]:
         if avail_height // self.style.leading < 2 and not self.style.allowOrphans:
             return []
-        return [
-            _Plain(part.text, part.style, part.start, part.stop)
-            for part in super().split(avail_width, avail_height)
-        ]
+        return super().split(avail_width, avail_height)
 
 
 class _Together(KeepTogether):
@@ -365,17 +371,20 @@ def _headlines(report: PlayerReport) -> list[Flowable]:
     if not report.news:
         out.append(_Plain("A quiet turn: no railroad news.", STYLES["note"]))
     for group in report.news:
+        # The title and the first two items on one page; the rest as lines.
+        items = ["• " + item.text for item in group.items]
         block: list[Flowable] = [_Plain(group.title, STYLES["h2"])]
-        block += [_Item("• " + item.text) for item in group.items]
-        out.append(_Together(block[:3]))
-        out += block[3:]
+        block += [_Item(text) for text in items[:2]]
+        out.append(_Together(block))
+        if items[2:]:
+            out.append(_Item(items[2:]))
     if report.announcements:
         out.append(_Plain("Announcements", STYLES["h2"]))
         for note in report.announcements:
             out.append(Paragraph(f"<b>{para(note.author)}:</b> {para(note.text)}", STYLES["item"]))
     if report.adjustments:
         out.append(_Plain("Moderator Adjustments", STYLES["h2"]))
-        out += [_Item("• " + text) for text in report.adjustments]
+        out.append(_Item(["• " + text for text in report.adjustments]))
     out.append(_Plain("Victory Points: the top five", STYLES["h2"]))
     header = [table.title for table in report.vp]
     rows = []
@@ -632,7 +641,7 @@ def _private(report: PlayerReport) -> list[Flowable]:
     out.append(_table(["Balance at end of turn", ""], rows, [220, 70], numeric_from=1))
     if private.notes:
         out.append(_Plain("Private notes", STYLES["h2"]))
-        out += [_Item("• " + n.text) for n in private.notes]
+        out.append(_Item(["• " + n.text for n in private.notes]))
     if private.railroads:
         out.append(_Plain("Railroads you direct or spied on", STYLES["h2"]))
         half = WIDTH / 2
