@@ -17,6 +17,7 @@ from turnproc.families.continental_rails.report.mapdraw import (
     RouteStyle,
     _ends,
     _offset,
+    draw_geography,
     draw_legend,
     draw_map,
     draw_scenario_map,
@@ -148,3 +149,32 @@ def test_geodata_shipped_small_and_complete() -> None:
     assert len(data["states"]) > 100
     readme = GEODATA.parent / "README.md"
     assert "LGPL" in readme.read_text(encoding="utf-8")
+
+
+def test_geography_outside_the_frame_is_cut_away_not_drawn_hidden(scenario: Scenario) -> None:
+    """A zoomed page carries only the coasts and borders near it: a fraction of
+    the continent's points, yet the same coasts where the page shows them."""
+    from turnproc.families.continental_rails.report.mapdraw import _cut_line, _cut_polygon
+
+    def points_drawn(frame: Frame) -> int:
+        canvas = Canvas(io.BytesIO())
+        draw_geography(canvas, frame, MapStyle())
+        return sum(op.count(" l") + op.count(" m") for op in canvas._code)
+
+    whole = Frame.fit(scenario, 0, 0, 700, 500)
+    zoom = Frame.fit(scenario, 0, 0, 700, 500, bbox=NORTH_EAST)
+    assert points_drawn(zoom) < points_drawn(whole) / 4
+    # A square half outside the box keeps exactly its inside half.
+    square = [(-10.0, 0.0), (10.0, 0.0), (10.0, 10.0), (-10.0, 10.0)]
+    assert sorted(_cut_polygon(square, (0.0, -5.0, 20.0, 20.0))) == [
+        (0.0, 0.0),
+        (0.0, 10.0),
+        (10.0, 0.0),
+        (10.0, 10.0),
+    ]
+    # A line in and out of the box: the runs that reach it, with the length before each.
+    line = [(-30.0, 5.0), (-20.0, 5.0), (5.0, 5.0), (40.0, 5.0), (50.0, 5.0), (15.0, 5.0)]
+    assert _cut_line(line, (0.0, 0.0, 20.0, 20.0)) == [
+        (10.0, [(-20.0, 5.0), (5.0, 5.0), (40.0, 5.0)]),
+        (80.0, [(50.0, 5.0), (15.0, 5.0)]),
+    ]

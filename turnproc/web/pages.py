@@ -208,7 +208,7 @@ def map_svg(scenario: str, key: Hashable, facts: MapFacts, page: int, title: str
         canvas = SvgCanvas(pages.width, pages.height)
         if page == SOUTH_EAST:
             canvas.out.append(_geography(scenario, page, None))
-            frame = pages.south_east()[0]
+            frame = pages.south_east_frame()[0]
             draw_framed_page(canvas, pages, facts, frame, geography=False)
         else:
             zoom = page == NORTH_EAST
@@ -226,7 +226,7 @@ def _geography(scenario: str, page: int, bbox: BBox | None) -> str:
     whose lines fit the same frame (`bbox`: the continent page's fit)."""
     pages = map_pages(scenario)
     if page == SOUTH_EAST:
-        frame, style = pages.south_east()
+        frame, style = pages.south_east_frame()
     else:
         frame, style = pages.frame(True) if page == NORTH_EAST else pages.fitted(bbox)
     canvas = SvgCanvas(pages.width, pages.height, ids="geography")

@@ -44,6 +44,7 @@ Geography (coasts, lakes, US state and national borders) comes from
 """
 
 import io
+import itertools
 import json
 import math
 from collections.abc import Iterable, Iterator, Sequence
@@ -275,42 +276,114 @@ def _geodata() -> dict[str, list[list[list[float]]]]:
     return data
 
 
-def _path(canvas: Canvas, frame: Frame, line: Sequence[Sequence[float]], close: bool) -> object:
+Point = tuple[float, float]
+# Geography is cut this far outside the frame: the cut edges are never seen.
+CLIP_PAD = 4.0
+_DASH = (4.0, 1.5)  # national borders
+
+
+def _path(canvas: Canvas, points: Sequence[Point], close: bool) -> object:
     path = canvas.beginPath()
-    for i, (lon, lat) in enumerate(line):
-        px, py = frame.point(lat, lon)
-        if i == 0:
-            path.moveTo(px, py)
-        else:
-            path.lineTo(px, py)
+    path.moveTo(*points[0])
+    for x, y in points[1:]:
+        path.lineTo(x, y)
     if close:
         path.close()
     return path
 
 
+def _projected(frame: Frame, line: Sequence[Sequence[float]]) -> list[Point]:
+    return [frame.point(lat, lon) for lon, lat in line]
+
+
+def _cut_polygon(points: list[Point], box: Rect) -> list[Point]:
+    """The part of a closed polygon inside `box` (Sutherland-Hodgman): the
+    same area inside the box, no vertices far outside it."""
+    x0, y0, x1, y1 = box
+    if all(x0 <= x <= x1 and y0 <= y <= y1 for x, y in points):
+        return points
+    for axis, limit, keep_above in ((0, x0, True), (0, x1, False), (1, y0, True), (1, y1, False)):
+        if not points:
+            break
+        out: list[Point] = []
+        previous = points[-1]
+        previous_in = (previous[axis] >= limit) == keep_above
+        for point in points:
+            inside = (point[axis] >= limit) == keep_above
+            if inside != previous_in:
+                t = (limit - previous[axis]) / (point[axis] - previous[axis])
+                cut = (
+                    previous[0] + (point[0] - previous[0]) * t,
+                    previous[1] + (point[1] - previous[1]) * t,
+                )
+                out.append((limit, cut[1]) if axis == 0 else (cut[0], limit))
+            if inside:
+                out.append(point)
+            previous, previous_in = point, inside
+        points = out
+    return points
+
+
+def _cut_line(points: list[Point], box: Rect) -> list[tuple[float, list[Point]]]:
+    """The runs of an open line whose segments reach into `box`, each with the
+    line's length before it (for the dash pattern to carry on where it was)."""
+    x0, y0, x1, y1 = box
+    runs: list[tuple[float, list[Point]]] = []
+    run: list[Point] = []
+    start = length = 0.0
+    for a, b in itertools.pairwise(points):
+        seen = not (
+            max(a[0], b[0]) < x0
+            or min(a[0], b[0]) > x1
+            or max(a[1], b[1]) < y0
+            or min(a[1], b[1]) > y1
+        )
+        if seen:
+            if not run:
+                run, start = [a], length
+            run.append(b)
+        elif run:
+            runs.append((start, run))
+            run = []
+        length += math.hypot(b[0] - a[0], b[1] - a[1])
+    if run:
+        runs.append((start, run))
+    return runs
+
+
 def draw_geography(canvas: Canvas, frame: Frame, style: MapStyle) -> None:
-    """Water, land, lakes and borders, clipped to the frame."""
+    """Water, land, lakes and borders, clipped to the frame; what lies outside
+    it (most of the continent on a zoomed page) is cut away, not drawn hidden."""
     geo = _geodata()
+    box = (
+        frame.x - CLIP_PAD,
+        frame.y - CLIP_PAD,
+        frame.x + frame.width + CLIP_PAD,
+        frame.y + frame.height + CLIP_PAD,
+    )
     canvas.setFillColor(_color(style.water))
     canvas.rect(frame.x, frame.y, frame.width, frame.height, stroke=0, fill=1)
     canvas.setLineJoin(1)
     canvas.setStrokeColor(_color(style.coast))
     canvas.setLineWidth(0.4)
-    canvas.setFillColor(_color(style.land))
-    for poly in geo["land"]:
-        canvas.drawPath(_path(canvas, frame, poly, True), stroke=1, fill=1)
-    canvas.setFillColor(_color(style.water))
-    for poly in geo["lakes"]:
-        canvas.drawPath(_path(canvas, frame, poly, True), stroke=1, fill=1)
+    for kind, colour in (("land", style.land), ("lakes", style.water)):
+        canvas.setFillColor(_color(colour))
+        for poly in geo[kind]:
+            points = _cut_polygon(_projected(frame, poly), box)
+            if len(points) >= 3:
+                canvas.drawPath(_path(canvas, points, True), stroke=1, fill=1)
     canvas.setStrokeColor(_color(style.state_border))
     canvas.setLineWidth(0.35)
     for line in geo["states"]:
-        canvas.drawPath(_path(canvas, frame, line, False), stroke=1, fill=0)
+        for _, run in _cut_line(_projected(frame, line), box):
+            canvas.drawPath(_path(canvas, run, False), stroke=1, fill=0)
     canvas.setStrokeColor(_color(style.country_border))
     canvas.setLineWidth(0.7)
-    canvas.setDash(4, 1.5)
+    period = sum(_DASH)
     for line in geo["countries"]:
-        canvas.drawPath(_path(canvas, frame, line, False), stroke=1, fill=0)
+        for start, run in _cut_line(_projected(frame, line), box):
+            canvas.setDash(list(_DASH), round(start % period, 2))
+            canvas.drawPath(_path(canvas, run, False), stroke=1, fill=0)
     canvas.setDash()
 
 

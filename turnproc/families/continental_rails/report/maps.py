@@ -23,7 +23,7 @@ import zlib
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Literal, Protocol
 
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.pdfbase import pdfmetrics
@@ -86,6 +86,9 @@ DOUBLE = mapdraw.RouteStyle(color="#555555", width=1.6, double_track=True)
 # A graphics-state resource (transparency) would need the report document's own names.
 _GSTATE_OP = re.compile(r"/\S+\s+gs\b")
 BBox = tuple[float, float, float, float]
+
+# A shared map page: the continent (False), the north-east (True), the south-east.
+Page = bool | Literal["se"]
 
 # Key of the railroad layer: every railroad's (code, lines) and the PCs for sale.
 LayerKey = tuple[tuple[tuple[str, tuple[tuple[str, bool, bool], ...]], ...], tuple[str, ...]]
@@ -288,9 +291,7 @@ def _legend_place(
     style = pages.frame(zoom)[1]
     if frame is None:
         frame = pages.frame(zoom, report)[0]
-        xs, points = pages.crowding(report, zoom)
-    else:
-        xs, points = _crowding(pages.scenario, frame, report)
+    xs, points = pages.crowding(report, frame)
     # The reader's own lines weigh 6 in all: 2 as any railroad's, 4 more here.
     mine = [
         (x, y, 4.0)
@@ -566,8 +567,9 @@ class MapPages:
         self._geography: dict[str, Drawn] = {}
         self._fitted: dict[BBox | None, mapdraw.Frame] = {}
         self._fixed_layers: dict[tuple[LayerKey, str], Drawn | None] = {}
+        self._bboxes: dict[LayerKey, BBox | None] = {}
         self._crowding: dict[
-            tuple[LayerKey, bool], tuple[list[float], list[tuple[float, float, float]]]
+            tuple[LayerKey, str], tuple[list[float], list[tuple[float, float, float]]]
         ] = {}
 
     def frame(
@@ -577,7 +579,11 @@ class MapPages:
         `report`'s lines (without a report: the whole continent)."""
         if zoom or report is None:
             return self._frames[zoom]
-        return self.fitted(continent_bbox(self.scenario, report))
+        key = _layer_key(report)
+        if key not in self._bboxes:
+            self._bboxes.clear()  # one turn at a time
+            self._bboxes[key] = continent_bbox(self.scenario, report)
+        return self.fitted(self._bboxes[key])
 
     def fitted(self, bbox: BBox | None) -> tuple[mapdraw.Frame, mapdraw.MapStyle]:
         """The continent page's frame showing `bbox` (None: the whole continent)."""
@@ -591,7 +597,7 @@ class MapPages:
             )
         return self._fitted[bbox], self._frames[False][1]
 
-    def south_east(self) -> tuple[mapdraw.Frame, mapdraw.MapStyle]:
+    def south_east_frame(self) -> tuple[mapdraw.Frame, mapdraw.MapStyle]:
         """The south-east page's frame, in the north-east page's style."""
         return self.fitted(SOUTH_EAST)[0], self._frames[True][1]
 
@@ -660,31 +666,64 @@ class MapPages:
         return self._layers[key]
 
     def crowding(
-        self, report: MapFacts, zoom: bool
+        self, report: MapFacts, frame: mapdraw.Frame
     ) -> tuple[list[float], list[tuple[float, float, float]]]:
         """Towns (weighing 2 + size) and points along every railroad's lines (2) on
-        one page, sorted by x, with their x alone for bisecting: the same for every
-        reader of a turn, so worked out once."""
-        key = (_layer_key(report), zoom)
+        the page of `frame`, sorted by x, with their x alone for bisecting: the
+        same for every reader of a turn, so worked out once a page."""
+        key = (_layer_key(report), _frame_key(frame))
         if key not in self._crowding:
-            self._crowding[key] = _crowding(self.scenario, self.frame(zoom, report)[0], report)
+            if len(self._crowding) >= GEOGRAPHY_KEPT:
+                del self._crowding[next(iter(self._crowding))]
+            self._crowding[key] = _crowding(self.scenario, frame, report)
         return self._crowding[key]
 
+    def south_east(self, report: MapFacts) -> "tuple[mapdraw.Frame, Drawn] | None":
+        """The south-east page's frame and geography (drawn once per process),
+        if `report`'s lines or PCs for sale reach there."""
+        if not reaches_south_east(self.scenario, report):
+            return None
+        frame, style = self.south_east_frame()
+        return frame, self._drawn_geography("MapGeographySE", frame, style)
+
+    def draw_shared(self, report: PlayerReport, page: Page) -> "tuple[Drawn, Drawn | None]":
+        """One page's geography and this turn's railroad layer on it, to be
+        drawn in one process and `install`ed in others."""
+        if page == "se":
+            south_east = self.south_east(report)
+            assert south_east is not None
+            frame, geography = south_east
+            return geography, self.fixed_layer(report, frame)
+        return self.geography(page, report), self.layer(report, page)
+
     def install(
-        self, report: PlayerReport, zoom: bool, geography: Drawn, layer: "Drawn | None"
+        self, report: PlayerReport, page: Page, geography: Drawn, layer: "Drawn | None"
     ) -> None:
-        """Take a page's geography and railroad layer drawn by `geography` and `layer`
+        """Take a page's geography and railroad layer drawn by `draw_shared`
         in another process for the same turn."""
-        frame, style = self.frame(zoom, report)
+        if page == "se":
+            frame = self.fitted(SOUTH_EAST)[0]
+            style = self._frames[True][1]
+            self._fixed_layers.clear()
+            self._fixed_layers[(_layer_key(report), _frame_key(frame))] = layer
+        else:
+            frame, style = self.frame(page, report)
+            self._layers[(_layer_key(report), page)] = layer
         key = repr((geography.name, _frame_key(frame), style, self._box()))
         _keep(self._geography, key, geography)
-        self._layers[(_layer_key(report), zoom)] = layer
+
+    def shared_pages(self, report: MapFacts) -> "list[Page]":
+        """The pages every reader of `report`'s turn has: the continent, the
+        north-east and, if lines reach there, the south-east."""
+        pages: list[Page] = [False, True]
+        if reaches_south_east(self.scenario, report):
+            pages.append("se")
+        return pages
 
     def prepare(self, report: PlayerReport) -> None:
-        """Draw the shared parts of both pages now."""
-        for zoom in (False, True):
-            self.geography(zoom, report)
-            self.layer(report, zoom)
+        """Draw the shared parts of every page now."""
+        for page in self.shared_pages(report):
+            self.draw_shared(report, page)
 
     def page_template(self, **kwargs: object) -> PageTemplate:
         frame = Frame(
@@ -720,10 +759,10 @@ class MapPages:
     def _south_east_page(
         self, report: PlayerReport, when: str, title: ParagraphStyle
     ) -> list[Flowable]:
-        if not reaches_south_east(self.scenario, report):
+        south_east = self.south_east(report)
+        if south_east is None:
             return []
-        frame, style = self.south_east()
-        geography = self._drawn_geography("MapGeographySE", frame, style)
+        frame, geography = south_east
         return [
             PageBreak(),
             Paragraph(para(f"Map: the south-east – {when}, colours as before"), title),

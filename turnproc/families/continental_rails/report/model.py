@@ -386,6 +386,20 @@ def _route_towns(scenario: Scenario, code: str) -> str:
     return " - ".join(names)
 
 
+def _news_item(wording: Wording, event: Event) -> NewsItem:
+    """An event as a news item; made once a turn, as every reader who sees the
+    event reads the same item."""
+    made = wording.items.get(id(event))
+    if made is not None and made[0] is event:
+        return made[1]
+    data = event.model_dump(exclude={"visibility"})
+    item = NewsItem(
+        order=type(event).news_order, kind=event.kind, text=wording.event(event), data=data
+    )
+    wording.items[id(event)] = (event, item)
+    return item
+
+
 def _news(
     wording: Wording, events: list[Event], sight: _Sight
 ) -> tuple[list[NewsGroup], list[NewsItem]]:
@@ -396,10 +410,7 @@ def _news(
             continue
         if event.kind == "vp_awarded" and wording.routine_award(event):
             continue
-        data = event.model_dump(exclude={"visibility"})
-        item = NewsItem(
-            order=type(event).news_order, kind=event.kind, text=wording.event(event), data=data
-        )
+        item = _news_item(wording, event)
         if item.order >= _PRIVATE_ORDER and sight.concerns_reader(event):
             notes.append(item)
         else:
@@ -481,8 +492,32 @@ def _grant(scenario: Scenario, rr: Railroad) -> int:
 
 
 def _railroads(
-    scenario: Scenario, state: GameState, events: list[Event], sight: _Sight
+    scenario: Scenario, state: GameState, events: list[Event], sight: _Sight, wording: Wording
 ) -> list[RailroadLine]:
+    """9.3 Every railroad, the reader's role in each marked. Made once a turn
+    (the reader's roles set on a copy): only the roles differ between readers."""
+    made = wording.flows.get(("railroads",))
+    if (
+        made is None
+        or made[0] is not state
+        or len(made[1]) != len(events)
+        or any(a is not b for a, b in zip(made[1], events, strict=True))
+    ):
+        made = (state, list(events), _railroads_of(scenario, state, events))
+        wording.flows[("railroads",)] = made
+    lines = []
+    for line in made[2]:
+        rr = state.railroads[line.code]
+        role = ""
+        if sight.reader is not None and rr.president == sight.reader:
+            role = "president"
+        elif line.code in sight.directed:
+            role = "director"
+        lines.append(line.model_copy(update={"reader_role": role}) if role else line)
+    return lines
+
+
+def _railroads_of(scenario: Scenario, state: GameState, events: list[Event]) -> list[RailroadLine]:
     ops = {e.railroad: e.model_dump() for e in events if e.kind == "operations_result"}
     lines = []
     for code, rr in sorted(state.railroads.items(), key=lambda item: item[1].number):
@@ -506,11 +541,6 @@ def _railroads(
         ]
         others = [d for d in rr.directors if d not in (rr.president, rr.chairman)]
         profit = op.get("profit") if op else None
-        role = ""
-        if sight.reader is not None and rr.president == sight.reader:
-            role = "president"
-        elif code in sight.directed:
-            role = "director"
         lines.append(
             RailroadLine(
                 code=code,
@@ -534,7 +564,6 @@ def _railroads(
                 locomotive=rr.locomotive,
                 technologies=list(rr.technologies),
                 lines=info,
-                reader_role=role,
             )
         )
     return lines
@@ -629,7 +658,12 @@ def _cash_flow(
 ) -> CashFlow:
     """9.6 The entries touching `account`, in ledger order. With `pool_players`
     (a railroad's books) payments to or from tycoons are summed per reason, so a
-    director does not learn other players' holdings from their dividends."""
+    director does not learn other players' holdings from their dividends.
+    Made once a turn: a railroad's books read the same for all its directors."""
+    memo = ("cash flow", account, title, opening, closing, pool_players)
+    made = wording.flows.get(memo)
+    if made is not None and made[0] is ledger:
+        return made[1]
     items: list[CashItem] = []
     pooled: dict[tuple[str, str, bool], CashItem] = {}
     for entry in ledger:
@@ -667,7 +701,9 @@ def _cash_flow(
                 ref=entry.ref,
             )
         )
-    return CashFlow(account=account, title=title, opening=opening, items=items, closing=closing)
+    flow = CashFlow(account=account, title=title, opening=opening, items=items, closing=closing)
+    wording.flows[memo] = (ledger, flow)
+    return flow
 
 
 def order_notes(rejections: list[Rejection], reader: int) -> list[OrderNote]:
@@ -834,7 +870,7 @@ def build_report(
         adjustments=[a.text + (f" ({a.reason})" if a.reason else "") for a in meta.adjustments],
         vp=_vp_tables(wording, end, reader),
         players=_players(scenario, end, meta, sight),
-        railroads=_railroads(scenario, end, events, sight),
+        railroads=_railroads(scenario, end, events, sight, wording),
         stocks=_stocks(scenario, start, end, events, sight),
         spied_players=sorted(sight.spied_players),
         pcs=_pcs(scenario, end),
@@ -910,7 +946,7 @@ def build_public_report(
         adjustments=[a.text + (f" ({a.reason})" if a.reason else "") for a in meta.adjustments],
         vp=_vp_tables(wording, end, None),
         players=_players(scenario, end, meta, sight),
-        railroads=_railroads(scenario, end, events, sight),
+        railroads=_railroads(scenario, end, events, sight, wording),
         stocks=_stocks(scenario, start, end, events, sight),
         pcs=_pcs(scenario, end),
         final=_final(wording, end),

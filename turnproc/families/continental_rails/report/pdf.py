@@ -33,8 +33,9 @@ from reportlab.platypus import (
     Table,
     TableStyle,
 )
-from reportlab.platypus.tables import CellStyle
+from reportlab.platypus.flowables import _listWrapOn
 
+from turnproc.families.continental_rails.report.grid import Band, Grid, Look, Pair, Rule
 from turnproc.families.continental_rails.report.maps import MapPages
 from turnproc.families.continental_rails.report.model import CashFlow, PlayerReport
 from turnproc.families.continental_rails.report.typeface import (
@@ -158,29 +159,39 @@ def _item_lines(text: str, font: str, size: float, first: float, rest: float) ->
 
 
 class _Item(Flowable):
-    """A bulleted line of plain text with a hanging indent, laid out as the "item"
-    style lays out a Paragraph. News items print the same in every reader's report,
-    so their line breaks are worked out once (cached) instead of parsing and
-    breaking a Paragraph per reader; plain text has no markup to escape or obey.
-    A part split onto the next page keeps the lines `start` to `stop`."""
+    """Bulleted lines of plain text with a hanging indent, one after another,
+    laid out as the "item" style lays out a Paragraph each. News items print the
+    same in every reader's report, so their line breaks are worked out once
+    (cached) instead of parsing and breaking a Paragraph per reader; plain text
+    has no markup to escape or obey. A part split onto the next page keeps the
+    lines `start` to `stop` of them all."""
 
     def __init__(
         self,
-        text: str,
+        text: str | Sequence[str],
         style: ParagraphStyle = STYLES["item"],
         start: int = 0,
         stop: int | None = None,
     ):
         super().__init__()
-        self.text = printable(text)
+        texts = [text] if isinstance(text, str) else text
+        self.texts = tuple(printable(t) for t in texts)
         self.style = style
         self.start, self.stop = start, stop
-        self.lines: tuple[str, ...] = ()
+        self.lines: list[tuple[bool, str]] = []
 
-    def _break(self, width: float) -> tuple[str, ...]:
+    @property
+    def text(self) -> str:
+        return "\n".join(self.texts)
+
+    def _break(self, width: float) -> list[tuple[bool, str]]:
+        """Each line and whether it is the first of its item (hanging)."""
         st = self.style
         rest = width - st.leftIndent - st.rightIndent
-        lines = _item_lines(self.text, st.fontName, st.fontSize, rest - st.firstLineIndent, rest)
+        lines: list[tuple[bool, str]] = []
+        for text in self.texts:
+            broken = _item_lines(text, st.fontName, st.fontSize, rest - st.firstLineIndent, rest)
+            lines += [(i == 0, line) for i, line in enumerate(broken)]
         return lines[self.start : self.stop]
 
     def wrap(self, avail_width: float, avail_height: float) -> tuple[float, float]:
@@ -195,8 +206,8 @@ class _Item(Flowable):
             return []
         cut = self.start + fit
         return [
-            _Item(self.text, self.style, self.start, cut),
-            _Item(self.text, self.style, cut, self.stop),
+            type(self)(self.texts, self.style, self.start, cut),
+            type(self)(self.texts, self.style, cut, self.stop),
         ]
 
     def draw(self) -> None:
@@ -205,9 +216,8 @@ class _Item(Flowable):
         canvas.setFillColor(st.textColor)
         canvas.setFont(st.fontName, st.fontSize, st.leading)
         y = self.height - st.fontSize  # the first baseline, as in a Paragraph
-        for i, line in enumerate(self.lines):
-            hanging = st.firstLineIndent if self.start == 0 and i == 0 else 0
-            canvas.drawString(st.leftIndent + hanging, y, line)
+        for first, line in self.lines:
+            canvas.drawString(st.leftIndent + (st.firstLineIndent if first else 0), y, line)
             y -= st.leading
 
     def getSpaceBefore(self) -> float:
@@ -215,6 +225,30 @@ class _Item(Flowable):
 
     def getSpaceAfter(self) -> float:
         return float(self.style.spaceAfter)
+
+
+class _Plain(_Item):
+    """A paragraph of plain text in one font (a heading, a note), laid out as
+    a Paragraph of that style: no markup to parse, its lines cached. Like a
+    Paragraph it leaves no single first line at the foot of a page."""
+
+    def split(self, avail_width: float, avail_height: float) -> list[Flowable]:
+        if avail_height // self.style.leading < 2 and not self.style.allowOrphans:
+            return []
+        return super().split(avail_width, avail_height)
+
+
+class _Together(KeepTogether):
+    """Flowables kept on one page, measured without the document's frame:
+    a KeepTogether copies the frame on every measuring (in case a flowable
+    adds content to it), and the report's never do."""
+
+    def wrap(self, aW: float, aH: float) -> tuple[float, float]:
+        dims: list[tuple[float, float]] = []
+        width, self._H = _listWrapOn(self._content, aW, None, dims=dims)
+        self._H0 = dims[0][1] if dims else 0
+        self._wrapInfo = aW, aH
+        return width, 0xFFFFFF  # always split, as a KeepTogether does
 
 
 def _n(value: int | None, dollars: bool = False) -> str:
@@ -231,92 +265,66 @@ def _table(
     mine: Sequence[int] = (),
     extra: Sequence[tuple[Any, ...]] = (),
     code_column: bool = False,
-) -> Table:
+) -> Grid:
     """A report table: grey header repeated on each page, numbers right-aligned,
-    rows in `mine` (the reader's own) shaded."""
-    spans: dict[tuple[int, int], float] = {}
+    rows in `mine` (the reader's own) shaded. `extra` holds TableStyle-like
+    commands: ALIGN (RIGHT), FONT (bold), SPAN (the rest of a row),
+    BACKGROUND and LINEABOVE of whole rows."""
+    columns = len(widths)
+    spans: dict[int, tuple[int, int]] = {}
     for command in extra:
         if command[0] == "SPAN":
             (c0, r0), (c1, _) = command[1], command[2]
-            spans[(r0, c0)] = sum(widths[c0 : (c1 % len(widths)) + 1])
-    bold_cells: list[tuple[Any, ...]] = []
-    data: list[list[Any]] = [
+            spans[r0] = (c0, c1 % columns)
+    cells: list[list[str | None]] = [
         [_lines(h, NARROW_BOLD, w - 5) for h, w in zip(header, widths, strict=True)]
     ]
+    bold = [[True] * columns] + [[False] * columns for _ in rows]
+    right = [[False] * columns] + [[c >= numeric_from for c in range(columns)] for _ in rows]
     for r, row in enumerate(rows, start=1):
-        cells: list[Any] = []
+        span = spans.get(r)
+        texts: list[str | None] = []
         for c, cell in enumerate(row):
-            if isinstance(cell, _Cell):
+            if span is not None and span[0] < c <= span[1]:
+                texts.append(None)  # under the spanned cell
+            elif isinstance(cell, _Cell):
                 font = NARROW_BOLD if cell.bold else NARROW
-                cells.append(_lines(cell.text, font, spans.get((r, c), widths[c]) - 5))
-                if cell.bold:
-                    bold_cells.append(("FONT", (c, r), (c, r), NARROW_BOLD, 7))
+                width = sum(widths[c : span[1] + 1]) if span and span[0] == c else widths[c]
+                texts.append(_lines(cell.text, font, width - 5))
+                bold[r][c] = cell.bold
             else:
-                cells.append(cell)
-        data.append(cells)
-    # Cell styles are made here, row by row, rather than by TableStyle's
-    # FONT, ALIGN and padding commands: those set each cell's attributes one
-    # command and one cell at a time (most of a table's layout time), and
-    # these are the attributes they would set.
-    columns = len(widths)
-    bold = [[False] * columns for _ in data]
-    right = [[r > 0 and c >= numeric_from for c in range(columns)] for r in range(len(data))]
-    bold[0] = [True] * columns
-    spanned = {r for r, _ in spans}
-    if code_column:
+                texts.append(cell)
+        cells.append(texts)
         # A spanned row (a railroad's lines) keeps the regular font.
-        for r in range(1, len(data)):
-            bold[r][1] = bold[r][1] or r not in spanned
-    for _, (c, r), _, _, _ in bold_cells:
-        bold[r][c] = True
-    commands: list[tuple[Any, ...]] = [
-        ("BACKGROUND", (0, 0), (-1, 0), _HEAD),
-        ("LINEBELOW", (0, 0), (-1, 0), 0.6, _GRID),
-        ("LINEBELOW", (0, 1), (-1, -1), 0.25, _GRID),
-    ]
-    commands += [("BACKGROUND", (0, r), (-1, r), _MINE) for r in mine]
+        if code_column and span is None:
+            bold[r][1] = True
+    bands = [Band(0, _HEAD)] + [Band(r, _MINE) for r in mine]
+    rules = [Rule(0, 0, 0.6, _GRID), Rule(1, len(rows), 0.25, _GRID)]
     for command in extra:
-        if command[0] not in ("ALIGN", "FONT"):
-            commands.append(command)
-            continue
-        (c0, r0), (c1, r1) = command[1], command[2]
-        for r in range(r0 % len(data), r1 % len(data) + 1):
-            for c in range(c0 % columns, c1 % columns + 1):
-                if command[0] == "ALIGN":
-                    right[r][c] = command[3] == "RIGHT"
-                else:
-                    bold[r][c] = command[3] == NARROW_BOLD
-    cell_styles = [
-        [_CELL_STYLES[bold[r][c], right[r][c]] for c in range(columns)] for r in range(len(data))
-    ]
-    table = Table(data, colWidths=list(widths), repeatRows=1, hAlign="LEFT", cellStyles=cell_styles)
-    table.setStyle(TableStyle(commands))
-    return table
+        name = command[0]
+        if name in ("ALIGN", "FONT"):
+            (c0, r0), (c1, r1) = command[1], command[2]
+            for r in range(r0 % len(cells), r1 % len(cells) + 1):
+                for c in range(c0 % columns, c1 % columns + 1):
+                    if name == "ALIGN":
+                        right[r][c] = command[3] == "RIGHT"
+                    else:
+                        bold[r][c] = command[3] == NARROW_BOLD
+        elif name == "BACKGROUND":
+            bands.append(Band(command[1][1], command[3]))
+        elif name == "LINEABOVE":
+            rules.append(Rule(command[1][1], command[2][1], command[3], command[4], above=True))
+        elif name != "SPAN":
+            raise ValueError(f"a report table has no {name} command")
+    looks = [[_LOOKS[bold[r][c], right[r][c]] for c in range(columns)] for r in range(len(cells))]
+    return Grid(cells, looks, widths, bands, rules, spans)
 
 
-_CELL = {
-    "fontsize": 7,
-    "leading": 8.4,
-    "valign": "TOP",
-    "topPadding": 1.5,
-    "bottomPadding": 1.5,
-    "leftPadding": 2.5,
-    "rightPadding": 2.5,
+# The four types of a table cell: 7-point narrow type, bold or not, left or
+# right aligned.
+_LOOKS = {
+    (b, r): Look(NARROW_BOLD if b else NARROW, r) for b in (False, True) for r in (False, True)
 }
-
-
-def _cell_style(bold: bool, right: bool) -> CellStyle:
-    """A table cell's style: 7-point narrow type, bold or not, left or right
-    aligned, tight padding, text at the top."""
-    style = CellStyle(f"{'bold' if bold else 'regular'}-{'right' if right else 'left'}")
-    style.__dict__.update(
-        _CELL, fontname=NARROW_BOLD if bold else NARROW, alignment="RIGHT" if right else "LEFT"
-    )
-    return style
-
-
-# Shared by every cell of that style: the tables set no style cell by cell.
-_CELL_STYLES = {(b, r): _cell_style(b, r) for b in (False, True) for r in (False, True)}
 
 
 # Room a section needs at the foot of a page: its heading, a note, a table's
@@ -325,7 +333,7 @@ SECTION_ROOM = 110
 
 
 def _section(title: str) -> list[Flowable]:
-    return [CondPageBreak(SECTION_ROOM), Paragraph(title, STYLES["h1"])]
+    return [CondPageBreak(SECTION_ROOM), _Plain(title, STYLES["h1"])]
 
 
 def _short(text: str, limit: int) -> str:
@@ -354,27 +362,30 @@ class _Header:
 
 
 def _headlines(report: PlayerReport) -> list[Flowable]:
-    out: list[Flowable] = [Paragraph("9.1 Headlines", STYLES["h1"])]
-    out.append(Paragraph("World &amp; National News", STYLES["h2"]))
+    out: list[Flowable] = [_Plain("9.1 Headlines", STYLES["h1"])]
+    out.append(_Plain("World & National News", STYLES["h2"]))
     for year, lines in report.headlines.items():
         for line in lines:
             out.append(Paragraph(f"<b>{year}</b>  {para(line)}", STYLES["item"]))
-    out.append(Paragraph("Railroad News", STYLES["h2"]))
+    out.append(_Plain("Railroad News", STYLES["h2"]))
     if not report.news:
-        out.append(Paragraph("A quiet turn: no railroad news.", STYLES["note"]))
+        out.append(_Plain("A quiet turn: no railroad news.", STYLES["note"]))
     for group in report.news:
-        block: list[Flowable] = [Paragraph(para(group.title), STYLES["h2"])]
-        block += [_Item("• " + item.text) for item in group.items]
-        out.append(KeepTogether(block[:3]))
-        out += block[3:]
+        # The title and the first two items on one page; the rest as lines.
+        items = ["• " + item.text for item in group.items]
+        block: list[Flowable] = [_Plain(group.title, STYLES["h2"])]
+        block += [_Item(text) for text in items[:2]]
+        out.append(_Together(block))
+        if items[2:]:
+            out.append(_Item(items[2:]))
     if report.announcements:
-        out.append(Paragraph("Announcements", STYLES["h2"]))
+        out.append(_Plain("Announcements", STYLES["h2"]))
         for note in report.announcements:
             out.append(Paragraph(f"<b>{para(note.author)}:</b> {para(note.text)}", STYLES["item"]))
     if report.adjustments:
-        out.append(Paragraph("Moderator Adjustments", STYLES["h2"]))
-        out += [_Item("• " + text) for text in report.adjustments]
-    out.append(Paragraph("Victory Points: the top five", STYLES["h2"]))
+        out.append(_Plain("Moderator Adjustments", STYLES["h2"]))
+        out.append(_Item(["• " + text for text in report.adjustments]))
+    out.append(_Plain("Victory Points: the top five", STYLES["h2"]))
     header = [table.title for table in report.vp]
     rows = []
     for place in range(max(1, *(len(table.top) for table in report.vp))):
@@ -430,7 +441,7 @@ def _players(report: PlayerReport) -> list[Flowable]:
             mine.append(i)
     return [
         *_section("9.2 Player Summary"),
-        Paragraph(
+        _Plain(
             "All positions by net worth, highest first. Stock holdings are shown for your "
             "own position, for railroads you preside over, and for players and railroads you "
             "spied on this turn.",
@@ -552,7 +563,7 @@ def _stocks(report: PlayerReport) -> list[Flowable]:
             mine.append(len(rows))
     return [
         *_section("9.4 Stock Report"),
-        Paragraph(
+        _Plain(
             "Prices in dollars a share; the end price is after splits and mergers. Max bid: "
             "the most shares you may bid for next turn.",
             STYLES["note"],
@@ -584,11 +595,11 @@ def _pcs(report: PlayerReport) -> list[Flowable]:
             )
         )
     else:
-        out.append(Paragraph("No PCs are available this turn.", STYLES["note"]))
+        out.append(_Plain("No PCs are available this turn.", STYLES["note"]))
     return out
 
 
-def _cash_flow(flow: CashFlow, width: float = 290) -> Table:
+def _cash_flow(flow: CashFlow, width: float = 290) -> Grid:
     rows: list[list[Any]] = [[_p("Cash at start of turn"), _n(flow.opening, True)]]
     rows += [[_p(item.text), _n(item.amount, True)] for item in flow.items]
     rows.append([_p("End cash", "cellb"), _n(flow.closing, True)])
@@ -607,9 +618,9 @@ def _cash_flow(flow: CashFlow, width: float = 290) -> Table:
 def _private(report: PlayerReport) -> list[Flowable]:
     private = report.private
     sheet = private.balance
-    out: list[Flowable] = [CondPageBreak(120), Paragraph("9.6 Private Report", STYLES["h1"])]
+    out: list[Flowable] = [CondPageBreak(120), _Plain("9.6 Private Report", STYLES["h1"])]
     if private.orders:
-        out.append(Paragraph("Your orders refused or cut", STYLES["h2"]))
+        out.append(_Plain("Your orders refused or cut", STYLES["h2"]))
         out += [
             Paragraph(f"• <b>{para(o.text)}</b> {para(o.hint)}", STYLES["item"])
             for o in private.orders
@@ -629,10 +640,10 @@ def _private(report: PlayerReport) -> list[Flowable]:
     ]
     out.append(_table(["Balance at end of turn", ""], rows, [220, 70], numeric_from=1))
     if private.notes:
-        out.append(Paragraph("Private notes", STYLES["h2"]))
-        out += [_Item("• " + n.text) for n in private.notes]
+        out.append(_Plain("Private notes", STYLES["h2"]))
+        out.append(_Item(["• " + n.text for n in private.notes]))
     if private.railroads:
-        out.append(Paragraph("Railroads you direct or spied on", STYLES["h2"]))
+        out.append(_Plain("Railroads you direct or spied on", STYLES["h2"]))
         half = WIDTH / 2
         if any(len(flow.items) > 40 for flow in private.railroads):
             # A nested table cannot split across pages: long books go one under another.
@@ -641,24 +652,15 @@ def _private(report: PlayerReport) -> list[Flowable]:
             return out
         flows = [_cash_flow(flow, half - 8) for flow in private.railroads]
         for i in range(0, len(flows), 2):
-            pair = Table([flows[i : i + 2]], colWidths=[half, half], hAlign="LEFT")
-            pair.setStyle(
-                TableStyle(
-                    [
-                        ("VALIGN", (0, 0), (-1, -1), "TOP"),
-                        ("LEFTPADDING", (0, 0), (-1, -1), 0),
-                        ("RIGHTPADDING", (0, 0), (-1, -1), 0),
-                    ]
-                )
-            )
-            out += [pair, Spacer(1, 6)]
+            right = flows[i + 1] if i + 1 < len(flows) else None
+            out += [Pair(flows[i], right, half), Spacer(1, 6)]
     return out
 
 
 def _closing(report: PlayerReport) -> list[Flowable]:
     out: list[Flowable] = []
     if report.final is not None:
-        out += [PageBreak(), Paragraph("Final Results", STYLES["h1"])]
+        out += [PageBreak(), _Plain("Final Results", STYLES["h1"])]
         rows = [
             [
                 _p(w.title, "cellb"),
@@ -675,7 +677,7 @@ def _closing(report: PlayerReport) -> list[Flowable]:
                 extra=[("ALIGN", (1, 1), (1, -1), "RIGHT")],
             )
         )
-        out.append(Paragraph("Records over all games", STYLES["h2"]))
+        out.append(_Plain("Records over all games", STYLES["h2"]))
         rows = [
             [_p(r.title), _n(r.score), _p(r.character), _p(r.game)] for r in report.final.records
         ]
@@ -691,7 +693,7 @@ def _closing(report: PlayerReport) -> list[Flowable]:
     elif report.turnsheet:
         out += [
             PageBreak(),
-            Paragraph(f"Turnsheet for turn {report.next_turn}", STYLES["h1"]),
+            _Plain(f"Turnsheet for turn {report.next_turn}", STYLES["h1"]),
             Preformatted(printable(report.turnsheet), STYLES["mono"]),
         ]
     return out
@@ -710,8 +712,8 @@ def _front(report: PlayerReport) -> list[Flowable]:
     if report.deadline:
         lines.append(f"Orders for turn {report.next_turn} due: {report.deadline}")
     out: list[Flowable] = [
-        Paragraph(para(f"{report.game} – {report.scenario}"), STYLES["title"]),
-        *[Paragraph(para(line), STYLES["body"]) for line in lines],
+        _Plain(f"{report.game} – {report.scenario}", STYLES["title"]),
+        *[_Plain(line, STYLES["body"]) for line in lines],
     ]
     stood_in = report.stood_in
     if stood_in is not None:

@@ -10,6 +10,7 @@ way in.
 """
 
 import contextlib
+import gc
 import multiprocessing
 import multiprocessing.process
 import os
@@ -30,7 +31,7 @@ from turnproc.families.continental_rails.engine.orders import PlayerOrders
 from turnproc.families.continental_rails.engine.resolve import TurnResult
 from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.families.continental_rails.report.export import render_json
-from turnproc.families.continental_rails.report.maps import Drawn, MapPages
+from turnproc.families.continental_rails.report.maps import Drawn, MapPages, Page
 from turnproc.families.continental_rails.report.model import (
     Announcement,
     Contact,
@@ -184,22 +185,22 @@ class _Turn:
 
 # The turn handed to forked workers by inheritance, never pickled.
 _JOB: list[_Turn] = []
-# Each map page's geography and railroad layer, by zoom.
-Layers = dict[bool, tuple[Drawn, Drawn | None]]
+# Each shared map page's geography and railroad layer.
+Layers = dict[Page, tuple[Drawn, Drawn | None]]
 
 
-def _draw_page(zoom: bool) -> tuple[Drawn, Drawn | None]:
+def _draw_pages(pages: Sequence[Page]) -> Layers:
     turn = _JOB[0]
     assert turn.maps is not None
-    return turn.maps.geography(zoom, turn.first), turn.maps.layer(turn.first, zoom)
+    return {page: turn.maps.draw_shared(turn.first, page) for page in pages}
 
 
 def _render_positions(task: tuple[Sequence[int], Layers]) -> list[tuple[int, RenderedReport]]:
     positions, layers = task
     turn = _JOB[0]
     if turn.maps is not None:
-        for zoom, (geography, layer) in layers.items():
-            turn.maps.install(turn.first, zoom, geography, layer)
+        for page, (geography, layer) in layers.items():
+            turn.maps.install(turn.first, page, geography, layer)
     return [(pos, turn.render(pos)) for pos in positions]
 
 
@@ -285,7 +286,7 @@ def _work(pipe: Connection, parents_end: Connection) -> None:
             return
         kind, argument = task
         try:
-            value = _draw_page(argument) if kind == "draw" else _render_positions(argument)
+            value = _draw_pages(argument) if kind == "draw" else _render_positions(argument)
             pipe.send(("ok", value))
         except Exception as exc:
             pipe.send(("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"))
@@ -352,8 +353,10 @@ def start_turn_reports(
     fork) the reports are rendered before returning. `meta` replaces the
     metadata taken from `data` (announcements, deadline).
 
-    Each of the two map pages (geography and railroad layer) is drawn and
-    compressed once, one page per worker, then every worker gets both. The
+    The geography of each map page every reader has (the continent, the
+    north-east, the south-east if lines reach there) is drawn here, once per
+    process; their railroad layers are drawn and compressed once, shared out
+    among the workers, then every worker gets them all. The
     worker processes are forked here, in the caller's thread; a helper thread
     only hands them their work and collects the results."""
     wanted = list(positions) if positions is not None else [t.position for t in data.after.tycoons]
@@ -378,13 +381,22 @@ def start_turn_reports(
     # Compiled and drawn here once per process, inherited by every worker.
     text_template()
     turnsheet_template()
+    shared: list[Page] = []
     if pages is not None:
         pages.geography(False, first)
         pages.geography(True)
+        pages.south_east(first)
+        shared = pages.shared_pages(first)
     chunks = [wanted[i::count] for i in range(count)]
     _JOB.clear()
     _JOB.append(turn)
-    forked = _Workers(count)
+    # The workers' inherited objects stay out of their garbage collector's
+    # way: it does not walk them (nor copy the memory they are in).
+    gc.freeze()
+    try:
+        forked = _Workers(count)
+    finally:
+        gc.unfreeze()
     outcome: list[dict[int, RenderedReport] | BaseException] = []
     stop = threading.Event()
 
@@ -392,10 +404,11 @@ def start_turn_reports(
         try:
             layers: Layers = {}
             if pages is not None:
-                drawn = forked.run([("draw", False), ("draw", True)], stop)
+                tasks = [("draw", shared[i::count]) for i in range(min(count, len(shared)))]
+                drawn = forked.run(tasks, stop)
                 if drawn is None:
                     return
-                layers = {False: drawn[0], True: drawn[1]}
+                layers = {page: both for part in drawn for page, both in part.items()}
             parts = forked.run([("render", (chunk, layers)) for chunk in chunks], stop)
             if parts is None:
                 return

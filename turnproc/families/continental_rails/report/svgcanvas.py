@@ -106,6 +106,7 @@ class SvgCanvas:
         self.stroke = "#000000"
         self.line_width = 1.0
         self.dash: tuple[float, ...] = ()
+        self.dash_offset = 0.0
         self.cap = 0
         self.join = 0
         self.fill_alpha = 1.0
@@ -128,6 +129,7 @@ class SvgCanvas:
                 self.stroke,
                 self.line_width,
                 self.dash,
+                self.dash_offset,
                 self.cap,
                 self.join,
                 self.fill_alpha,
@@ -143,6 +145,7 @@ class SvgCanvas:
             self.stroke,
             self.line_width,
             self.dash,
+            self.dash_offset,
             self.cap,
             self.join,
             self.fill_alpha,
@@ -172,9 +175,9 @@ class SvgCanvas:
     def setDash(self, array: Sequence[float] | float = (), phase: float = 0) -> None:
         # ReportLab takes setDash([on, off, ...]), setDash(on, off) or setDash().
         if isinstance(array, int | float):
-            self.dash = (float(array), float(phase))
+            self.dash, self.dash_offset = (float(array), float(phase)), 0.0
         else:
-            self.dash = tuple(float(part) for part in array)
+            self.dash, self.dash_offset = tuple(float(part) for part in array), float(phase)
 
     def setFillAlpha(self, alpha: float) -> None:
         self.fill_alpha = alpha
@@ -199,6 +202,8 @@ class SvgCanvas:
                 parts.append(f'stroke-linejoin="{_JOINS[self.join]}"')
             if self.dash:
                 parts.append(f'stroke-dasharray="{" ".join(_num(d) for d in self.dash)}"')
+                if self.dash_offset:
+                    parts.append(f'stroke-dashoffset="{_num(self.dash_offset)}"')
         return " ".join(parts)
 
     def beginPath(self) -> SvgPath:

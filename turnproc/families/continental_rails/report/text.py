@@ -6,7 +6,7 @@ column is cut with "~" (the PDF prints it whole).
 """
 
 import textwrap
-from functools import cache
+from functools import cache, lru_cache
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
 
@@ -37,7 +37,13 @@ def _rj(value: object, width: int) -> str:
 
 
 def _wrap(value: object, indent: int) -> str:
-    lines = textwrap.wrap(str(value), LINE_WIDTH - indent) or [""]
+    return _wrapped(str(value), indent)
+
+
+@lru_cache(maxsize=4096)
+def _wrapped(text: str, indent: int) -> str:
+    """Cached: news items read the same in every reader's report."""
+    lines = textwrap.wrap(text, LINE_WIDTH - indent) or [""]
     return ("\n" + " " * indent).join(lines)
 
 

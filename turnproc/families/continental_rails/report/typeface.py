@@ -52,6 +52,8 @@ def printable(text: str) -> str:
     covered = register_fonts()
     if text.isascii() and text.isprintable():
         return text  # DejaVu Sans covers every printable ASCII character
+    if covered.issuperset(map(ord, text)):
+        return text
     return "".join(
         ch if ord(ch) in covered or ch in "\n\t" else f"[U+{ord(ch):04X}]" for ch in text
     )

@@ -57,6 +57,10 @@ class Wording:
         self.data, self._events, self._ledger = _compiled(path)
         self._climates = [level.name for level in scenario.section("climate", ClimateTable).levels]
         self._worded: dict[int, tuple[Event, str]] = {}
+        # What the report makes of an event or of an account's ledger entries,
+        # the same for every reader (report.model).
+        self.items: dict[int, tuple[Event, Any]] = {}
+        self.flows: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         self._helpers = {
             "who": self.tycoon,
             "rr": self.rr,
