@@ -2,13 +2,15 @@
 order language (docs/18xx.md), so a computer player's move goes through the
 same parser and engine checks as a player's mail.
 
-The player is simple and sensible: it buys a private, pars a company it can
-float and buys it to floating, then adds shares of companies that pay; as
-president it lays track toward revenue centres it does not yet reach,
-stations in the best free city on its network, runs the engine's best routes,
-pays out unless it needs the money for a train, and buys a train when it has
-room and the money (or must, having none). Chance comes only from a stream
-seeded with the game's seed and the move number.
+The player looks one step ahead with the engine's route finder (appraisal.py):
+in stock rounds it floats its own companies, then buys the certificate worth
+most over the rounds left (dividends and the price to come, less its cost) and
+starts a company while there is time for it to earn; as president it lays the
+track and places the stations that raise what its trains (and the next train
+it could buy) would earn, runs the engine's best routes, buys the train that
+best repays its price over the runs it will make, replaces trains before they
+rust, and pays out unless withholding buys that replacement now. Chance comes
+only from a stream seeded with the game's seed and the move number.
 """
 
 import copy
@@ -196,6 +198,8 @@ def _operate(game: Game, player: int, rng: random.Random) -> Iterator[str]:
     ran = turn is not None and turn.ran
     revenue_known = turn is not None and turn.revenue is not None
     if not ran and not revenue_known:
+        if not game.companies[company].home_placed:
+            yield from _tokens(game, company)
         if turn is None or game.rules.tile_lay_refusal(game, turn, upgrade=False) is None:
             yield from _tile_lays(game, company, rng, max(cash - _train_reserve(game, company), 0))
         if turn is None or not turn.tokens:
@@ -452,6 +456,13 @@ def _tokens(game: Game, company: str) -> Iterator[str]:
     """4.2.2: a station where it raises the run most (or holds a city the
     company's routes go through); none when the money is needed for a train."""
     state = game.companies[company]
+    if not state.home_placed:
+        # a home in a city of several: the president places it (18GA Atlanta)
+        home = game.hexes[state.home]
+        for index, node in enumerate(home.nodes):
+            if node.kind == "city" and len(home.tokens[index]) < node.slots:
+                yield f"TOKEN {state.home} {index}"
+        return
     if state.tokens_used >= len(state.token_costs):
         return
     cost = state.token_costs[state.tokens_used]
