@@ -44,13 +44,13 @@ CITY_WORTH = 20  # a city without a tile, as a target for track
 TOWN_WORTH = 5
 PAR_ROUNDS = 3  # a company is started only with this many operating rounds to come
 MAX_PRESIDENCIES = 2
-LOW_PAR = False
 PAR_SHARES = 4  # without the cash to float a company alone, enough for this many shares
 NEW_COMPANY_REVENUE = 60  # a company without trains yet, as a guess
 RESERVE_RUNS = 1  # a company saves for its next train when its trains run no longer than this
 BUY_RATIO = 60  # a train is bought when its runs earn this percent of its price
 SOLO_SHARE = 50  # a new train earns at least this percent of what it would alone
 PAR_BONUS = 30  # a company of one's own is worth more than a share of another
+FLOAT_ALONE_BONUS = 100  # ...the more when its president can float it himself
 # stations that pay the company (18MS 4.2.2.1: $100 and $10 a run in New Orleans)
 TOKEN_BONUS = {("18MS", "I1"): 60}
 
@@ -133,14 +133,15 @@ def _stock(game: Game, player: int, rng: random.Random) -> Iterator[str]:
     presidencies = sum(1 for _, s in companies if s.president == player)
     floats = game.title.float_percent // 10
     if unparred and left >= PAR_ROUNDS and presidencies < MAX_PRESIDENCIES:
-        prices = sorted(game.title.par_prices, reverse=not LOW_PAR)
-        able = [p for p in prices if p * floats <= cash] or [
-            p for p in prices if p * PAR_SHARES <= cash
-        ]
+        prices = sorted(game.title.par_prices, reverse=True)
+        # the highest par it can float alone, else the lowest, most shares for the money
+        alone = [p for p in prices if p * floats <= cash]
+        able = alone or [p for p in reversed(prices) if p * PAR_SHARES <= cash]
         if able:
             price = able[0]
             final = appraisal.price_after_par(game, price, left - 1)
             worth = NEW_COMPANY_REVENUE * (left - 1) / 10 + final + PAR_BONUS
+            worth += FLOAT_ALONE_BONUS if alone else 0
             options.append((worth - price, f"PAR {unparred[0]} {price}"))
     options.sort(reverse=True)
     for value, line in options:
