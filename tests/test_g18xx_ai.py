@@ -55,6 +55,18 @@ def test_computer_players_play_18ms_well_enough() -> None:
     assert statistics.median(scores) >= QUALITY_MEDIAN, sorted(scores)
 
 
+def test_four_computer_players_of_18ga_keep_out_of_bankruptcy() -> None:
+    """18GA, 4 players, seed 5: the former computer players' game ended with a
+    president bankrupt (his score $30, the median $1,575.50); these keep their
+    companies in trains and play on until the bank or the market ends it."""
+    game = new_game("18GA", [1, 2, 3, 4])
+    outcome = ai.play(game, 5)
+    assert outcome.refused == [] and outcome.money_conserved
+    assert outcome.ended and outcome.end_reason in ("bank", "stock_market")
+    assert not game.bankrupt
+    assert statistics.median(outcome.scores.values()) >= 3_000, outcome.scores
+
+
 def _moves(title: str, seed: int, count: int) -> list[str]:
     game = new_game(title, [1, 2, 3])
     lines = []
