@@ -2,6 +2,8 @@
 every move accepted by the engine, money conserved, the game ends by its
 title's rules, companies float and earn, and the same seed plays the same game."""
 
+import statistics
+
 import pytest
 
 from turnproc.cli import main as turnproc
@@ -29,6 +31,40 @@ def test_computer_players_play_a_whole_game(title: str, players: int, seed: int)
     assert all(s.operated for c, s in game.companies.items() if c in floated)
     # the companies earned: the players end worth more than they began with
     assert sum(outcome.scores.values()) > 2 * sum(start.values())
+
+
+# 18MS, 3 players, seeds 1-4 (12 scores): the former computer players' median
+# was $2,186 (`turnproc 18xx simulate --title 18ms --players 3 --games 4 --seed 1`
+# before track, trains, dividends and shares were weighed by what they earn).
+QUALITY_SEEDS = range(1, 5)
+QUALITY_MEDIAN = 2_400
+
+
+def test_computer_players_play_18ms_well_enough() -> None:
+    """Over fixed seeds the players' median score clears a floor the former
+    policy did not reach, every game ending by the rules with money conserved
+    and nobody bankrupt."""
+    scores: list[int] = []
+    for seed in QUALITY_SEEDS:
+        game = new_game("18MS", [1, 2, 3])
+        outcome = ai.play(game, seed)
+        assert outcome.refused == [] and outcome.money_conserved
+        assert outcome.ended and outcome.end_reason == "fixed_round"
+        assert not game.bankrupt
+        scores.extend(outcome.scores.values())
+    assert statistics.median(scores) >= QUALITY_MEDIAN, sorted(scores)
+
+
+def test_four_computer_players_of_18ga_keep_out_of_bankruptcy() -> None:
+    """18GA, 4 players, seed 5: the former computer players' game ended with a
+    president bankrupt (his score $30, the median $1,575.50); these keep their
+    companies in trains and play on until the bank or the market ends it."""
+    game = new_game("18GA", [1, 2, 3, 4])
+    outcome = ai.play(game, 5)
+    assert outcome.refused == [] and outcome.money_conserved
+    assert outcome.ended and outcome.end_reason in ("bank", "stock_market")
+    assert not game.bankrupt
+    assert statistics.median(outcome.scores.values()) >= 3_000, outcome.scores
 
 
 def _moves(title: str, seed: int, count: int) -> list[str]:

@@ -8,12 +8,14 @@ docs/18xx.md), write its reports, or play games between computer players."""
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
 from turnproc.commands.db import database
 from turnproc.core.errors import TurnprocError
 from turnproc.families.g18xx import ai
 from turnproc.families.g18xx.engine.actions import parse_action
+from turnproc.families.g18xx.figures import game_figures, summary
 from turnproc.families.g18xx.orders import MAX_TEXT
 from turnproc.families.g18xx.report.files import write_reports
 from turnproc.families.g18xx.titles.load import FOLDERS, new_game
@@ -175,13 +177,17 @@ def _simulate(args: argparse.Namespace) -> int:
     if not 1 <= args.games <= MAX_SIMULATED_GAMES:
         raise TurnprocError(f"--games is 1 to {MAX_SIMULATED_GAMES}")
     failed = 0
+    played = []
     for number in range(args.games):
         seed = args.seed + number
         try:
             game = new_game(title, list(range(1, args.players + 1)))
         except ValueError as exc:
             raise TurnprocError(str(exc)) from None
+        started = time.process_time()
         outcome = ai.play(game, seed)
+        figures = game_figures(game, outcome, seed, time.process_time() - started)
+        played.append(figures)
         if args.report is not None:
             stem = f"{title.lower()}-seed{seed}"
             written = write_reports(game, outcome.actions, args.report, stem)
@@ -192,7 +198,12 @@ def _simulate(args: argparse.Namespace) -> int:
         print(
             f"{title} seed {seed}: {outcome.moves} moves, "
             f"{'ends: ' + str(outcome.end_reason) if outcome.ended else 'NOT FINISHED'}"
-            f"{'' if outcome.money_conserved else ', MONEY NOT CONSERVED'}; scores {scores}"
-            + "".join(f"\n  refused: {r}" for r in outcome.refused)
+            f" after OR{figures.operating_rounds}"
+            f"{'' if outcome.money_conserved else ', MONEY NOT CONSERVED'}; scores {scores};"
+            f" {figures.floated} floated, {figures.trains_bought} trains bought,"
+            f" {figures.trains_rusted} rusted, {figures.bankrupt} bankrupt;"
+            f" {figures.seconds:.1f}s" + "".join(f"\n  refused: {r}" for r in outcome.refused)
         )
+    if len(played) > 1:
+        print("\n".join(summary(title, args.players, played)))
     return 1 if failed else 0

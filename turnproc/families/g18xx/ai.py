@@ -2,20 +2,23 @@
 order language (docs/18xx.md), so a computer player's move goes through the
 same parser and engine checks as a player's mail.
 
-The player is simple and sensible: it buys a private, pars a company it can
-float and buys it to floating, then adds shares of companies that pay; as
-president it lays track toward revenue centres it does not yet reach,
-stations in the best free city on its network, runs the engine's best routes,
-pays out unless it needs the money for a train, and buys a train when it has
-room and the money (or must, having none). Chance comes only from a stream
-seeded with the game's seed and the move number.
+The player looks one step ahead with the engine's route finder (appraisal.py):
+in stock rounds it floats its own companies, then buys the certificate worth
+most over the rounds left (dividends and the price to come, less its cost) and
+starts a company while there is time for it to earn; as president it lays the
+track and places the stations that raise what its trains (and the next train
+it could buy) would earn, runs the engine's best routes, buys the train that
+best repays its price over the runs it will make, replaces trains before they
+rust, and pays out unless withholding buys that replacement now. Chance comes
+only from a stream seeded with the game's seed and the move number.
 """
 
 import copy
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from turnproc.families.g18xx import appraisal
 from turnproc.families.g18xx.engine import actions as act
 from turnproc.families.g18xx.engine.game import (
     IPO,
@@ -24,8 +27,10 @@ from turnproc.families.g18xx.engine.game import (
     Game,
     Holder,
     PrivateState,
+    Train,
 )
-from turnproc.families.g18xx.engine.track import HexState, neighbour, split_coordinate
+from turnproc.families.g18xx.engine.title import TrainType
+from turnproc.families.g18xx.engine.track import HexState, neighbour
 from turnproc.families.g18xx.orders import apply_orders, parse_order
 
 
@@ -33,8 +38,21 @@ class NoMove(RuntimeError):
     """The computer player found no legal move: a bug in it or in the engine."""
 
 
-REVENUE_CHECKS = 4
 UPGRADE = {"white": "yellow", "yellow": "green", "green": "brown", "brown": "gray"}
+LAY_CHECKS = 8  # the most promising tile lays weighed by what the trains would earn
+CITY_WORTH = 20  # a city without a tile, as a target for track
+TOWN_WORTH = 5
+PAR_ROUNDS = 3  # a company is started only with this many operating rounds to come
+MAX_PRESIDENCIES = 2
+PAR_SHARES = 4  # without the cash to float a company alone, enough for this many shares
+NEW_COMPANY_REVENUE = 60  # a company without trains yet, as a guess
+RESERVE_RUNS = 1  # a company saves for its next train when its trains run no longer than this
+BUY_RATIO = 60  # a train is bought when its runs earn this percent of its price
+SOLO_SHARE = 50  # a new train earns at least this percent of what it would alone
+PAR_BONUS = 30  # a company of one's own is worth more than a share of another
+FLOAT_ALONE_BONUS = 100  # ...the more when its president can float it himself
+# stations that pay the company (18MS 4.2.2.1: $100 and $10 a run in New Orleans)
+TOKEN_BONUS = {("18MS", "I1"): 60}
 
 
 def rng_for(seed: int, move: int) -> random.Random:
@@ -50,14 +68,6 @@ def _legal(game: Game, player: int, line: str) -> bool:
     except (ValueError, ActionRefused):
         return False
     return True
-
-
-def _distance(a: str, b: str, layout: str) -> int:
-    (ra, ca), (rb, cb) = split_coordinate(a), split_coordinate(b)
-    if layout == "flat":
-        ra, ca, rb, cb = ca, ra, cb, rb
-    dr, dc = abs(ra - rb), abs(ca - cb)
-    return dr + max(0, (dc - dr) // 2)
 
 
 def next_order(game: Game, player: int, seed: int, move: int) -> str:
@@ -102,52 +112,88 @@ def _auction(game: Game, player: int) -> Iterator[str]:
 
 
 def _stock(game: Game, player: int, rng: random.Random) -> Iterator[str]:
-    cash = game.cash[player]
+    """3.2: float our own companies first; then the certificate worth most
+    over the rounds left (its dividends and where its price goes, less what
+    it costs); a new company when there is time for it to earn."""
+    cash = game.cash[player] - _president_reserve(game, player)
     companies = list(game.companies.items())
-    # first: bring our own companies to floating
     for company, state in companies:
         if state.president == player and not state.floated:
             yield f"BUY {company}"
-    # a new company when we can float it ourselves
-    unparred = [c for c, s in companies if s.par is None]
-    rng.shuffle(unparred)
-    floats = game.title.float_percent // 10
-    presidencies = sum(1 for _, s in companies if s.president == player)
-    if unparred and presidencies < 2:
-        for price in sorted(game.title.par_prices, reverse=True):
-            if price * floats <= cash:
-                yield f"PAR {unparred[0]} {price}"
-                break
-    # shares of companies that run trains, best price first
-    buyable = sorted(
-        (
-            (game.market.price(c), c)
-            for c, s in companies
-            if s.par is not None and s.floated and game.trains_of(c)
-        ),
-        reverse=True,
-    )
-    for price, company in buyable:
-        if price > cash:
-            continue
-        if any(not x.president for x in game.shares_of(IPO, company)):
-            yield f"BUY {company} IPO"
-        if game.shares_of(POOL, company):
-            yield f"BUY {company} MARKET"
+    left = appraisal.rounds_left(game)
+    options: list[tuple[float, str]] = []
     for company, state in companies:
-        if state.par is not None and not state.floated and state.par <= cash:
-            yield f"BUY {company}"
+        if state.par is None:
+            continue
+        income, payouts = _prospects(game, company)
+        final = appraisal.price_after(game, company, payouts)
+        worth = income * left / 10 + final
+        if any(not c.president for c in game.shares_of(IPO, company)) and state.par <= cash:
+            options.append((worth - state.par, f"BUY {company} IPO"))
+        if game.shares_of(POOL, company) and game.market.price(company) <= cash:
+            options.append((worth - game.market.price(company), f"BUY {company} MARKET"))
+    unparred = sorted(
+        (c for c, s in companies if s.par is None),
+        key=lambda c: (-_home_worth(game, c), rng.random()),
+    )
+    presidencies = sum(1 for _, s in companies if s.president == player)
+    floats = game.title.float_percent // 10
+    if unparred and left >= PAR_ROUNDS and presidencies < MAX_PRESIDENCIES:
+        prices = sorted(game.title.par_prices, reverse=True)
+        # the highest par it can float alone, else the lowest, most shares for the money
+        alone = [p for p in prices if p * floats <= cash]
+        able = alone or [p for p in reversed(prices) if p * PAR_SHARES <= cash]
+        if able:
+            price = able[0]
+            final = appraisal.price_after_par(game, price, left - 1)
+            worth = NEW_COMPANY_REVENUE * (left - 1) / 10 + final + PAR_BONUS
+            worth += FLOAT_ALONE_BONUS if alone else 0
+            options.append((worth - price, f"PAR {unparred[0]} {price}"))
+    options.sort(reverse=True)
+    for value, line in options:
+        if value > 0:
+            yield line
     yield "PASS"
 
 
-@dataclass
-class _Plan:
-    company: str
-    cash: int
-    trains: int
-    limit: int
-    cheapest: int | None
-    steps: list[str] = field(default_factory=list)
+def _prospects(game: Game, company: str) -> tuple[int, int]:
+    """What the company is likely to earn a round and how many more times it
+    will pay out."""
+    state = game.companies[company]
+    left = appraisal.rounds_left(game)
+    if game.trains_of(company):
+        return game.best_routes(company)[0], left
+    if not state.floated:
+        return NEW_COMPANY_REVENUE, max(0, left - 1)
+    return NEW_COMPANY_REVENUE, max(0, left - 1)
+
+
+def _home_worth(game: Game, company: str) -> float:
+    """How rich a company's home is: the revenue centres near it."""
+    home = game.companies[company].home
+    layout = game.title.layout
+    worth = 0.0
+    for name, state in game.hexes.items():
+        value = 0
+        for index, node in enumerate(state.nodes):
+            if node.kind in ("city", "offboard"):
+                value += game.node_revenue(name, index) or CITY_WORTH
+            else:
+                value += TOWN_WORTH
+        if value:
+            worth += value / (1 + appraisal.distance(home, name, layout))
+    return worth
+
+
+def _president_reserve(game: Game, player: int) -> int:
+    """Cash a president keeps for a train one of his companies will have to
+    buy and cannot pay for."""
+    reserve = 0
+    for company, state in game.companies.items():
+        if state.president == player and state.floated:
+            need = _train_reserve(game, company)
+            reserve = max(reserve, need - game.cash[company])
+    return max(0, reserve)
 
 
 def _operate(game: Game, player: int, rng: random.Random) -> Iterator[str]:
@@ -156,54 +202,146 @@ def _operate(game: Game, player: int, rng: random.Random) -> Iterator[str]:
     turn = game.turn if game.turn is not None and game.turn.company == company else None
     cash = game.cash[company]
     trains = game.trains_of(company)
-    on_sale = sorted(game.available_trains(), key=lambda t: t.type.price)
-    cheapest = on_sale[0].type.price if on_sale else None
-    limit = game.title.phases[game.phase_index].train_limit
     ran = turn is not None and turn.ran
     revenue_known = turn is not None and turn.revenue is not None
     if not ran and not revenue_known:
-        if turn is None or not turn.lays:
-            reserve = 0 if trains else (cheapest or 0) // 2
-            yield from _tile_lays(game, company, rng, max(cash - reserve, 0))
+        if not game.companies[company].home_placed:
+            yield from _tokens(game, company)
+        if turn is None or game.rules.tile_lay_refusal(game, turn, upgrade=False) is None:
+            yield from _tile_lays(game, company, rng, max(cash - _train_reserve(game, company), 0))
         if turn is None or not turn.tokens:
             yield from _tokens(game, company)
         if trains:
             yield "RUN BEST"
     if not ran and revenue_known:
         assert turn is not None
-        revenue = turn.revenue or 0
-        # keep the money when every train it has rusts with the next types sold
-        names = [k.name for k in game.title.trains]
-        upcoming = {t.type.name for t in on_sale}
-        if on_sale:
-            upcoming.update(names[names.index(on_sale[-1].type.name) + 1 :][:1])
-        doomed = {k.rusts for k in game.title.trains if k.name in upcoming and k.rusts}
-        needs_train = (
-            cheapest is not None
-            and cash < cheapest
-            and all(t.name in doomed or t.type.name in doomed for t in trains)
-        )
-        yield "WITHHOLD" if needs_train and revenue else "PAYOUT"
+        yield "WITHHOLD" if _withholds(game, company, turn.revenue or 0) else "PAYOUT"
         yield "WITHHOLD"
-    if len(trains) < limit and on_sale:
-        train = on_sale[0]
-        must = not trains
-        if must or (cash >= train.type.price and (len(trains) < 2 or rng.random() < 0.5)):
-            for private in _owned_privates(game, company, "train_discount"):
-                ability = private.data.ability
-                if ability is not None and train.type.name in ability.trains:
-                    yield f"USE {private.data.id} BUY TRAIN {train.type.name}"
-            yield f"BUY TRAIN {train.type.name}"
-        if must:
-            president_cash = game.cash[player]
-            if cash + president_cash < train.type.price:
-                for held in game.companies:
-                    if held != company and game.percent_of(player, held):
-                        yield f"SELL 1 {held}"
-                yield "BANKRUPT"
-    if trains and ran:
-        yield from _buy_privates(game, company, player, cash - (cheapest or 0) // 2)
+    yield from _train_buys(game, company, player)
+    if ran or not trains:
+        yield from _buy_privates(game, company, player, cash - _train_reserve(game, company))
     yield "DONE"
+
+
+def _cheapest_train(game: Game) -> int | None:
+    on_sale = game.available_trains()
+    return min((t.type.price for t in on_sale), default=None)
+
+
+def _train_reserve(game: Game, company: str) -> int:
+    """Cash the company keeps for the train it will need: when none of its
+    trains will run more than RESERVE_RUNS more rounds, the price of the first
+    train to come that would run longer."""
+    left = appraisal.rounds_left(game)
+    horizon = min(RESERVE_RUNS, left)
+    if left == 0 or any(
+        appraisal.runs_left(game, t.type) > horizon for t in game.trains_of(company)
+    ):
+        return 0
+    unsold = {t.type.name for t in game.trains if t.owner is None and not t.rusted and t.sellable}
+    for kind in game.title.trains:
+        if kind.name in unsold and appraisal.runs_left(game, kind) > horizon:
+            return kind.price
+    return _cheapest_train(game) or 0
+
+
+def _withholds(game: Game, company: str, revenue: int) -> bool:
+    """4.2.4: pay out, unless every train the company has stops running after
+    the next round and keeping this revenue lets it buy, now, a train that
+    runs longer (a round without a train costs the company as much)."""
+    if revenue == 0 or appraisal.rounds_left(game) < 2:
+        return False
+    if any(appraisal.runs_left(game, t.type) > 1 for t in game.trains_of(company)):
+        return False
+    cash = game.cash[company]
+    prices = [
+        price
+        for _, price, kind, _ in _train_options(game, company)
+        if appraisal.runs_left(game, kind) > 1
+    ]
+    return bool(prices) and cash < min(prices) <= cash + revenue
+
+
+def _train_options(game: Game, company: str) -> list[tuple[str, int, TrainType, int]]:
+    """(order, price, type, cities) of each train the company may buy from the bank now."""
+    options: list[tuple[str, int, TrainType, int]] = []
+    seen: set[str] = set()
+    for train in sorted(game.available_trains(), key=lambda t: t.type.price):
+        kind = train.type
+        if kind.name in seen:
+            continue
+        seen.add(kind.name)
+        discount = None
+        for private in _owned_privates(game, company, "train_discount"):
+            ability = private.data.ability
+            if ability is not None and kind.name in ability.trains:
+                discount = private
+        if discount is not None:
+            price = kind.price - game.rules.train_discount(discount)
+            options.append((f"USE {discount.data.id} BUY TRAIN {kind.name}", price, kind, 0))
+        options.append((f"BUY TRAIN {kind.name}", kind.price, kind, 0))
+        for variant in kind.variants:
+            options.append((f"BUY TRAIN {variant.name}", variant.price, kind, variant.cities))
+    return options
+
+
+def _train_buys(game: Game, company: str, player: int) -> Iterator[str]:
+    """4.2.5: the train that earns most for its price over the runs it will
+    make; the cheapest when the company must have one; the last of a type
+    when the company will soon need the next type, which it opens."""
+    trains = game.trains_of(company)
+    limit = game.title.phases[game.phase_index].train_limit
+    options = _train_options(game, company)
+    if not options or len(trains) >= limit:
+        return
+    cash = game.cash[company]
+    lasting = [t for t in trains if appraisal.runs_left(game, t.type) > 0]
+    soon = [t for t in trains if appraisal.runs_left(game, t.type) > 1]
+    # the company's trains run together until the first of them stops
+    first_stop = min((appraisal.runs_left(game, t.type) for t in lasting), default=0)
+    later = [t for t in lasting if appraisal.runs_left(game, t.type) > first_stop]
+    now = appraisal.revenue(game, company, lasting) if lasting else 0
+    now_later = appraisal.revenue(game, company, later) if later else 0
+    bank = [t for t in game.trains if t.owner is None and not t.rusted and t.sellable]
+    # money left in a company when the game ends is worth nothing to anyone
+    spend_all = game.title.last_operating_round is not None and appraisal.rounds_left(game) <= 2
+    scored = []
+    for line, price, kind, cities in options:
+        if price > cash and trains:
+            continue
+        probe = appraisal.probe_train(kind, company)
+        if cities:
+            probe = replace(probe, cities=cities, multiplier=2)
+        runs = appraisal.runs_left(game, kind)
+        # track still to come gives a new train routes of its own
+        floor = appraisal.revenue(game, company, [probe]) * SOLO_SHARE // 100
+        kept = [t for t in lasting if t.name != kind.rusts and t.type.name != kind.rusts]
+        gain = max(appraisal.revenue(game, company, [*kept, probe]) - now, floor)
+        worth = gain * min(runs, first_stop)
+        if runs > first_stop:
+            kept = [t for t in later if t.name != kind.rusts and t.type.name != kind.rusts]
+            gain_later = appraisal.revenue(game, company, [*kept, probe]) - now_later
+            worth += max(gain_later, floor) * (runs - first_stop)
+        last_of_type = sum(1 for t in bank if t.type.name == kind.name) == 1
+        if last_of_type and not soon and runs < 2 and appraisal.rounds_left(game) > 2:
+            worth += price  # opens the next type before the company's trains rust
+        scored.append((worth - price * BUY_RATIO // 100, -price, line, price, gain))
+    must = not trains
+    if must:
+        # the best the company can pay for itself, else the cheapest
+        scored.sort(key=lambda item: (item[3] > cash, item[3] if item[3] > cash else -item[0]))
+    else:
+        scored.sort(reverse=True)
+    for value, _, line, _, gain in scored:
+        if must or value >= 0 or (spend_all and gain > 0):
+            yield line
+    if must:
+        cheapest = min(price for _, _, _, price, _ in scored) if scored else 0
+        if cash + game.cash[player] < cheapest:
+            for held in game.companies:
+                if held != company and game.percent_of(player, held):
+                    yield f"SELL 1 {held}"
+            yield "BANKRUPT"
 
 
 def _owned_privates(game: Game, owner: Holder, kind: str | None = None) -> list[PrivateState]:
@@ -226,16 +364,31 @@ def _buy_privates(game: Game, company: str, president: int, spare: int) -> Itera
             yield f"BUY PRIVATE {private.data.id} {price}"
 
 
+def _targets(game: Game, reached: set[str]) -> list[tuple[str, int]]:
+    """Revenue centres the company does not reach yet, with what each is worth
+    (a city without a tile counts as a yellow one would)."""
+    out = []
+    for name, state in game.hexes.items():
+        if name in reached:
+            continue
+        worth = 0
+        for index, node in enumerate(state.nodes):
+            if node.kind in ("city", "offboard"):
+                worth += game.node_revenue(name, index) or CITY_WORTH
+            elif node.kind == "town":
+                worth += TOWN_WORTH
+        if worth:
+            out.append((name, worth))
+    return out
+
+
 def _tile_lays(game: Game, company: str, rng: random.Random, budget: int) -> Iterator[str]:
-    """Tile lays in order of use: new track toward a revenue centre the company
-    does not reach yet, upgrades of cities it serves."""
+    """Tile lays in order of use: those that raise what the company's trains
+    earn (with the next train it could buy, too), then track toward the
+    richest revenue centres it does not reach yet."""
     reached = game.reachable(company)
     layout = game.title.layout
-    targets = [
-        name
-        for name, state in game.hexes.items()
-        if name not in reached and any(n.kind in ("city", "offboard") for n in state.nodes)
-    ]
+    targets = _targets(game, reached)
     colours = game.title.phases[game.phase_index].tiles
     free_tiles = {
         name: tile
@@ -263,61 +416,87 @@ def _tile_lays(game: Game, company: str, rng: random.Random, budget: int) -> Ite
                 reason, new = game.tile_refusal(company, hex_name, name, rotation)
                 if reason is not None or new is None:
                     continue
-                new_edges = new.edges() - state.edges()
                 score = 0.0
-
-                for edge in new_edges:
+                for edge in new.edges() - state.edges():
                     other = neighbour(hex_name, edge, layout)
-                    if targets and other in game.hexes:
-                        score += 10 - min(_distance(other, t, layout) for t in targets)
-                score += 15 * len(tile.nodes) + 25 * stations
-                score -= state.cost / 10
+                    there = game.hexes.get(other)
+                    if there is None:
+                        continue
+                    if there.colour in ("red", "gray") and other not in reached:
+                        score += 30  # track into an off-board area or a gray city
+                    score += max(
+                        (w / (1 + appraisal.distance(other, t, layout)) for t, w in targets),
+                        default=0,
+                    )
+                score += 5 * len(tile.nodes) + 10 * stations
+                score -= state.cost / 5
                 score += rng.random()
                 scored.append((score, f"LAY {name} {hex_name} {rotation}", hex_name, new))
     scored.sort(key=lambda item: item[0], reverse=True)
-    best = scored[:8]
-    if game.trains_of(company):
-        # the few most promising lays are weighed by what the trains would earn
-        now = game.best_routes(company)[0]
-        weighed = [
-            (_revenue_with(game, company, hex_name, new) - now, score, line)
-            for score, line, hex_name, new in best[:REVENUE_CHECKS]
-        ]
-        weighed.sort(reverse=True)
-        for _, _, line in weighed:
-            yield line
-        best = best[REVENUE_CHECKS:]
-    for _, line, _, _ in best:
+    best = scored[:LAY_CHECKS]
+    probes = _probe_trains(game, company)
+    now = appraisal.revenue(game, company, probes)
+    weighed = []
+    for score, line, hex_name, new in best:
+        hexes = dict(game.hexes)
+        hexes[hex_name] = new
+        gain = appraisal.revenue(game, company, probes, hexes) - now
+        weighed.append((gain * 2 + score, line))
+    weighed.sort(reverse=True)
+    for _, line in weighed:
+        yield line
+    for _, line, _, _ in scored[LAY_CHECKS:]:
         yield line
 
 
-def _revenue_with(game: Game, company: str, hex_name: str, new: HexState) -> int:
-    """The company's best run with one hex changed (the game is not touched)."""
-    trial = copy.copy(game)
-    trial.hexes = dict(game.hexes)
-    trial.hexes[hex_name] = new
-    trial.map_version = game.map_version + 1  # its own links, built for the trial map
-    return trial.best_routes(company)[0]
+def _probe_trains(game: Game, company: str) -> list[Train]:
+    """The trains a company's track is judged by: those that will still run
+    next round, and the next it could buy."""
+    lasting = [t for t in game.trains_of(company) if appraisal.runs_left(game, t.type) > 0]
+    on_sale = sorted(game.available_trains(), key=lambda t: t.type.price)
+    if on_sale:
+        lasting.append(appraisal.probe_train(on_sale[0].type, company))
+    return lasting
 
 
 def _tokens(game: Game, company: str) -> Iterator[str]:
+    """4.2.2: a station where it raises the run most (or holds a city the
+    company's routes go through); none when the money is needed for a train."""
     state = game.companies[company]
+    if not state.home_placed:
+        # a home in a city of several: the president places it (18GA Atlanta)
+        home = game.hexes[state.home]
+        for index, node in enumerate(home.nodes):
+            if node.kind == "city" and len(home.tokens[index]) < node.slots:
+                yield f"TOKEN {state.home} {index}"
+        return
     if state.tokens_used >= len(state.token_costs):
         return
     cost = state.token_costs[state.tokens_used]
-    if game.cash[company] < cost + 40:
+    if game.cash[company] < cost + _train_reserve(game, company):
         return
     reached = game.reachable(company)
+    probes = _probe_trains(game, company)
+    now = appraisal.revenue(game, company, probes)
     options = []
-    for hex_name in reached:
+    for hex_name in sorted(reached):
         hex_state = game.hexes[hex_name]
         if any(company in held for held in hex_state.tokens):
             continue
         for index, node in enumerate(hex_state.nodes):
             if node.kind == "city" and len(hex_state.tokens[index]) < node.slots:
-                options.append((game.node_revenue(hex_name, index), hex_name, index))
-    for _, hex_name, index in sorted(options, reverse=True)[:3]:
-        yield f"TOKEN {hex_name} {index}"
+                trial = copy.copy(hex_state)
+                trial.tokens = [list(held) for held in hex_state.tokens]
+                trial.tokens[index].append(company)
+                hexes = dict(game.hexes)
+                hexes[hex_name] = trial
+                gain = appraisal.revenue(game, company, probes, hexes) - now
+                bonus = TOKEN_BONUS.get((game.title.title, hex_name), 0)
+                options.append((gain + bonus, game.node_revenue(hex_name, index), hex_name, index))
+    options.sort(reverse=True)
+    for gain, worth, hex_name, index in options[:3]:
+        if gain > 0 or (cost <= 40 and worth >= 30):
+            yield f"TOKEN {hex_name} {index}"
 
 
 @dataclass
