@@ -159,7 +159,11 @@ def parse_strategy_seats(specs: Iterable[str]) -> dict[int, str]:
 
 
 def strategy_player_orders(
-    scenario: Scenario, state: GameState, position: int, name: str
+    scenario: Scenario,
+    state: GameState,
+    position: int,
+    name: str,
+    facts: ai.TurnFacts | None = None,
 ) -> tuple[PlayerOrders, int]:
     """A scripted strategy's orders as the intake would put them in force: each
     order is checked against the live game as a mailed turnsheet's lines are
@@ -167,7 +171,7 @@ def strategy_player_orders(
     correcting his sheet would. Returns the orders and how many were struck."""
     written = PlayerOrders(
         position=position,
-        orders=strategies.strategy_orders(name, scenario, state, position),
+        orders=strategies.strategy_orders(name, scenario, state, position, facts),
         source="player",
     )
     lines = lines_of(written)
@@ -206,14 +210,15 @@ def play_game(
         while not state.ended and stats.turns < turns:
             where = f"turn {state.turn} computer orders"
             orders = {}
+            facts = ai.TurnFacts(scenario, state)  # what every seat may know, worked out once
             for t in state.tycoons:
                 if t.position in stats.strategies:
                     orders[t.position], struck = strategy_player_orders(
-                        scenario, state, t.position, stats.strategies[t.position]
+                        scenario, state, t.position, stats.strategies[t.position], facts
                     )
                     stats.strategy_refused += struck
                 else:
-                    orders[t.position] = ai.computer_orders(scenario, state, t.position)
+                    orders[t.position] = ai.computer_orders(scenario, state, t.position, facts)
             where = f"turn {state.turn}"
             result = resolve_turn(scenario, state, orders, after_step if check else None)
             stats.history.append(
