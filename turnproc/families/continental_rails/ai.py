@@ -1039,10 +1039,13 @@ class _Planner:
 
     def _contested(self, rr: Railroad, row: str) -> bool:
         """Whether another railroad's lines touch RoW `row`."""
-        return any(
-            other.code != rr.code and network.touches(self.scenario, other.lines, row)
-            for other in self.state.railroads.values()
-        )
+        route = self.scenario.routes[row]
+        for other in self.state.railroads.values():
+            if other.code != rr.code:
+                towns = self.facts.line_towns(other)
+                if route.a in towns or route.b in towns:
+                    return True
+        return False
 
     def _paths_to_new_regions(self, rr: Railroad) -> list[tuple[str, int]]:
         """First RoWs of the shortest open paths from the railroad to starred towns
@@ -1057,6 +1060,13 @@ class _Planner:
         blocked = {t for t in no_through if t in mine}
         doubles = {scenario.routes[code].double_with for code in routes} - {None}
         adjacency = _row_adjacency(scenario)
+        # Routes it may not bid for: owned, the twin of one of its own, or
+        # western before the west opens.
+        closed = self.owners.keys() | doubles
+        if not west_open:
+            closed |= operations.western_routes(scenario)
+        limit = self.g.row_search_limit
+        first_links = self.state.first_region_links
         dist: dict[str, int] = {}
         first_edge: dict[str, str | None] = {}
         heap: list[tuple[int, str]] = []
@@ -1069,22 +1079,22 @@ class _Planner:
         found: list[tuple[float, str, int]] = []
         while heap:
             d, town = heapq.heappop(heap)
-            if d > dist.get(town, math.inf) or d > self.g.row_search_limit:
+            if d > limit:
+                break  # towns come off the heap nearest first: the rest are farther
+            if d > dist[town]:
                 continue
             region = scenario.towns[town].region
             if d > 0 and region and region not in have:
-                value = 2.0 if region not in self.state.first_region_links else 1.0
+                value = 2.0 if region not in first_links else 1.0
                 first = first_edge[town]
                 if first is not None:
                     found.append((value * 1000 / (d + 100), first, 2 if d < 250 else 1))
             if d > 0 and town in no_through:
                 continue  # a path may end in Chicago, never run through it
-            for code, other in adjacency.get(town, ()):
-                if code in self.owners or code in doubles or other in blocked:
+            for code, other, length in adjacency.get(town, ()):
+                if code in closed or other in blocked:
                     continue
-                if not west_open and self._is_west(code):
-                    continue
-                nd = d + scenario.routes[code].length
+                nd = d + length
                 if nd < dist.get(other, math.inf):
                     dist[other] = nd
                     first_edge[other] = first_edge[town] or code
@@ -1095,10 +1105,8 @@ class _Planner:
         # Nothing new within reach: grow toward the biggest town next door.
         best = []
         for town in sorted(mine - no_through):
-            for code, other in adjacency.get(town, ()):
-                if code in self.owners or code in doubles or other in blocked:
-                    continue
-                if not west_open and self._is_west(code):
+            for code, other, _ in adjacency.get(town, ()):
+                if code in closed or other in blocked:
                     continue
                 if other in mine:
                     continue
@@ -1107,16 +1115,16 @@ class _Planner:
         return [(code, 0) for _, code in best[:1]]
 
 
-def _row_adjacency(scenario: Scenario) -> dict[str, list[tuple[str, str]]]:
-    """Town -> (RoW code, town at the other end) for every RoW of the map."""
+def _row_adjacency(scenario: Scenario) -> dict[str, list[tuple[str, str, int]]]:
+    """Town -> (RoW code, town at the other end, length) for every RoW of the map."""
     cached = scenario.__dict__.get("_ai_row_adjacency")
-    if cached is not None:
-        return cached
-    adjacency: dict[str, list[tuple[str, str]]] = {}
+    if cached is not None and cached[0] is scenario.routes:
+        return cached[1]
+    adjacency: dict[str, list[tuple[str, str, int]]] = {}
     for route in sorted(scenario.routes.values(), key=lambda r: r.number):
         if route.kind != "RoW":
             continue
-        adjacency.setdefault(route.a, []).append((route.code, route.b))
-        adjacency.setdefault(route.b, []).append((route.code, route.a))
-    scenario.__dict__["_ai_row_adjacency"] = adjacency
+        adjacency.setdefault(route.a, []).append((route.code, route.b, route.length))
+        adjacency.setdefault(route.b, []).append((route.code, route.a, route.length))
+    scenario.__dict__["_ai_row_adjacency"] = (scenario.routes, adjacency)
     return adjacency
