@@ -89,8 +89,14 @@ class GameStats(BaseModel):
 
 
 def _turn_record(
-    scenario: Scenario, before: GameState, after: GameState, events: Iterable[Any], rejections: Any
+    scenario: Scenario,
+    before: GameState,
+    after: GameState,
+    events: Iterable[Any],
+    rejections: Any,
+    west: frozenset[str],
 ) -> TurnRecord:
+    """What the turn left behind; `west` is `western_regions(scenario)`."""
     kinds: Counter[str] = Counter()
     record = TurnRecord(turn=before.turn, climate_start=before.climate, climate=after.climate)
     for event in events:
@@ -113,7 +119,7 @@ def _turn_record(
     record.stock_prices = sorted(rr.price for rr in after.railroads.values())
     record.railroads = len(after.railroads)
     for region in set(after.first_region_links) - set(before.first_region_links):
-        if region in western_regions(scenario):
+        if region in west:
             record.regions_west += 1
         else:
             record.regions_east += 1
@@ -198,6 +204,7 @@ def play_game(
     stats.strategies = dict(seats or {})
     stats.personalities.update(stats.strategies)  # a scripted seat is reported by its strategy
     where = "setup"
+    west = western_regions(scenario)
 
     def after_step(name: str, ctx: TurnContext) -> None:
         nonlocal where
@@ -222,7 +229,7 @@ def play_game(
             where = f"turn {state.turn}"
             result = resolve_turn(scenario, state, orders, after_step if check else None)
             stats.history.append(
-                _turn_record(scenario, state, result.state, result.events, result.rejections)
+                _turn_record(scenario, state, result.state, result.events, result.rejections, west)
             )
             state = result.state
             stats.turns += 1
