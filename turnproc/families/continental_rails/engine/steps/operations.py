@@ -309,16 +309,18 @@ def line_revenues(
     tech_percent = 100 + sum(
         t.revenue_percent for t in techs.technologies if t.letter in rr.technologies
     )
+    climate_percent = params.climate_percent[climate]
+    at_war = turn in civil_war_params(scenario).turns
     result = []
     for code in rr.lines:
         route = scenario.routes[code]
-        value = sum(_town_value(scenario, t) for t in route.towns)
+        value = _town_value(scenario, route.a) + _town_value(scenario, route.b)
         amount = (
             route.length
             * (params.line_base + value)
             * params.rate_percent
-            * params.climate_percent[climate]
-            * war_percent(scenario, code, turn)
+            * climate_percent
+            * (war_percent(scenario, code, turn) if at_war else 100)
         )
         divisor = 1_000_000
         traffic = amount // divisor
@@ -330,7 +332,7 @@ def line_revenues(
             divisor *= 100
         amount *= tech_percent
         divisor *= 100
-        cut = rate_war_cut(scenario, state, rr, code)
+        cut = rate_war_cut(scenario, state, rr, code) if rr.rate_wars else 0
         result.append(
             LineRevenue(
                 line=code,
