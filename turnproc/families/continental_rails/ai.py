@@ -1117,14 +1117,14 @@ class _Planner:
 
 def _row_adjacency(scenario: Scenario) -> dict[str, list[tuple[str, str, int]]]:
     """Town -> (RoW code, town at the other end, length) for every RoW of the map."""
-    cached = scenario.__dict__.get("_ai_row_adjacency")
-    if cached is not None and cached[0] is scenario.routes:
-        return cached[1]
+    return scenario.derived("ai_row_adjacency", _adjacency)
+
+
+def _adjacency(scenario: Scenario) -> dict[str, list[tuple[str, str, int]]]:
     adjacency: dict[str, list[tuple[str, str, int]]] = {}
     for route in sorted(scenario.routes.values(), key=lambda r: r.number):
         if route.kind != "RoW":
             continue
         adjacency.setdefault(route.a, []).append((route.code, route.b, route.length))
         adjacency.setdefault(route.b, []).append((route.code, route.a, route.length))
-    scenario.__dict__["_ai_row_adjacency"] = (scenario.routes, adjacency)
     return adjacency

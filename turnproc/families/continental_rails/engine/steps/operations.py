@@ -159,28 +159,16 @@ def is_western(scenario: Scenario, code: str) -> bool:
 
 
 def western_routes(scenario: Scenario) -> frozenset[str]:
-    """8 The codes of every western route (`is_western`), worked out once per
-    scenario (again if its map or parameters are replaced)."""
-    cached = scenario.__dict__.get("_western_routes")
-    if (
-        cached is not None
-        and cached[0] is scenario.routes
-        and cached[1] is scenario.towns
-        and cached[2] is scenario.params
-    ):
-        return cached[3]
-    western = frozenset(
+    """8 The codes of every western route (`is_western`), worked out once per scenario."""
+    return scenario.derived("western_routes", _western_routes)
+
+
+def _western_routes(scenario: Scenario) -> frozenset[str]:
+    return frozenset(
         code
         for code, route in scenario.routes.items()
         if is_western_town(scenario, route.a) or is_western_town(scenario, route.b)
     )
-    scenario.__dict__["_western_routes"] = (
-        scenario.routes,
-        scenario.towns,
-        scenario.params,
-        western,
-    )
-    return western
 
 
 def at_war(ctx: TurnContext) -> bool:
