@@ -5,6 +5,7 @@ Revenues, interest rates and costs use the climate at the START of the turn
 (5 [original]); dividends go to the holders at the end of trading.
 """
 
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel
@@ -242,7 +243,8 @@ class ShortDividendCharged(Event):
 # --- revenue and expense ------------------------------------------------------
 
 
-class LineRevenue(BaseModel):
+@dataclass(frozen=True, slots=True)
+class LineRevenue:
     """One line's revenue. `traffic`: before double track, Grand Station,
     technology bonuses and rate-war cuts (operating expense is figured on it);
     `gross`: with the bonuses; `net`: after rate-war cuts (what is earned)."""
@@ -255,6 +257,14 @@ class LineRevenue(BaseModel):
 
 def _town_value(scenario: Scenario, town: str) -> int:
     return scenario.towns[town].value if town in scenario.towns else 1
+
+
+def _route_values(scenario: Scenario) -> dict[str, int]:
+    """Each route's value a + value b (a town missing from the map counts 1)."""
+    return {
+        code: _town_value(scenario, route.a) + _town_value(scenario, route.b)
+        for code, route in scenario.routes.items()
+    }
 
 
 def _town_state(scenario: Scenario, town: str) -> str:
@@ -299,10 +309,11 @@ def line_revenues(
     )
     climate_percent = params.climate_percent[climate]
     at_war = turn in civil_war_params(scenario).turns
+    values = scenario.derived("route_values", _route_values)
     result = []
     for code in rr.lines:
         route = scenario.routes[code]
-        value = _town_value(scenario, route.a) + _town_value(scenario, route.b)
+        value = values[code]
         amount = (
             route.length
             * (params.line_base + value)
