@@ -193,6 +193,13 @@ class TurnFacts:
         self.state = state
         self.hidden = [_hidden(t) for t in state.tycoons]
         self.owners = network.route_owners(state)
+        # PCs anyone may bid for: released, or offered by their owner, at a price.
+        self.pcs_on_sale = [
+            company
+            for company in state.pcs.values()
+            if (company.status == "available" or (company.status == "owned" and company.for_sale))
+            and company.asking_price > 0
+        ]
         self.g = ai_params(scenario).general
         self.market = market_params(scenario)
         self._line_towns: dict[str, set[str]] = {}
@@ -454,11 +461,9 @@ class _Planner:
         if slots <= 0 or budget <= 0:
             return orders, 0
         candidates = []
-        for company in self.state.pcs.values():
-            on_sale = company.status == "available" or (
-                company.status == "owned" and company.for_sale and company.owner != self.me.position
-            )
-            if not on_sale or not 0 < company.asking_price <= budget:
+        for company in self.facts.pcs_on_sale:
+            mine = company.status == "owned" and company.owner == self.me.position
+            if mine or company.asking_price > budget:
                 continue
             score = self._pc_score(company.code) * self.rand.uniform(0.5, 1.5)
             candidates.append((score, company.code))
