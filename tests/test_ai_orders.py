@@ -113,6 +113,20 @@ def test_orders_use_only_what_the_position_may_see(
     assert all(t.cash == 0 and not t.holdings for t in view.tycoons if t.position != position)
 
 
+def test_shared_turn_facts_leave_the_orders_unchanged(
+    scenario: Scenario, states: list[GameState]
+) -> None:
+    """The facts every position may know, worked out once for the turn, give
+    each position the orders it writes alone; each sees the same view."""
+    for state in states[1:]:
+        facts = ai.TurnFacts(scenario, state)
+        for tycoon in state.tycoons:
+            shared = ai.computer_orders(scenario, state, tycoon.position, facts)
+            alone = ai.computer_orders(scenario, state, tycoon.position)
+            assert shared == alone
+            assert facts.view(tycoon.position) == ai.public_view(state, tycoon.position)
+
+
 def test_personalities_come_from_the_tycoon_or_the_position(scenario: Scenario) -> None:
     params = ai.ai_params(scenario)
     state = _start(scenario)

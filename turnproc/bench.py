@@ -84,7 +84,10 @@ def median_seconds(
 
 
 def all_orders(scenario: Scenario, state: GameState) -> dict[int, PlayerOrders]:
-    return {t.position: ai.computer_orders(scenario, state, t.position) for t in state.tycoons}
+    facts = ai.TurnFacts(scenario, state)
+    return {
+        t.position: ai.computer_orders(scenario, state, t.position, facts) for t in state.tycoons
+    }
 
 
 def midgame(scenario: Scenario, seed: int) -> GameState:

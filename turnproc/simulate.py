@@ -89,8 +89,14 @@ class GameStats(BaseModel):
 
 
 def _turn_record(
-    scenario: Scenario, before: GameState, after: GameState, events: Iterable[Any], rejections: Any
+    scenario: Scenario,
+    before: GameState,
+    after: GameState,
+    events: Iterable[Any],
+    rejections: Any,
+    west: frozenset[str],
 ) -> TurnRecord:
+    """What the turn left behind; `west` is `western_regions(scenario)`."""
     kinds: Counter[str] = Counter()
     record = TurnRecord(turn=before.turn, climate_start=before.climate, climate=after.climate)
     for event in events:
@@ -113,7 +119,7 @@ def _turn_record(
     record.stock_prices = sorted(rr.price for rr in after.railroads.values())
     record.railroads = len(after.railroads)
     for region in set(after.first_region_links) - set(before.first_region_links):
-        if region in western_regions(scenario):
+        if region in west:
             record.regions_west += 1
         else:
             record.regions_east += 1
@@ -159,7 +165,11 @@ def parse_strategy_seats(specs: Iterable[str]) -> dict[int, str]:
 
 
 def strategy_player_orders(
-    scenario: Scenario, state: GameState, position: int, name: str
+    scenario: Scenario,
+    state: GameState,
+    position: int,
+    name: str,
+    facts: ai.TurnFacts | None = None,
 ) -> tuple[PlayerOrders, int]:
     """A scripted strategy's orders as the intake would put them in force: each
     order is checked against the live game as a mailed turnsheet's lines are
@@ -167,7 +177,7 @@ def strategy_player_orders(
     correcting his sheet would. Returns the orders and how many were struck."""
     written = PlayerOrders(
         position=position,
-        orders=strategies.strategy_orders(name, scenario, state, position),
+        orders=strategies.strategy_orders(name, scenario, state, position, facts),
         source="player",
     )
     lines = lines_of(written)
@@ -194,6 +204,7 @@ def play_game(
     stats.strategies = dict(seats or {})
     stats.personalities.update(stats.strategies)  # a scripted seat is reported by its strategy
     where = "setup"
+    west = western_regions(scenario)
 
     def after_step(name: str, ctx: TurnContext) -> None:
         nonlocal where
@@ -206,18 +217,19 @@ def play_game(
         while not state.ended and stats.turns < turns:
             where = f"turn {state.turn} computer orders"
             orders = {}
+            facts = ai.TurnFacts(scenario, state)  # what every seat may know, worked out once
             for t in state.tycoons:
                 if t.position in stats.strategies:
                     orders[t.position], struck = strategy_player_orders(
-                        scenario, state, t.position, stats.strategies[t.position]
+                        scenario, state, t.position, stats.strategies[t.position], facts
                     )
                     stats.strategy_refused += struck
                 else:
-                    orders[t.position] = ai.computer_orders(scenario, state, t.position)
+                    orders[t.position] = ai.computer_orders(scenario, state, t.position, facts)
             where = f"turn {state.turn}"
             result = resolve_turn(scenario, state, orders, after_step if check else None)
             stats.history.append(
-                _turn_record(scenario, state, result.state, result.events, result.rejections)
+                _turn_record(scenario, state, result.state, result.events, result.rejections, west)
             )
             state = result.state
             stats.turns += 1

@@ -3,6 +3,7 @@
 Pure: the rules engine imports this module; only `loader` touches files.
 """
 
+from collections.abc import Callable
 from functools import cached_property
 from typing import Any, Literal, TypeVar
 
@@ -25,6 +26,7 @@ REGIONS = (
 )
 
 P = TypeVar("P", bound=BaseModel)
+T = TypeVar("T")
 
 
 class Town(BaseModel):
@@ -86,9 +88,27 @@ class Scenario(BaseModel):
             "_section_cache", {}
         )
         key = (name, model)
-        if key not in cache:
-            cache[key] = model.model_validate(self.params.get(name, {}))
-        return cache[key]  # type: ignore[return-value]
+        found = cache.get(key)
+        if found is None:
+            found = cache[key] = model.model_validate(self.params.get(name, {}))
+        return found  # type: ignore[return-value]
+
+    def derived(self, name: str, make: Callable[["Scenario"], T]) -> T:
+        """The value `make` works out from this scenario's data, kept under
+        `name`: worked out once per scenario object, and again if its towns,
+        routes or parameters are replaced (`model_copy(update=...)`)."""
+        cache: dict[str, tuple[Any, Any, Any, Any]] = self.__dict__.setdefault("_derived_cache", {})
+        found = cache.get(name)
+        if (
+            found is not None
+            and found[0] is self.towns
+            and found[1] is self.routes
+            and found[2] is self.params
+        ):
+            return found[3]
+        value = make(self)
+        cache[name] = (self.towns, self.routes, self.params, value)
+        return value
 
     @cached_property
     def routes_by_number(self) -> dict[int, Route]:

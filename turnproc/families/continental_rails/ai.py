@@ -159,34 +159,171 @@ def is_western_route(scenario: Scenario, code: str) -> bool:
 def public_view(state: GameState, position: int) -> GameState:
     """The state as `position` sees it: other tycoons' cash, loans, holdings,
     shorts and presidency requests are hidden (3.1: only spying shows holdings)."""
-    tycoons = [
-        t
-        if t.position == position
-        else t.model_copy(
-            update={
-                "cash": 0,
-                "loan": 0,
-                "holdings": {},
-                "shorts": {},
-                "short_proceeds": {},
-                "wants_presidency": [],
-            }
-        )
-        for t in state.tycoons
-    ]
+    tycoons = [t if t.position == position else _hidden(t) for t in state.tycoons]
     return state.model_copy(update={"tycoons": tycoons})
+
+
+def _hidden(tycoon: Tycoon) -> Tycoon:
+    """A tycoon as the other positions see him (`public_view`)."""
+    return tycoon.model_copy(
+        update={
+            "cash": 0,
+            "loan": 0,
+            "holdings": {},
+            "shorts": {},
+            "short_proceeds": {},
+            "wants_presidency": [],
+        }
+    )
+
+
+class TurnFacts:
+    """What every computer player may know of the turn about to be played,
+    worked out once for all of them: each tycoon as the others see him, who
+    owns which route, and the railroads' and PCs' public figures the planners
+    weigh (a PC's worth, a share's value, where a route may join a railroad).
+
+    Only public data goes in (railroads, PCs, the turn and climate), so one
+    position's orders are the same whether or not the facts are shared. Valid
+    for the one state it was made from, as long as that state is not changed.
+    """
+
+    def __init__(self, scenario: Scenario, state: GameState) -> None:
+        self.scenario = scenario
+        self.state = state
+        self.hidden = [_hidden(t) for t in state.tycoons]
+        self.owners = network.route_owners(state)
+        # PCs anyone may bid for: released, or offered by their owner, at a price.
+        self.pcs_on_sale = [
+            company
+            for company in state.pcs.values()
+            if (company.status == "available" or (company.status == "owned" and company.for_sale))
+            and company.asking_price > 0
+        ]
+        self.g = ai_params(scenario).general
+        self.market = market_params(scenario)
+        self._line_towns: dict[str, set[str]] = {}
+        self._joins: dict[tuple[str, str], bool] = {}
+        self._joins_any: dict[str, bool] = {}
+        self._base_score: dict[str, float] = {}
+        self._worth: dict[str, int] = {}
+        self._miles: dict[str, int] = {}
+        self._value: dict[str, int] = {}
+
+    def view(self, position: int) -> GameState:
+        """`public_view(state, position)`, from the tycoons hidden once."""
+        tycoons = [
+            t if t.position == position else hidden
+            for t, hidden in zip(self.state.tycoons, self.hidden, strict=True)
+        ]
+        return self.state.model_copy(update={"tycoons": tycoons})
+
+    def line_towns(self, rr: Railroad) -> set[str]:
+        towns = self._line_towns.get(rr.code)
+        if towns is None:
+            towns = self._line_towns[rr.code] = network.towns_of(self.scenario, rr.lines)
+        return towns
+
+    def can_join(self, code: str, rr: Railroad) -> bool:
+        """Whether route `code` touches the railroad's lines without making a
+        prohibited set (4.8)."""
+        key = (code, rr.code)
+        joins = self._joins.get(key)
+        if joins is None:
+            route = self.scenario.routes[code]
+            towns = self.line_towns(rr)
+            joins = (route.a in towns or route.b in towns) and network.prohibited_reason(
+                self.scenario, [*rr.lines, *rr.rows, code]
+            ) is None
+            self._joins[key] = joins
+        return joins
+
+    def joins_any(self, code: str) -> bool:
+        """Whether route `code` may join any railroad (`can_join`)."""
+        joins = self._joins_any.get(code)
+        if joins is None:
+            joins = self._joins_any[code] = any(
+                self.can_join(code, rr) for rr in self.state.railroads.values()
+            )
+        return joins
+
+    def base_score(self, code: str) -> float:
+        """A PC's worth having to anyone: its towns' values and the regions it links."""
+        score = self._base_score.get(code)
+        if score is None:
+            route = self.scenario.routes[code]
+            towns = self.scenario.towns
+            score = float(towns[route.a].value + towns[route.b].value)
+            score += 10 * len(network.regions_linked(self.scenario, [code]))
+            self._base_score[code] = score
+        return score
+
+    def pc_worth(self, code: str) -> int:
+        """What a PC is worth to the computer: the stock incorporating it gives
+        (its book value, 3.4), its list price, or `pc_earnings_percent` of what
+        it would earn in a turn as a railroad, whichever is most."""
+        worth = self._worth.get(code)
+        if worth is None:
+            earnings = self._pc_earnings(code) * self.g.pc_earnings_percent // 100
+            worth = self._worth[code] = max(
+                pc_asking_price(self.scenario, code), pcs.pc_value(self.scenario, code), earnings
+            )
+        return worth
+
+    def _pc_earnings(self, code: str) -> int:
+        """4.10 One turn's operating profit of the PC incorporated now, in this
+        climate (the operations step's own functions)."""
+        state = self.state
+        efficiency = self.scenario.section("companies", pcs.CompaniesParams).incorporation
+        rr = Railroad(
+            code=code,
+            number=0,
+            name=code,
+            lines=[code],
+            efficiency=efficiency.efficiency,
+            locomotive=state.best_locomotive,
+        )
+        lines = operations.line_revenues(self.scenario, state, rr, state.climate, state.turn)
+        traffic = sum(line.traffic for line in lines)
+        revenue = sum(line.net for line in lines)
+        expense = operations.operating_expense(self.scenario, rr, traffic, rr.efficiency)
+        return max(0, revenue - expense)
+
+    def miles(self, rr: Railroad) -> int:
+        """4.1 The railroad's track miles."""
+        miles = self._miles.get(rr.code)
+        if miles is None:
+            miles = self._miles[rr.code] = railroad_finance.track_miles(self.scenario, rr)
+        return miles
+
+    def value_per_share(self, rr: Railroad) -> int:
+        """What a share is worth to a careful buyer: the dividend capitalised at
+        the market's target yield, or the net assets per share if more."""
+        value = self._value.get(rr.code)
+        if value is None:
+            net = rr.cash - rr.bonds - rr.loan - rr.owed_to_president
+            net += self.miles(rr) * self.g.track_value_per_mile
+            book = max(0, net) // max(1, rr.issued)
+            by_dividend = rr.dividend * 100 // max(1, self.market.prices.target_yield_percent)
+            value = self._value[rr.code] = max(book, by_dividend)
+        return value
 
 
 # --- the planner ------------------------------------------------------------------
 
 
-def computer_orders(scenario: Scenario, state: GameState, position: int) -> PlayerOrders:
-    """The orders the computer writes for `position` this turn."""
+def computer_orders(
+    scenario: Scenario, state: GameState, position: int, facts: TurnFacts | None = None
+) -> PlayerOrders:
+    """The orders the computer writes for `position` this turn. `facts`, made
+    from this same state, lets the positions of one turn share what they all
+    may know (`TurnFacts`); the orders are the same without it."""
+    if facts is None:
+        facts = TurnFacts(scenario, state)
     params = market_params(scenario)
     # The stock report's "max you can bid" column (9.4) is the position's to see.
     bid_limits = {code: max_bid(state, position, code, params) for code in state.railroads}
-    view = public_view(state, position)
-    planner = _Planner(scenario, view, position, bid_limits)
+    planner = _Planner(scenario, facts.view(position), position, bid_limits, facts)
     return PlayerOrders(position=position, orders=planner.plan(), source="computer")
 
 
@@ -198,7 +335,12 @@ class _Planner:
     """Plans one tycoon's turn: money first, then PCs, stock, and his railroads."""
 
     def __init__(
-        self, scenario: Scenario, view: GameState, position: int, bid_limits: dict[str, int]
+        self,
+        scenario: Scenario,
+        view: GameState,
+        position: int,
+        bid_limits: dict[str, int],
+        facts: "TurnFacts",
     ) -> None:
         self.scenario = scenario
         self.state = view
@@ -214,15 +356,14 @@ class _Planner:
         auctions = scenario.section("auctions", AuctionsParams)
         self.max_pcs = auctions.auction.max_pcs
         self.max_raise = auctions.offers.max_raise_percent
-        self.owners = network.route_owners(view)
+        self.facts = facts
+        self.owners = facts.owners
         self.presides = sorted(
             code for code, rr in view.railroads.items() if rr.president == position
         )
         self.incorporating: list[str] = []  # PCs incorporated this turn
         self.seeking: str | None = None  # a railroad bought into for its presidency
         self.targets: dict[str, int] = {}
-        self._towns_cache: dict[str, set[str]] = {}
-        self._worth_cache: dict[str, int] = {}
 
     # -- money ------------------------------------------------------------------
 
@@ -320,11 +461,9 @@ class _Planner:
         if slots <= 0 or budget <= 0:
             return orders, 0
         candidates = []
-        for company in self.state.pcs.values():
-            on_sale = company.status == "available" or (
-                company.status == "owned" and company.for_sale and company.owner != self.me.position
-            )
-            if not on_sale or not 0 < company.asking_price <= budget:
+        for company in self.facts.pcs_on_sale:
+            mine = company.status == "owned" and company.owner == self.me.position
+            if mine or company.asking_price > budget:
                 continue
             score = self._pc_score(company.code) * self.rand.uniform(0.5, 1.5)
             candidates.append((score, company.code))
@@ -356,35 +495,7 @@ class _Planner:
         return orders, spend
 
     def _pc_worth(self, code: str) -> int:
-        """What a PC is worth to the computer: the stock incorporating it gives
-        (its book value, 3.4), its list price, or `pc_earnings_percent` of what
-        it would earn in a turn as a railroad, whichever is most."""
-        if code not in self._worth_cache:
-            earnings = self._pc_earnings(code) * self.g.pc_earnings_percent // 100
-            self._worth_cache[code] = max(
-                pc_asking_price(self.scenario, code), pcs.pc_value(self.scenario, code), earnings
-            )
-        return self._worth_cache[code]
-
-    def _pc_earnings(self, code: str) -> int:
-        """4.10 One turn's operating profit of the PC incorporated now, in this
-        climate (the operations step's own functions)."""
-        efficiency = self.scenario.section("companies", pcs.CompaniesParams).incorporation
-        rr = Railroad(
-            code=code,
-            number=0,
-            name=code,
-            lines=[code],
-            efficiency=efficiency.efficiency,
-            locomotive=self.state.best_locomotive,
-        )
-        lines = operations.line_revenues(
-            self.scenario, self.state, rr, self.state.climate, self.state.turn
-        )
-        traffic = sum(line.traffic for line in lines)
-        revenue = sum(line.net for line in lines)
-        expense = operations.operating_expense(self.scenario, rr, traffic, rr.efficiency)
-        return max(0, revenue - expense)
+        return self.facts.pc_worth(code)
 
     def _offer_price(self, code: str) -> int:
         """10.1 Ask for a PC it cannot use: its worth plus the personality's
@@ -400,35 +511,18 @@ class _Planner:
 
     def _pc_score(self, code: str) -> float:
         """How much a PC is worth having: town values, regions, a link to my railroads."""
-        route = self.scenario.routes[code]
-        towns = self.scenario.towns
-        score = float(towns[route.a].value + towns[route.b].value)
-        score += 10 * len(network.regions_linked(self.scenario, [code]))
+        score = self.facts.base_score(code)
         if any(self._can_join(code, rr) for rr in self._my_railroads()):
             score *= 1.5
-        elif len(self.presides) >= 2 and not any(
-            self._can_join(code, rr) for rr in self.state.railroads.values()
-        ):
+        elif len(self.presides) >= 2 and not self.facts.joins_any(code):
             score *= 0.2  # I could neither incorporate nor merge it: only its income
         return score
 
     def _my_railroads(self) -> list[Railroad]:
         return [self.state.railroads[code] for code in self.presides]
 
-    def _line_towns(self, rr: Railroad) -> set[str]:
-        towns = self._towns_cache.get(rr.code)
-        if towns is None:
-            towns = self._towns_cache[rr.code] = network.towns_of(self.scenario, rr.lines)
-        return towns
-
     def _can_join(self, code: str, rr: Railroad) -> bool:
-        """Whether route `code` touches the railroad's lines without making a
-        prohibited set (4.8)."""
-        route = self.scenario.routes[code]
-        towns = self._line_towns(rr)
-        if route.a not in towns and route.b not in towns:
-            return False
-        return network.prohibited_reason(self.scenario, [*rr.lines, *rr.rows, code]) is None
+        return self.facts.can_join(code, rr)
 
     def _merge_target(self, pc: str, own_only: bool) -> str | None:
         """A railroad the PC may merge into: one I preside, else one I direct,
@@ -488,13 +582,7 @@ class _Planner:
     # -- stock ------------------------------------------------------------------
 
     def value_per_share(self, rr: Railroad) -> int:
-        """What a share is worth to a careful buyer: the dividend capitalised at
-        the market's target yield, or the net assets per share if more."""
-        miles = self._miles(rr)
-        net = rr.cash - rr.bonds - rr.loan - rr.owed_to_president
-        net += miles * self.g.track_value_per_mile
-        book = max(0, net) // max(1, rr.issued)
-        return max(book, rr.dividend * 100 // max(1, self.market.prices.target_yield_percent))
+        return self.facts.value_per_share(rr)
 
     def _stock_orders(self, spendable: int, own_cash: int) -> tuple[list[Order], int]:
         """6 Cover, sell and short first (they give credit), then buy toward
@@ -721,7 +809,7 @@ class _Planner:
     # -- railroads I preside ------------------------------------------------------
 
     def _miles(self, rr: Railroad) -> int:
-        return railroad_finance.track_miles(self.scenario, rr)
+        return self.facts.miles(rr)
 
     def build_cost(self, code: str) -> int:
         """4.6 What laying track on RoW `code` costs in the starting climate."""
@@ -960,10 +1048,13 @@ class _Planner:
 
     def _contested(self, rr: Railroad, row: str) -> bool:
         """Whether another railroad's lines touch RoW `row`."""
-        return any(
-            other.code != rr.code and network.touches(self.scenario, other.lines, row)
-            for other in self.state.railroads.values()
-        )
+        route = self.scenario.routes[row]
+        for other in self.state.railroads.values():
+            if other.code != rr.code:
+                towns = self.facts.line_towns(other)
+                if route.a in towns or route.b in towns:
+                    return True
+        return False
 
     def _paths_to_new_regions(self, rr: Railroad) -> list[tuple[str, int]]:
         """First RoWs of the shortest open paths from the railroad to starred towns
@@ -978,6 +1069,13 @@ class _Planner:
         blocked = {t for t in no_through if t in mine}
         doubles = {scenario.routes[code].double_with for code in routes} - {None}
         adjacency = _row_adjacency(scenario)
+        # Routes it may not bid for: owned, the twin of one of its own, or
+        # western before the west opens.
+        closed = self.owners.keys() | doubles
+        if not west_open:
+            closed |= operations.western_routes(scenario)
+        limit = self.g.row_search_limit
+        first_links = self.state.first_region_links
         dist: dict[str, int] = {}
         first_edge: dict[str, str | None] = {}
         heap: list[tuple[int, str]] = []
@@ -990,22 +1088,22 @@ class _Planner:
         found: list[tuple[float, str, int]] = []
         while heap:
             d, town = heapq.heappop(heap)
-            if d > dist.get(town, math.inf) or d > self.g.row_search_limit:
+            if d > limit:
+                break  # towns come off the heap nearest first: the rest are farther
+            if d > dist[town]:
                 continue
             region = scenario.towns[town].region
             if d > 0 and region and region not in have:
-                value = 2.0 if region not in self.state.first_region_links else 1.0
+                value = 2.0 if region not in first_links else 1.0
                 first = first_edge[town]
                 if first is not None:
                     found.append((value * 1000 / (d + 100), first, 2 if d < 250 else 1))
             if d > 0 and town in no_through:
                 continue  # a path may end in Chicago, never run through it
-            for code, other in adjacency.get(town, ()):
-                if code in self.owners or code in doubles or other in blocked:
+            for code, other, length in adjacency.get(town, ()):
+                if code in closed or other in blocked:
                     continue
-                if not west_open and self._is_west(code):
-                    continue
-                nd = d + scenario.routes[code].length
+                nd = d + length
                 if nd < dist.get(other, math.inf):
                     dist[other] = nd
                     first_edge[other] = first_edge[town] or code
@@ -1016,10 +1114,8 @@ class _Planner:
         # Nothing new within reach: grow toward the biggest town next door.
         best = []
         for town in sorted(mine - no_through):
-            for code, other in adjacency.get(town, ()):
-                if code in self.owners or code in doubles or other in blocked:
-                    continue
-                if not west_open and self._is_west(code):
+            for code, other, _ in adjacency.get(town, ()):
+                if code in closed or other in blocked:
                     continue
                 if other in mine:
                     continue
@@ -1028,16 +1124,16 @@ class _Planner:
         return [(code, 0) for _, code in best[:1]]
 
 
-def _row_adjacency(scenario: Scenario) -> dict[str, list[tuple[str, str]]]:
-    """Town -> (RoW code, town at the other end) for every RoW of the map."""
-    cached = scenario.__dict__.get("_ai_row_adjacency")
-    if cached is not None:
-        return cached
-    adjacency: dict[str, list[tuple[str, str]]] = {}
+def _row_adjacency(scenario: Scenario) -> dict[str, list[tuple[str, str, int]]]:
+    """Town -> (RoW code, town at the other end, length) for every RoW of the map."""
+    return scenario.derived("ai_row_adjacency", _adjacency)
+
+
+def _adjacency(scenario: Scenario) -> dict[str, list[tuple[str, str, int]]]:
+    adjacency: dict[str, list[tuple[str, str, int]]] = {}
     for route in sorted(scenario.routes.values(), key=lambda r: r.number):
         if route.kind != "RoW":
             continue
-        adjacency.setdefault(route.a, []).append((route.code, route.b))
-        adjacency.setdefault(route.b, []).append((route.code, route.a))
-    scenario.__dict__["_ai_row_adjacency"] = adjacency
+        adjacency.setdefault(route.a, []).append((route.code, route.b, route.length))
+        adjacency.setdefault(route.b, []).append((route.code, route.a, route.length))
     return adjacency

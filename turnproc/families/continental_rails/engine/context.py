@@ -17,7 +17,7 @@ from turnproc.core.errors import EngineError
 from turnproc.core.ledger import BANK, LedgerEntry
 from turnproc.families.continental_rails.engine.events import Event, Rejection
 from turnproc.families.continental_rails.engine.orders import Order, PlayerOrders
-from turnproc.families.continental_rails.engine.state import GameState
+from turnproc.families.continental_rails.engine.state import GameState, Railroad, Tycoon
 from turnproc.scenario.model import Scenario
 
 P = TypeVar("P", bound=BaseModel)
@@ -91,14 +91,16 @@ class TurnContext:
             return self.state.railroads[key].cash
         raise EngineError(f"account {account!r} has no balance")
 
-    def _adjust(self, account: str, delta: int) -> None:
+    def _holder(self, account: str) -> Tycoon | Railroad | None:
+        """The tycoon or railroad whose cash `account` is; None for the bank."""
         kind, _, key = account.partition(":")
         if kind == "tycoon":
-            self.state.tycoon(int(key)).cash += delta
-        elif kind == "railroad":
-            self.state.railroads[key].cash += delta
-        elif account != BANK:
+            return self.state.tycoon(int(key))
+        if kind == "railroad":
+            return self.state.railroads[key]
+        if account != BANK:
             raise EngineError(f"unknown account {account!r}")
+        return None
 
     def transfer(
         self,
@@ -119,10 +121,12 @@ class TurnContext:
             raise EngineError(f"negative transfer {amount} ({reason})")
         if amount == 0:
             return
-        if src != BANK and not overdraft and self.balance(src) < amount:
-            raise InsufficientFunds(
-                f"{src} has {self.balance(src)}, cannot pay {amount} for {reason}"
-            )
-        self._adjust(src, -amount)
-        self._adjust(dst, amount)
+        payer = self._holder(src)
+        payee = self._holder(dst)
+        if payer is not None:
+            if not overdraft and payer.cash < amount:
+                raise InsufficientFunds(f"{src} has {payer.cash}, cannot pay {amount} for {reason}")
+            payer.cash -= amount
+        if payee is not None:
+            payee.cash += amount
         self.ledger.append(LedgerEntry(src=src, dst=dst, amount=amount, reason=reason, ref=ref))

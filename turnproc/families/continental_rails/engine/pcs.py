@@ -83,8 +83,12 @@ def incorporator_shares(scenario: Scenario) -> int:
 
 def pc_value(scenario: Scenario, code: str) -> int:
     """3.4 Book value of a PC [designed]: what incorporating it gives its owner,
-    the incorporator's shares at the opening price."""
-    return incorporator_shares(scenario) * opening_price(scenario, code)
+    the incorporator's shares at the opening price. Worked out once per PC."""
+    values: dict[str, int] = scenario.derived("pc_values", lambda _: {})
+    value = values.get(code)
+    if value is None:
+        value = values[code] = incorporator_shares(scenario) * opening_price(scenario, code)
+    return value
 
 
 def pc_income(scenario: Scenario, code: str) -> int:

@@ -275,15 +275,21 @@ STRATEGIES: dict[str, Strategy] = {
 }
 
 
-def strategy_orders(name: str, scenario: Scenario, state: GameState, position: int) -> list[Order]:
+def strategy_orders(
+    name: str,
+    scenario: Scenario,
+    state: GameState,
+    position: int,
+    facts: ai.TurnFacts | None = None,
+) -> list[Order]:
     """The orders strategy `name` writes for `position` this turn, from what
-    that player may see (`Seat`)."""
+    that player may see (`Seat`); `facts` as for `ai.computer_orders`."""
     params = market_params(scenario)
     seat = Seat(
         scenario=scenario,
         state=ai.public_view(state, position),
         position=position,
         bid_limits={code: max_bid(state, position, code, params) for code in state.railroads},
-        computer=list(ai.computer_orders(scenario, state, position).orders),
+        computer=list(ai.computer_orders(scenario, state, position, facts).orders),
     )
     return STRATEGIES[name](seat)

@@ -5,6 +5,7 @@ Revenues, interest rates and costs use the climate at the START of the turn
 (5 [original]); dividends go to the holders at the end of trading.
 """
 
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel
@@ -160,10 +161,20 @@ def is_western(scenario: Scenario, code: str) -> bool:
     Civil War's suspended westward expansion (no western RoW bid, building,
     double track, incorporation or PC merger on turns 11-12), the release of
     the western PCs after the war (2.3), and the computer players."""
-    route = scenario.routes.get(code)
-    if route is None:
-        return False
-    return is_western_town(scenario, route.a) or is_western_town(scenario, route.b)
+    return code in western_routes(scenario)
+
+
+def western_routes(scenario: Scenario) -> frozenset[str]:
+    """8 The codes of every western route (`is_western`), worked out once per scenario."""
+    return scenario.derived("western_routes", _western_routes)
+
+
+def _western_routes(scenario: Scenario) -> frozenset[str]:
+    return frozenset(
+        code
+        for code, route in scenario.routes.items()
+        if is_western_town(scenario, route.a) or is_western_town(scenario, route.b)
+    )
 
 
 def at_war(ctx: TurnContext) -> bool:
@@ -238,7 +249,8 @@ class ShortDividendCharged(Event):
 # --- revenue and expense ------------------------------------------------------
 
 
-class LineRevenue(BaseModel):
+@dataclass(frozen=True, slots=True)
+class LineRevenue:
     """One line's revenue. `traffic`: before double track, Grand Station,
     technology bonuses and rate-war cuts (operating expense is figured on it);
     `gross`: with the bonuses; `net`: after rate-war cuts (what is earned)."""
@@ -251,6 +263,14 @@ class LineRevenue(BaseModel):
 
 def _town_value(scenario: Scenario, town: str) -> int:
     return scenario.towns[town].value if town in scenario.towns else 1
+
+
+def _route_values(scenario: Scenario) -> dict[str, int]:
+    """Each route's value a + value b (a town missing from the map counts 1)."""
+    return {
+        code: _town_value(scenario, route.a) + _town_value(scenario, route.b)
+        for code, route in scenario.routes.items()
+    }
 
 
 def _town_state(scenario: Scenario, town: str) -> str:
@@ -293,16 +313,19 @@ def line_revenues(
     tech_percent = 100 + sum(
         t.revenue_percent for t in techs.technologies if t.letter in rr.technologies
     )
+    climate_percent = params.climate_percent[climate]
+    at_war = turn in civil_war_params(scenario).turns
+    values = scenario.derived("route_values", _route_values)
     result = []
     for code in rr.lines:
         route = scenario.routes[code]
-        value = sum(_town_value(scenario, t) for t in route.towns)
+        value = values[code]
         amount = (
             route.length
             * (params.line_base + value)
             * params.rate_percent
-            * params.climate_percent[climate]
-            * war_percent(scenario, code, turn)
+            * climate_percent
+            * (war_percent(scenario, code, turn) if at_war else 100)
         )
         divisor = 1_000_000
         traffic = amount // divisor
@@ -314,7 +337,7 @@ def line_revenues(
             divisor *= 100
         amount *= tech_percent
         divisor *= 100
-        cut = rate_war_cut(scenario, state, rr, code)
+        cut = rate_war_cut(scenario, state, rr, code) if rr.rate_wars else 0
         result.append(
             LineRevenue(
                 line=code,

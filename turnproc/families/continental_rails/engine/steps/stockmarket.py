@@ -180,8 +180,10 @@ def max_bid(state: GameState, position: int, code: str, params: MarketParams) ->
     don't own".
     """
     rr = state.railroads[code]
-    held_out = {pos for pos in rr.directors} | {position}
-    excluded = sum(state.tycoon(pos).holdings.get(code, 0) for pos in held_out)
+    excluded = state.tycoon(position).holdings.get(code, 0)
+    for pos in set(rr.directors):
+        if pos != position:
+            excluded += state.tycoon(pos).holdings.get(code, 0)
     base = max(0, rr.issued - excluded)
     return base * params.bid_limit_percent // 100
 
