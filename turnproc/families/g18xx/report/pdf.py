@@ -422,6 +422,21 @@ def _heading(report: Report) -> str:
     return ", ".join(parts)
 
 
+def _market_key(report: Report) -> str:
+    """What the cells' colours and frames mean."""
+    key = "Yellow: certificates that do not count against the limit (3.3b). Framed: par values."
+    if any(cell.end for row in report.market for cell in row):
+        key += " Red: a company reaching it ends the game."
+    return key
+
+
+def _bank(cash: int) -> str:
+    """The bank's cash; a bank that has broken shows what it paid beyond it."""
+    if cash < 0:
+        return f"The bank has broken: ${-cash:,} paid beyond its cash"
+    return f"Bank ${cash:,}"
+
+
 def render_pdf(report: Report) -> bytes:
     """The report as PDF bytes, the same bytes for the same report."""
     buffer = io.BytesIO()
@@ -450,7 +465,8 @@ def render_pdf(report: Report) -> bytes:
         Spacer(1, 8),
         Paragraph(
             _esc(
-                f"Bank ${report.bank}. Trains for sale: "
+                _market_key(report)
+                + f" {_bank(report.bank)}. Trains for sale: "
                 + (
                     ", ".join(
                         f"{t.name} ${t.price} ({t.left} left)" for t in report.trains_for_sale
