@@ -496,10 +496,14 @@ def render_pdf(report: Report) -> bytes:
         ]
     ]
     for c in report.companies:
-        holders = " ".join(
-            f"{h.holder} {h.percent}%{'(P)' if h.president else ''}" for h in c.holders
-        )
-        holders += f" IPO {c.ipo_percent}% market {c.market_percent}%"
+        parts = [
+            f"{h.holder}: {h.percent}%{' president' if h.president else ''}" for h in c.holders
+        ]
+        if c.ipo_percent and c.par is not None:
+            parts.append(f"initial offering: {c.ipo_percent}%")
+        if c.market_percent:
+            parts.append(f"open market: {c.market_percent}%")
+        holders = ", ".join(parts) or "-"
         rows.append(
             [
                 f"{c.id} {c.name}",
@@ -521,8 +525,9 @@ def render_pdf(report: Report) -> bytes:
     story += [Paragraph("Players", s["h2"]), Spacer(1, 2)]
     rows = [["Player", "Cash", "Certificates", "Shares", "Privates", "Value"]]
     for p in report.players:
-        shares = " ".join(
-            f"{c} {pct}%{'(P)' if c in p.presidencies else ''}" for c, pct in p.shares.items()
+        shares = ", ".join(
+            f"{c} {pct}%{' president' if c in p.presidencies else ''}"
+            for c, pct in p.shares.items()
         )
         rows.append(
             [
