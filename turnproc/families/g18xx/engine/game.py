@@ -113,8 +113,6 @@ class Auction:
     bids: dict[str, dict[int, int]] = field(default_factory=dict)
     contest: str | None = None
     passes: int = 0
-    turn: int | None = None  # whose stock turn it is while privates remain (3.1)
-    bidder: int | None = None  # whose turn it is in the auction of `contest` (3.1.1)
 
 
 class TitleRules:
@@ -275,7 +273,6 @@ class Game:
         )
         if title.private_sale == "waterfall":
             self.round = "auction"
-            self.auction.turn = self.priority
         # Replays of recorded games pay the revenue stored with each route, as
         # the site that recorded them does; differences from ours are kept.
         self.recorded_revenue_stands = False
@@ -486,8 +483,8 @@ class Game:
         return self.players[(self.players.index(player) + 1) % len(self.players)]
 
     def to_move(self) -> int | None:
-        """The player whose move it is in a stock round (or the privates'
-        purchase or auction), or the president of the company operating."""
+        """The player whose move it is in a stock round, or the president of
+        the company operating (None while the privates are sold)."""
         if self.ended:
             return None
         if self.round == "stock":
@@ -495,8 +492,6 @@ class Game:
         if self.round == "draft":
             bought = sum(1 for p in self.privates.values() if p.owner is not None)
             return self.players[len(self.players) - 1 - bought]
-        if self.round == "auction":
-            return self.auction.bidder if self.auction.contest else self.auction.turn
         if self.round == "operating":
             if self.turn is not None:
                 return self.companies[self.turn.company].president
@@ -829,23 +824,8 @@ class Game:
                     other.closed = True
             self._start_stock_round()
 
-    def _auction_turn(self, player: int) -> None:
-        """3.1, 3.1.1: players act in turn; in an auction its bidders do."""
-        due = self.to_move()
-        if player != due:
-            where = f"the {self.auction.contest} auction" if self.auction.contest else "the round"
-            raise ActionRefused(f"it is player {due}'s turn in {where}")
-
-    def _next_bidder(self, player: int) -> int:
-        """The next bidder in the contest clockwise after `player` (3.1.1)."""
-        bids = self.auction.bids[str(self.auction.contest)]
-        start = self.players.index(player)
-        seats = self.players[start + 1 :] + self.players[: start + 1]
-        return next(p for p in seats if p in bids)
-
     def _auction_bid(self, player: int, company: str, price: int) -> None:
         auction = self.auction
-        self._auction_turn(player)
         if company not in auction.unsold:
             raise ActionRefused(f"{company} is not for sale")
         bids = auction.bids.setdefault(company, {})
@@ -856,10 +836,8 @@ class Game:
                 raise ActionRefused(f"bid more than ${max(bids.values())}")
             self._spend(player, price)
             bids[player] = price
-            auction.bidder = self._next_bidder(player)
             return
         auction.passes = 0
-        auction.turn = self._after(player)
         if company == auction.unsold[0]:
             if price != auction.price[company]:
                 raise ActionRefused(f"{company} is bought at ${auction.price[company]}")
@@ -875,19 +853,13 @@ class Game:
 
     def _auction_pass(self, player: int) -> None:
         auction = self.auction
-        self._auction_turn(player)
         if auction.contest is not None:
             bids = auction.bids[auction.contest]
             if player not in bids:
                 raise ActionRefused(f"{auction.contest} is being auctioned between its bidders")
-            following = self._next_bidder(player)
             del bids[player]
-            if len(bids) > 1:
-                auction.bidder = following
-                return
             self._settle_auction()
             return
-        auction.turn = self._after(player)
         auction.passes += 1
         if auction.passes >= len(self.players):
             # everyone passed: the cheapest private gets cheaper
@@ -905,8 +877,6 @@ class Game:
                 return
             if len(bids) > 1:
                 auction.contest = cheapest
-                # the bidder after the highest one opens (3.1.1)
-                auction.bidder = self._next_bidder(max(bids, key=lambda p: bids[p]))
                 return
             ((winner, price),) = bids.items()
             self._sell_private(cheapest, winner, price)
