@@ -6,6 +6,7 @@ from typing import Any
 from turnproc.families.g18xx.engine.game import IPO, Game
 
 PROGRAMS = ("program_share_pass", "program_buy_shares", "program_disable", "program_close_pass")
+NOTES = ("log", "message")  # a line in the game's log, changing nothing
 
 
 def sender(game: Game, raw: dict[str, Any]) -> int:
@@ -26,7 +27,7 @@ def order_for(game: Game, raw: dict[str, Any], laid: dict[str, str]) -> str | No
     which changes nothing in the game). `laid`: the hex of each tile copy the
     log laid (the order language picks its own copies)."""
     kind = raw["type"]
-    if kind in PROGRAMS:
+    if kind in PROGRAMS or kind in NOTES:
         return None
     if raw["entity_type"] == "company":
         inner = order_for(game, dict(raw, entity_type="corporation"), laid)
@@ -95,7 +96,7 @@ def mail_orders(game: Game, actions: list[dict[str, Any]]) -> list[tuple[int, st
 
     for raw in actions:
         for action in [raw, *raw.get("auto_actions", [])]:
-            if action["type"] in PROGRAMS:
+            if action["type"] in PROGRAMS or action["type"] in NOTES:
                 continue
             company = acting_company(game, action)
             if action["type"] == "pass" and action["entity_type"] == "corporation":

@@ -28,6 +28,7 @@ from turnproc.families.g18xx.engine.track import (
     HexState,
     chain_stops,
     neighbour,
+    reachable_cities,
     reachable_hexes,
     rotate,
 )
@@ -700,6 +701,9 @@ class Game:
             raise ActionRefused(f"the stock round goes on: player {self.stock_next} is to move")
         if company is None:
             if action.type == "sell_shares" and self._raising_cash(int(action.entity)):
+                operating = self.operating_company()
+                assert operating is not None
+                self._advance_to(operating)
                 return
             self._finish_operating_round()
             if self.ended:
@@ -709,10 +713,11 @@ class Game:
         self._advance_to(company)
 
     def _raising_cash(self, player: int) -> bool:
-        """4.2.5.2d: the operating company's president sells to buy a train."""
-        if self.turn is None:
+        """4.2.5.2d: the operating company's president sells to buy a train
+        (also as the first thing of its turn, once the one before has ended)."""
+        company = self.operating_company()
+        if company is None:
             return False
-        company = self.turn.company
         return self.companies[company].president == player and not self.trains_of(company)
 
     def _start_stock_round(self) -> None:
@@ -1471,6 +1476,16 @@ class Game:
         ]
         return reachable_hexes(self.hexes, self.title.layout, company, homes)
 
+    def reachable_cities(self, company: str) -> set[tuple[str, int]]:
+        """The stops (hex, node index) the company's track reaches (4.2.2a)."""
+        stations = [
+            (name, i)
+            for name, h in self.hexes.items()
+            for i, held in enumerate(h.tokens)
+            if company in held
+        ]
+        return reachable_cities(self.hexes, self.title.layout, company, stations)
+
     def _place_token(self, action: act.PlaceToken) -> None:
         """4.2.2: a station token in a free circle, $40 then $100."""
         company = self._current(action)
@@ -1494,9 +1509,11 @@ class Game:
         assert self.turn is not None
         if not home and self.turn.tokens:
             raise ActionRefused("one station token a turn (4.2c)")
+        free_token = False
         if action.entity_type == "company":
             private = self.privates[str(action.entity)]
             ability = private.data.ability
+            free_token = ability is not None and ability.kind == "free_token"
             if (
                 ability is None
                 or ability.kind not in ("token_discount", "free_token")
@@ -1509,6 +1526,11 @@ class Game:
                 )
             private.uses += 1
             cost = 0 if ability.kind == "free_token" else cost * (100 - ability.percent) // 100
+        if not home and not state.home_placed:
+            raise ActionRefused(f"{company} places its home station in {state.home} first (4.2a)")
+        if not home and not free_token and (hex_name, index) not in self.reachable_cities(company):
+            # a private's free station (W&SR) need not connect (12.III)
+            raise ActionRefused(f"{company}'s track does not reach the city on {hex_name} (4.2.2a)")
         if self.cash[company] < cost:
             raise ActionRefused(f"{company} cannot pay ${cost}")
         self.pay(company, BANK, cost)

@@ -120,6 +120,21 @@ def reachable_hexes(
     """Hexes whose track a company reaches from its tokens (4.2.1j): the search
     does not pass through a city full of other companies' tokens nor through an
     off-board area."""
+    return _reach(hexes, layout, company, list(homes))[0]
+
+
+def reachable_cities(
+    hexes: dict[str, HexState], layout: str, company: str, homes: Iterable[tuple[str, int]]
+) -> set[tuple[str, int]]:
+    """The cities, towns and off-board areas (hex, node index) a company's track
+    reaches from its tokens (4.2.2a), traced as for 4.2.1j."""
+    seen = _reach(hexes, layout, company, list(homes))[1]
+    return {(h, int(n[1:])) for h, n in seen if isinstance(n, str)}
+
+
+def _reach(
+    hexes: dict[str, HexState], layout: str, company: str, homes: list[tuple[str, int]]
+) -> tuple[set[str], set[tuple[str, Endpoint]]]:
     reached: set[str] = set()
     seen: set[tuple[str, Endpoint]] = set()
     todo: deque[tuple[str, Endpoint]] = deque()
@@ -154,7 +169,7 @@ def reachable_hexes(
                 elif (hex_name, y) not in seen:
                     seen.add((hex_name, y))
                     todo.append((hex_name, y))
-    return reached
+    return reached, seen
 
 
 def chain_stops(

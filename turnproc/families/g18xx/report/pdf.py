@@ -10,6 +10,7 @@ import math
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4, landscape
 from reportlab.lib.styles import ParagraphStyle
+from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import (
     Flowable,
     PageBreak,
@@ -114,6 +115,17 @@ def _node_positions(
     return out
 
 
+LEGEND_DOT = 9.0
+LEGEND_FONT = 8.0
+
+
+def _legend_label(company: CompanyView) -> str:
+    label = f"{company.id} {company.name}"
+    if company.price is not None:
+        label += f"  ${company.price}"
+    return label
+
+
 class MapFlowable(Flowable):
     """The whole map scaled to the frame."""
 
@@ -128,10 +140,23 @@ class MapFlowable(Flowable):
         ys = [p[1] for p in points]
         span_x = max(xs) - min(xs) + SQRT3
         span_y = max(ys) - min(ys) + 2
-        self.scale = min(width / span_x, height / span_y)
+        # the legend has a column of its own, so no map fills its corner
+        self.legend_width = max(
+            (
+                LEGEND_DOT + 4 + stringWidth(_legend_label(c), "Helvetica", LEGEND_FONT)
+                for c in report.companies
+            ),
+            default=0,
+        )
+        room = width - self.legend_width - 8
+        self.scale = min(room / span_x, height / span_y)
         self.geo = _Geometry(report.layout, self.scale)
         self.origin = (
-            -min(xs) * self.scale + self.scale * SQRT3 / 2 + (width - span_x * self.scale) / 2,
+            -min(xs) * self.scale
+            + self.scale * SQRT3 / 2
+            + width
+            - room
+            + (room - span_x * self.scale) / 2,
             -max(ys) * self.scale + height - self.scale,
         )
 
@@ -154,19 +179,16 @@ class MapFlowable(Flowable):
         self._draw_legend()
 
     def _draw_legend(self) -> None:
-        """Company colours, bottom left, where the maps leave room."""
+        """Company colours, bottom left, in a column beside the map."""
         canvas = self.canv
-        size = 9.0
+        size = LEGEND_DOT
         for index, company in enumerate(self.report.companies):
             y = 4 + (len(self.report.companies) - 1 - index) * (size + 4)
             canvas.setFillColor(_hex_colour(company.colour))
             canvas.circle(size / 2, y + size / 2, size / 2, stroke=0, fill=1)
             canvas.setFillColor(colors.black)
-            canvas.setFont("Helvetica", 8)
-            label = f"{company.id} {company.name}"
-            if company.price is not None:
-                label += f"  ${company.price}"
-            canvas.drawString(size + 4, y + 2, label)
+            canvas.setFont("Helvetica", LEGEND_FONT)
+            canvas.drawString(size + 4, y + 2, _legend_label(company))
 
     def _draw_hex(self, hex_view: HexView) -> None:
         canvas = self.canv
@@ -273,9 +295,18 @@ class MapFlowable(Flowable):
         canvas.setFont("Helvetica", r * 0.2)
         canvas.drawCentredString(x, y + r * 0.68, hex_view.hex)
         if hex_view.name:
+            # on a pale ground, so track under the name does not hide it
+            name, size = hex_view.name[:16], r * 0.19
+            width = stringWidth(name, "Helvetica", size)
+            canvas.setFillColor(colors.white)
+            canvas.setFillAlpha(0.75)
+            canvas.roundRect(
+                x - width / 2 - 1, y - r * 0.8 - size * 0.3, width + 2, size * 1.15, 1, 0, 1
+            )
+            canvas.setFillAlpha(1)
             canvas.setFillColor(colors.black)
-            canvas.setFont("Helvetica", r * 0.19)
-            canvas.drawCentredString(x, y - r * 0.8, hex_view.name[:16])
+            canvas.setFont("Helvetica", size)
+            canvas.drawCentredString(x, y - r * 0.8, name)
         if hex_view.tile:
             canvas.setFillColor(colors.black)
             canvas.setFont("Helvetica", r * 0.18)
@@ -391,6 +422,21 @@ def _heading(report: Report) -> str:
     return ", ".join(parts)
 
 
+def _market_key(report: Report) -> str:
+    """What the cells' colours and frames mean."""
+    key = "Yellow: certificates that do not count against the limit (3.3b). Framed: par values."
+    if any(cell.end for row in report.market for cell in row):
+        key += " Red: a company reaching it ends the game."
+    return key
+
+
+def _bank(cash: int) -> str:
+    """The bank's cash; a bank that has broken shows what it paid beyond it."""
+    if cash < 0:
+        return f"The bank has broken: ${-cash:,} paid beyond its cash"
+    return f"Bank ${cash:,}"
+
+
 def render_pdf(report: Report) -> bytes:
     """The report as PDF bytes, the same bytes for the same report."""
     buffer = io.BytesIO()
@@ -419,7 +465,8 @@ def render_pdf(report: Report) -> bytes:
         Spacer(1, 8),
         Paragraph(
             _esc(
-                f"Bank ${report.bank}. Trains for sale: "
+                _market_key(report)
+                + f" {_bank(report.bank)}. Trains for sale: "
                 + (
                     ", ".join(
                         f"{t.name} ${t.price} ({t.left} left)" for t in report.trains_for_sale
@@ -449,10 +496,14 @@ def render_pdf(report: Report) -> bytes:
         ]
     ]
     for c in report.companies:
-        holders = " ".join(
-            f"{h.holder} {h.percent}%{'(P)' if h.president else ''}" for h in c.holders
-        )
-        holders += f" IPO {c.ipo_percent}% market {c.market_percent}%"
+        parts = [
+            f"{h.holder}: {h.percent}%{' president' if h.president else ''}" for h in c.holders
+        ]
+        if c.ipo_percent and c.par is not None:
+            parts.append(f"initial offering: {c.ipo_percent}%")
+        if c.market_percent:
+            parts.append(f"open market: {c.market_percent}%")
+        holders = ", ".join(parts) or "-"
         rows.append(
             [
                 f"{c.id} {c.name}",
@@ -474,8 +525,9 @@ def render_pdf(report: Report) -> bytes:
     story += [Paragraph("Players", s["h2"]), Spacer(1, 2)]
     rows = [["Player", "Cash", "Certificates", "Shares", "Privates", "Value"]]
     for p in report.players:
-        shares = " ".join(
-            f"{c} {pct}%{'(P)' if c in p.presidencies else ''}" for c, pct in p.shares.items()
+        shares = ", ".join(
+            f"{c} {pct}%{' president' if c in p.presidencies else ''}"
+            for c, pct in p.shares.items()
         )
         rows.append(
             [
