@@ -309,7 +309,8 @@ def results_markdown(summary: dict[str, Any], figures: list[str], folder: str, o
         vp = s["vp_mean_by_personality"].get(personality, {})
         worth = s["net_worth_median_by_personality"].get(personality)
         cells = " | ".join(_fmt(vp.get(c)) for c in VP_CATEGORIES)
-        lines.append(f"| {personality} | {cells} | ${_fmt(worth)} |")
+        dollars = "-" if worth is None else f"${worth:,.0f}"  # a median may end in .5
+        lines.append(f"| {personality} | {cells} | {dollars} |")
     lines += ["", "Orders refused or cut (all games):", ""]
     lines.append(
         ", ".join(f"{code} {count:,}" for code, count in sorted(s["rejections"].items())) or "none"
