@@ -210,6 +210,9 @@ class TurnFacts:
         self._miles: dict[str, int] = {}
         self._value: dict[str, int] = {}
         self._closed: frozenset[str] | None = None
+        self._held_routes: dict[
+            str, tuple[frozenset[str], frozenset[str], frozenset[str], bool]
+        ] = {}
         self._directors_held: dict[str, tuple[int, frozenset[int], int]] | None = None
 
     def closed_rows(self) -> frozenset[str]:
@@ -267,11 +270,32 @@ class TurnFacts:
         if joins is None:
             route = self.scenario.routes[code]
             towns = self.line_towns(rr)
-            joins = (route.a in towns or route.b in towns) and network.prohibited_reason(
-                self.scenario, [*rr.lines, *rr.rows, code]
-            ) is None
+            joins = (route.a in towns or route.b in towns) and self.allowed_with(code, rr)
             self._joins[key] = joins
         return joins
+
+    def allowed_with(self, code: str, rr: Railroad) -> bool:
+        """Whether the railroad's lines and RoWs with route `code` make no
+        prohibited set (4.8): `network.prohibited_reason(...) is None`, from
+        what the railroad's own routes already hold, worked out once per railroad."""
+        held = self._held_routes.get(rr.code)
+        if held is None:
+            scenario = self.scenario
+            codes = frozenset([*rr.lines, *rr.rows])
+            doubles = frozenset(other for c in codes if (other := scenario.routes[c].double_with))
+            no_through = scenario.section("map", network.MapParams).no_through
+            entered = frozenset(
+                town for town in no_through if any(town in scenario.routes[c].towns for c in codes)
+            )
+            allowed = network.prohibited_reason(scenario, codes) is None
+            held = self._held_routes[rr.code] = (codes, doubles, entered, allowed)
+        codes, doubles, entered, allowed = held
+        if not allowed or code in codes:
+            return allowed
+        route = self.scenario.routes[code]
+        if (route.double_with and route.double_with in codes) or code in doubles:
+            return False  # rule 1: both routes of a double route
+        return route.a not in entered and route.b not in entered  # rule 2
 
     def joins_any(self, code: str) -> bool:
         """Whether route `code` may join any railroad (`can_join`)."""
