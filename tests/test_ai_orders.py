@@ -4,6 +4,7 @@ their position may see (rule 3.1; docs/computer-players.md)."""
 import pytest
 
 from turnproc.families.continental_rails import ai
+from turnproc.families.continental_rails.engine import network
 from turnproc.families.continental_rails.engine.orders import (
     BidForPC,
     BuyStock,
@@ -125,6 +126,36 @@ def test_shared_turn_facts_leave_the_orders_unchanged(
             alone = ai.computer_orders(scenario, state, tycoon.position)
             assert shared == alone
             assert facts.view(tycoon.position) == ai.public_view(state, tycoon.position)
+
+
+def test_turn_facts_agree_with_the_rules_they_shortcut(
+    scenario: Scenario, states: list[GameState]
+) -> None:
+    """The bid limits and prohibited-set checks worked out once a turn give
+    what the engine's own functions give, for every position, railroad and route."""
+    params = market_params(scenario)
+    state = states[-1]
+    assert len(state.railroads) >= 2
+    facts = ai.TurnFacts(scenario, state)
+    for tycoon in state.tycoons:
+        assert facts.bid_limits(tycoon.position) == {
+            code: max_bid(state, tycoon.position, code, params) for code in state.railroads
+        }
+    # Each railroad as it is, and with a route into each no-through town (4.8 rule 2).
+    no_through = scenario.section("map", network.MapParams).no_through
+    assert no_through
+    cases = [(facts, rr) for rr in state.railroads.values()]
+    for rr in state.railroads.values():
+        for town in no_through:
+            entering = rr.model_copy(update={"rows": [*rr.rows, scenario.routes_at[town][0]]})
+            cases.append((ai.TurnFacts(scenario, state), entering))
+    reasons = set()
+    for case_facts, rr in cases:
+        for code in scenario.routes:
+            reason = network.prohibited_reason(scenario, [*rr.lines, *rr.rows, code])
+            assert case_facts.allowed_with(code, rr) == (reason is None), (rr.code, code)
+            reasons.add(reason.split()[0] if reason else None)
+    assert reasons == {None, "both", "more"}  # both rules bite
 
 
 def test_personalities_come_from_the_tycoon_or_the_position(scenario: Scenario) -> None:

@@ -100,16 +100,17 @@ def _turn_record(
     kinds: Counter[str] = Counter()
     record = TurnRecord(turn=before.turn, climate_start=before.climate, climate=after.climate)
     for event in events:
-        kinds[event.kind] += 1
-        if event.kind == "pc_bought":
+        kind = event.kind
+        kinds[kind] += 1
+        if kind == "pc_bought":
             record.pc_prices.append(int(event.price))
-        elif "split" in event.kind:
+        elif "split" in kind:
             record.splits += 1
-        elif event.kind == "loan_recalled":
+        elif kind == "loan_recalled":
             record.loan_recalls += 1
-        elif event.kind == "bankruptcy":
+        elif kind == "bankruptcy":
             record.bankruptcies += 1
-        elif event.kind == "row_built":
+        elif kind == "row_built":
             if ai.is_western_route(scenario, str(event.row)):
                 record.rows_built_west += 1
             else:

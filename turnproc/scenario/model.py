@@ -84,14 +84,16 @@ class Scenario(BaseModel):
         Validated once per scenario object and cached, so engine steps can call
         it freely.
         """
+        key = (name, model)
+        try:
+            return self.__dict__["_section_cache"][key]
+        except KeyError:
+            pass  # not validated yet
         cache: dict[tuple[str, type[BaseModel]], BaseModel] = self.__dict__.setdefault(
             "_section_cache", {}
         )
-        key = (name, model)
-        found = cache.get(key)
-        if found is None:
-            found = cache[key] = model.model_validate(self.params.get(name, {}))
-        return found  # type: ignore[return-value]
+        found = cache[key] = model.model_validate(self.params.get(name, {}))
+        return found
 
     def derived(self, name: str, make: Callable[["Scenario"], T]) -> T:
         """The value `make` works out from this scenario's data, kept under

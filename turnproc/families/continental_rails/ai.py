@@ -65,7 +65,7 @@ from turnproc.families.continental_rails.engine.steps import (
     rights_of_way,
 )
 from turnproc.families.continental_rails.engine.steps.auctions import AuctionsParams
-from turnproc.families.continental_rails.engine.steps.stockmarket import market_params, max_bid
+from turnproc.families.continental_rails.engine.steps.stockmarket import market_params
 from turnproc.scenario.model import Scenario
 
 # --- parameters (ai.toml) ------------------------------------------------------
@@ -209,6 +209,44 @@ class TurnFacts:
         self._worth: dict[str, int] = {}
         self._miles: dict[str, int] = {}
         self._value: dict[str, int] = {}
+        self._closed: frozenset[str] | None = None
+        self._held_routes: dict[
+            str, tuple[frozenset[str], frozenset[str], frozenset[str], bool]
+        ] = {}
+        self._directors_held: dict[str, tuple[int, frozenset[int], int]] | None = None
+
+    def closed_rows(self) -> frozenset[str]:
+        """Routes no railroad may bid for this turn: owned ones, and the western
+        ones before the west opens (`west_from_turn`)."""
+        if self._closed is None:
+            closed = frozenset(self.owners)
+            if self.state.turn < self.g.west_from_turn:
+                closed |= operations.western_routes(self.scenario)
+            self._closed = closed
+        return self._closed
+
+    def bid_limits(self, position: int) -> dict[str, int]:
+        """6.1B `max_bid` of every railroad for `position` (the stock report's
+        column, 9.4), from the directors' holdings summed once for all seats."""
+        held = self._directors_held
+        if held is None:
+            tycoons = self.state.tycoons
+            held = self._directors_held = {
+                code: (
+                    rr.issued,
+                    frozenset(rr.directors),
+                    sum(tycoons[pos - 1].holdings.get(code, 0) for pos in set(rr.directors)),
+                )
+                for code, rr in self.state.railroads.items()
+            }
+        holdings = self.state.tycoon(position).holdings
+        percent = self.market.bid_limit_percent
+        limits = {}
+        for code, (issued, directors, directors_own) in held.items():
+            own = holdings.get(code, 0)
+            excluded = own + directors_own - (own if position in directors else 0)
+            limits[code] = max(0, issued - excluded) * percent // 100
+        return limits
 
     def view(self, position: int) -> GameState:
         """`public_view(state, position)`, from the tycoons hidden once."""
@@ -232,11 +270,32 @@ class TurnFacts:
         if joins is None:
             route = self.scenario.routes[code]
             towns = self.line_towns(rr)
-            joins = (route.a in towns or route.b in towns) and network.prohibited_reason(
-                self.scenario, [*rr.lines, *rr.rows, code]
-            ) is None
+            joins = (route.a in towns or route.b in towns) and self.allowed_with(code, rr)
             self._joins[key] = joins
         return joins
+
+    def allowed_with(self, code: str, rr: Railroad) -> bool:
+        """Whether the railroad's lines and RoWs with route `code` make no
+        prohibited set (4.8): `network.prohibited_reason(...) is None`, from
+        what the railroad's own routes already hold, worked out once per railroad."""
+        held = self._held_routes.get(rr.code)
+        if held is None:
+            scenario = self.scenario
+            codes = frozenset([*rr.lines, *rr.rows])
+            doubles = frozenset(other for c in codes if (other := scenario.routes[c].double_with))
+            no_through = scenario.section("map", network.MapParams).no_through
+            entered = frozenset(
+                town for town in no_through if any(town in scenario.routes[c].towns for c in codes)
+            )
+            allowed = network.prohibited_reason(scenario, codes) is None
+            held = self._held_routes[rr.code] = (codes, doubles, entered, allowed)
+        codes, doubles, entered, allowed = held
+        if not allowed or code in codes:
+            return allowed
+        route = self.scenario.routes[code]
+        if (route.double_with and route.double_with in codes) or code in doubles:
+            return False  # rule 1: both routes of a double route
+        return route.a not in entered and route.b not in entered  # rule 2
 
     def joins_any(self, code: str) -> bool:
         """Whether route `code` may join any railroad (`can_join`)."""
@@ -320,10 +379,8 @@ def computer_orders(
     may know (`TurnFacts`); the orders are the same without it."""
     if facts is None:
         facts = TurnFacts(scenario, state)
-    params = market_params(scenario)
     # The stock report's "max you can bid" column (9.4) is the position's to see.
-    bid_limits = {code: max_bid(state, position, code, params) for code in state.railroads}
-    planner = _Planner(scenario, facts.view(position), position, bid_limits, facts)
+    planner = _Planner(scenario, facts.view(position), position, facts.bid_limits(position), facts)
     return PlayerOrders(position=position, orders=planner.plan(), source="computer")
 
 
@@ -361,6 +418,7 @@ class _Planner:
         self.presides = sorted(
             code for code, rr in view.railroads.items() if rr.president == position
         )
+        self.mine = [view.railroads[code] for code in self.presides]  # never changed
         self.incorporating: list[str] = []  # PCs incorporated this turn
         self.seeking: str | None = None  # a railroad bought into for its presidency
         self.targets: dict[str, int] = {}
@@ -512,14 +570,15 @@ class _Planner:
     def _pc_score(self, code: str) -> float:
         """How much a PC is worth having: town values, regions, a link to my railroads."""
         score = self.facts.base_score(code)
-        if any(self._can_join(code, rr) for rr in self._my_railroads()):
+        can_join = self.facts.can_join
+        if any(can_join(code, rr) for rr in self.mine):
             score *= 1.5
         elif len(self.presides) >= 2 and not self.facts.joins_any(code):
             score *= 0.2  # I could neither incorporate nor merge it: only its income
         return score
 
     def _my_railroads(self) -> list[Railroad]:
-        return [self.state.railroads[code] for code in self.presides]
+        return self.mine
 
     def _can_join(self, code: str, rr: Railroad) -> bool:
         return self.facts.can_join(code, rr)
@@ -890,12 +949,14 @@ class _Planner:
         # Efficiency wears away each turn; a capital improvement keeps it up.
         ceiling = railroad_finance.max_efficiency(scenario, rr, self.state.best_locomotive)
         target = min(persona.target_efficiency, ceiling)
-        one_point = improvements.point_cost(scenario, built, rr.efficiency)
+        built_miles = railroad_finance.track_miles(scenario, built)
+        one_point = improvements.point_cost(scenario, built, rr.efficiency, built_miles)
         if rr.efficiency < ceiling:
             # Any improvement stops this turn's wear; below target, buy up to it.
             points = max(1, target - rr.efficiency)
             cost = sum(
-                improvements.point_cost(scenario, built, rr.efficiency + i) for i in range(points)
+                improvements.point_cost(scenario, built, rr.efficiency + i, built_miles)
+                for i in range(points)
             )
             wanted.append((CapitalImprovement(railroad=rr.code, amount=cost), cost))
 
@@ -1064,16 +1125,13 @@ class _Planner:
         have = network.regions_linked(scenario, routes)
         no_through = set(scenario.section("map", network.MapParams).no_through)
         mine = network.towns_of(scenario, routes)
-        west_open = self.state.turn >= self.g.west_from_turn
         # Towns through which the railroad already runs its one allowed route.
         blocked = {t for t in no_through if t in mine}
         doubles = {scenario.routes[code].double_with for code in routes} - {None}
         adjacency = _row_adjacency(scenario)
-        # Routes it may not bid for: owned, the twin of one of its own, or
-        # western before the west opens.
-        closed = self.owners.keys() | doubles
-        if not west_open:
-            closed |= operations.western_routes(scenario)
+        # Routes it may not bid for: owned, the twin of one of its own
+        # (`doubles`), or western before the west opens.
+        closed = self.facts.closed_rows()
         limit = self.g.row_search_limit
         first_links = self.state.first_region_links
         dist: dict[str, int] = {}
@@ -1101,7 +1159,7 @@ class _Planner:
             if d > 0 and town in no_through:
                 continue  # a path may end in Chicago, never run through it
             for code, other, length in adjacency.get(town, ()):
-                if code in closed or other in blocked:
+                if code in closed or code in doubles or other in blocked:
                     continue
                 nd = d + length
                 if nd < dist.get(other, math.inf):
@@ -1115,7 +1173,7 @@ class _Planner:
         best = []
         for town in sorted(mine - no_through):
             for code, other, _ in adjacency.get(town, ()):
-                if code in closed or other in blocked:
+                if code in closed or code in doubles or other in blocked:
                     continue
                 if other in mine:
                     continue

@@ -93,14 +93,14 @@ class TurnContext:
 
     def _holder(self, account: str) -> Tycoon | Railroad | None:
         """The tycoon or railroad whose cash `account` is; None for the bank."""
+        if account == BANK:
+            return None
         kind, _, key = account.partition(":")
         if kind == "tycoon":
             return self.state.tycoon(int(key))
         if kind == "railroad":
             return self.state.railroads[key]
-        if account != BANK:
-            raise EngineError(f"unknown account {account!r}")
-        return None
+        raise EngineError(f"unknown account {account!r}")
 
     def transfer(
         self,

@@ -151,14 +151,18 @@ def grand_station_towns(scenario: Scenario, rr: Railroad | None) -> list[str]:
     return sorted(towns, key=lambda t: (-scenario.towns[t].size, t))
 
 
-def point_cost(scenario: Scenario, rr: Railroad, efficiency: int) -> int:
-    """4.6 [designed] Cost of raising efficiency one point from `efficiency`."""
+def point_cost(scenario: Scenario, rr: Railroad, efficiency: int, miles: int | None = None) -> int:
+    """4.6 [designed] Cost of raising efficiency one point from `efficiency`;
+    `miles`, when given, is the railroad's `track_miles` (worked out once for
+    many points)."""
     params = railroad_params(scenario).efficiency
     multiplier = 1
     for threshold, factor in params.cost_steps:
         if efficiency >= threshold:
             multiplier = factor
-    return max(1, track_miles(scenario, rr) * params.point_cost_per_mile * multiplier)
+    if miles is None:
+        miles = track_miles(scenario, rr)
+    return max(1, miles * params.point_cost_per_mile * multiplier)
 
 
 # --- the step -----------------------------------------------------------------
@@ -364,8 +368,9 @@ def _capital_improvement(
         )
     efficiency = rr.efficiency
     spent = 0
+    miles = track_miles(ctx.scenario, rr)
     while efficiency < top:
-        cost = point_cost(ctx.scenario, rr, efficiency)
+        cost = point_cost(ctx.scenario, rr, efficiency, miles)
         if spent + cost > budget:
             break
         spent += cost

@@ -535,15 +535,14 @@ def _pay_dividends(ctx: TurnContext, rr: Railroad, per_share: int) -> int:
         return 0
     paid = 0
     held = 0
+    account = railroad_account(rr.code)
     for tycoon in ctx.state.tycoons:
         shares = tycoon.holdings.get(rr.code, 0)
         if shares <= 0:
             continue
         held += shares
         amount = shares * per_share
-        ctx.transfer(
-            railroad_account(rr.code), tycoon_account(tycoon.position), amount, "dividend", rr.code
-        )
+        ctx.transfer(account, tycoon_account(tycoon.position), amount, "dividend", rr.code)
         paid += amount
         ctx.emit(
             DividendReceived(
@@ -555,7 +554,7 @@ def _pay_dividends(ctx: TurnContext, rr: Railroad, per_share: int) -> int:
             )
         )
     public = max(0, rr.issued - held) * per_share
-    ctx.transfer(railroad_account(rr.code), BANK, public, "dividend to the public", rr.code)
+    ctx.transfer(account, BANK, public, "dividend to the public", rr.code)
     paid += public
     for tycoon in ctx.state.tycoons:
         owed = tycoon.shorts.get(rr.code, 0)

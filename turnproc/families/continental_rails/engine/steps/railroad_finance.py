@@ -113,7 +113,8 @@ class RailroadDebtChanged(Event):
 
 def track_miles(scenario: Scenario, rr: Railroad) -> int:
     """4.1 Track: total length of the railroad's built lines."""
-    return sum(scenario.routes[code].length for code in rr.lines if code in scenario.routes)
+    routes = scenario.routes
+    return sum([routes[code].length for code in rr.lines if code in routes])
 
 
 def president_orders(ctx: TurnContext, *kinds: str) -> Iterator[tuple[int, Order, Railroad]]:

@@ -58,7 +58,7 @@ class RegionBonus(BaseModel):
     points: int
 
     def linked(self, regions: set[str]) -> bool:
-        return bool(regions.intersection(self.a)) and bool(regions.intersection(self.b))
+        return not regions.isdisjoint(self.a) and not regions.isdisjoint(self.b)
 
 
 class BuilderParams(BaseModel):
