@@ -13,9 +13,10 @@ import pytest
 from pypdf import PdfReader
 
 from tests.g18xx_fixtures import load_recorded
+from turnproc import sequential
 from turnproc.cli import main as turnproc
 from turnproc.families.g18xx.engine.actions import Action, parse_action
-from turnproc.families.g18xx.engine.game import Game
+from turnproc.families.g18xx.engine.game import BANK, Game
 from turnproc.families.g18xx.engine.track import neighbour
 from turnproc.families.g18xx.replay import replay, standing_actions
 from turnproc.families.g18xx.report import (
@@ -185,3 +186,23 @@ def test_reports_at_the_start_offer_the_privates() -> None:
     assert build_report(ms, 1).may_do == ("Player 3 is to move; you wait.",)
     text = render_text(build_report(ms, due))
     assert "WHAT YOU MAY DO NOW" in text and "BID AGS 30" in text
+
+
+def test_a_broken_bank_is_said_in_words_in_the_report_and_the_mail() -> None:
+    """18GA 5a: the bank that cannot pay has broken and the operating round is
+    finished with improvised money; the report's text and the position line
+    of the mails say so with what it paid beyond its cash, as the market page
+    of the PDF does, never as a negative balance."""
+    game, actions = _replayed("18GA/18GA_game_end_bank.json", upto=522)
+    assert game.cash[BANK] == -98 and not game.ended
+    mover = game.to_move()
+    assert mover is not None
+    report = build_report(game, mover, actions)
+    text = render_text(report)
+    assert "The bank has broken: $98 paid beyond its cash" in text
+    assert "$-98" not in text
+    position = sequential.describe(game)
+    assert "phase 8, the bank has broken: $98 paid beyond its cash." in position.splitlines()[0]
+    assert "$-98" not in position
+    pdf = _pdf_text(render_pdf(report))
+    assert "The bank has broken: $98 paid beyond its cash" in " ".join(pdf.split())

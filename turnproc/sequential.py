@@ -39,6 +39,7 @@ from turnproc.families import sequential_family
 from turnproc.families.boundary import SequentialFamily
 from turnproc.families.g18xx.engine.game import Game as Engine18xx
 from turnproc.families.g18xx.orders import MAX_ORDERS, MAX_TEXT, Receipt, apply_orders
+from turnproc.families.g18xx.report.model import bank_words
 from turnproc.families.g18xx.titles.load import new_game
 from turnproc.intake.auth import generate_secret, hash_secret
 from turnproc.store import g18xx as store
@@ -212,7 +213,7 @@ def round_label(game: Engine18xx) -> str:
 def describe(game: Engine18xx) -> str:
     """The position: round, companies, players and scores."""
     pos = store.position(game)
-    lines = [f"{round_label(game).capitalize()}, phase {pos['phase']}, bank ${pos['bank']}."]
+    lines = [f"{round_label(game).capitalize()}, phase {pos['phase']}, {bank_words(pos['bank'])}."]
     if pos["operating"]:
         lines[0] += f" {pos['operating']} operates."
     lines += ["", "Company  price   cash  president  trains"]

@@ -145,6 +145,16 @@ def _holder(holder: Holder | None) -> str | None:
     return str(holder)
 
 
+def bank_words(cash: int) -> str:
+    """The bank's cash. A bank that cannot pay has broken (18GA 5a; in 18MS
+    the game end does not depend on it, 1.4): the players improvise the money
+    it lacks, which the accounts keep as what the bank paid beyond its cash,
+    never shown as a negative balance."""
+    if cash < 0:
+        return f"the bank has broken: ${-cash:,} paid beyond its cash"
+    return f"bank ${cash:,}"
+
+
 def _hexes(game: Game) -> tuple[HexView, ...]:
     printed = {h.hex: h for h in game.title.hexes}
     out = []
