@@ -18,6 +18,7 @@ from turnproc.cli import main as turnproc
 from turnproc.families.g18xx.engine.actions import Action, parse_action
 from turnproc.families.g18xx.engine.game import BANK, Game
 from turnproc.families.g18xx.engine.track import neighbour
+from turnproc.families.g18xx.orders import apply_orders
 from turnproc.families.g18xx.replay import replay, standing_actions
 from turnproc.families.g18xx.report import (
     Report,
@@ -28,6 +29,7 @@ from turnproc.families.g18xx.report import (
 )
 from turnproc.families.g18xx.report.model import since_last_move
 from turnproc.families.g18xx.report.pdf import _Geometry
+from turnproc.families.g18xx.titles.load import new_game
 
 
 def _replayed(name: str, upto: int | None = None) -> tuple[Game, list[Action]]:
@@ -206,3 +208,38 @@ def test_a_broken_bank_is_said_in_words_in_the_report_and_the_mail() -> None:
     assert "$-98" not in position
     pdf = _pdf_text(render_pdf(report))
     assert "The bank has broken: $98 paid beyond its cash" in " ".join(pdf.split())
+
+
+def test_standing_offers_for_privates_are_in_every_players_report() -> None:
+    """3.2b: an offer made at the table is heard by all; the report shows the
+    standing offers to every reader in its text, JSON and PDF."""
+    game = new_game("18GA", [1, 2, 3])
+    for player, order in [
+        (1, "BID LTR 20"),
+        (2, "BID MRC 40"),
+        (3, "BID W&SR 70"),
+        (1, "BID OSR 100"),
+        (2, "BID M&BR 150"),
+        (3, "OFFER 80 FOR OSR\nPASS"),
+        (1, "OFFER LTR TO 2 FOR 25\nPASS"),
+    ]:
+        assert apply_orders(game, player, order).refused is None
+    assert game.to_move() == 2
+    report = build_report(game, 3)  # player 3 is not the one offered LTR
+    assert [(o.private, o.seller, o.buyer, o.price, o.by) for o in report.offers] == [
+        ("OSR", "1", "3", 80, "3"),
+        ("LTR", "1", "2", 25, "1"),
+    ]
+    sells = (
+        "player 3 offers player 1 $80 for OSR; player 1 takes it with SELL PRIVATE OSR TO 3 FOR 80"
+    )
+    buys = "player 1 offers LTR to player 2 for $25; player 2 takes it with BUY PRIVATE LTR 25"
+    text = render_text(report)
+    assert "STANDING OFFERS FOR PRIVATES" in text and sells in text and buys in text
+    assert Report.model_validate(json.loads(render_json(report))).offers == report.offers
+    pdf = " ".join(_pdf_text(render_pdf(report)).split())
+    assert "Standing offers for privates" in pdf
+    assert "P" + sells[1:] in pdf and "P" + buys[1:] in pdf
+    # taken up, the offer is gone from every report
+    assert apply_orders(game, 2, "BUY PRIVATE LTR 25").refused is None
+    assert [o.private for o in build_report(game, 1).offers] == ["OSR"]

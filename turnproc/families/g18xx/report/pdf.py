@@ -549,6 +549,9 @@ def render_pdf(report: Report) -> bytes:
             ]
         )
     story.append(_grid(rows, [260, 60, 60, 120]))
+    if report.offers:
+        story += [Paragraph("Standing offers for privates", s["h2"])]
+        story += [Paragraph(_esc(_capital(o.words)), s["body"]) for o in report.offers]
     if report.may_do:
         story += [Paragraph("What you may do now", s["h2"])]
         story += [Paragraph(_esc(line), s["body"]) for line in report.may_do]
