@@ -9,7 +9,9 @@ starts a company while there is time for it to earn; as president it lays the
 track and places the stations that raise what its trains (and the next train
 it could buy) would earn, runs the engine's best routes, buys the train that
 best repays its price over the runs it will make, replaces trains before they
-rust, and pays out unless withholding buys that replacement now. Chance comes
+rust, and pays out unless withholding buys that replacement now. A president
+whose company will need a train neither can pay for hands it on by selling,
+or sells other shares to pay, rather than borrow or go bankrupt. Chance comes
 only from a stream seeded with the game's seed and the move number.
 """
 
