@@ -8,7 +8,7 @@ import pytest
 
 from turnproc.cli import main as turnproc
 from turnproc.families.g18xx import ai
-from turnproc.families.g18xx.engine.game import Game
+from turnproc.families.g18xx.engine.game import BANK, Game
 from turnproc.families.g18xx.orders import apply_orders
 from turnproc.families.g18xx.titles.load import new_game
 
@@ -173,3 +173,21 @@ def test_a_president_short_of_cash_for_a_train_sells_in_the_stock_round(
     assert sales[1] == f"SELL 1 {held[yields.index(min(yields))]}"
     monkeypatch.setattr(ai, "_train_reserve", real)
     assert list(ai._sales(game, 3)) == []
+
+
+def test_at_a_forced_train_purchase_the_president_sells_before_borrowing() -> None:
+    """4.2.5.2 (18MS): a company without a train must buy one; when it and
+    its president cannot pay, he sells shares of his other companies, the
+    least earning for their price first, before borrowing at 50% interest."""
+    game = _stock_turn("18MS", 3, 1, 200)
+    assert game.operating_company() == "WRA" and not game.trains_of("WRA")
+    assert ai.next_order(game, 1, 1, 200) == "BUY TRAIN 5"  # he can pay the rest
+    game.pay(1, BANK, game.cash[1] - 50)  # ...and now he cannot
+    held = [c for c in game.companies if c != "WRA" and game.percent_of(1, c)]
+    yields = [ai._prospects(game, c)[0] * 100 // game.market.price(c) for c in held]
+    least = held[yields.index(min(yields))]
+    line = ai.next_order(game, 1, 1, 200)
+    assert line == f"SELL 1 {least}"
+    cash = game.cash[1]
+    assert apply_orders(game, 1, line).refused is None
+    assert game.cash[1] > cash and game.money_is_conserved()
