@@ -8,7 +8,7 @@ import pytest
 
 from turnproc.cli import main as turnproc
 from turnproc.families.g18xx import ai
-from turnproc.families.g18xx.engine.game import Game
+from turnproc.families.g18xx.engine.game import BANK, Game
 from turnproc.families.g18xx.orders import apply_orders
 from turnproc.families.g18xx.titles.load import new_game
 
@@ -127,3 +127,67 @@ def test_one_certificate_bought_a_turn() -> None:
     assert receipt.applied == []
     assert receipt.refused is not None and "one certificate bought a turn" in receipt.refused.reason
     assert apply_orders(game, player, "PASS").refused is None
+
+
+def _stock_turn(title: str, players: int, seed: int, moves: int) -> Game:
+    game = new_game(title, list(range(1, players + 1)))
+    _play_some(game, seed, moves)
+    return game
+
+
+def test_a_president_facing_a_train_he_cannot_pay_for_hands_the_company_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """3.5, 4.2.5.2: when the president's company must soon buy a train that
+    neither it nor he can pay for, and another player holds 20%, he sells
+    below that player, who becomes president (and pays for the train)."""
+    game = _stock_turn("18GA", 3, 3, 61)
+    assert game.round == "stock" and game.to_move() == 3
+    assert game.companies["W&A"].president == 3
+    assert (game.percent_of(3, "W&A"), game.percent_of(1, "W&A")) == (60, 20)
+    assert not ai.next_order(game, 3, 3, 61).startswith("SELL")  # W&A is doing well
+    real = ai._train_reserve
+    monkeypatch.setattr(ai, "_train_reserve", lambda g, c: 10_000 if c == "W&A" else real(g, c))
+    line = ai.next_order(game, 3, 3, 61)
+    assert line == "SELL 5 W&A"
+    assert apply_orders(game, 3, line).refused is None
+    assert game.companies["W&A"].president == 1
+    assert game.money_is_conserved()
+
+
+def test_a_president_short_of_cash_for_a_train_sells_in_the_stock_round(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """4.2.5.2: failing a hand-over, the president raises the money in the
+    stock round by selling other shares, the least earning for their price
+    first, rather than borrow or go bankrupt later."""
+    game = _stock_turn("18GA", 3, 3, 61)
+    held = [c for c, s in game.companies.items() if s.president != 3 and game.percent_of(3, c)]
+    assert held
+    real = ai._train_reserve
+    monkeypatch.setattr(ai, "_train_reserve", lambda g, c: 10_000 if c == "W&A" else real(g, c))
+    sales = list(ai._sales(game, 3))
+    assert sales[0] == "SELL 5 W&A"  # the hand-over first
+    assert sorted(sales[1:]) == sorted(f"SELL 1 {c}" for c in held)
+    yields = [ai._prospects(game, c)[0] * 100 // game.market.price(c) for c in held]
+    assert sales[1] == f"SELL 1 {held[yields.index(min(yields))]}"
+    monkeypatch.setattr(ai, "_train_reserve", real)
+    assert list(ai._sales(game, 3)) == []
+
+
+def test_at_a_forced_train_purchase_the_president_sells_before_borrowing() -> None:
+    """4.2.5.2 (18MS): a company without a train must buy one; when it and
+    its president cannot pay, he sells shares of his other companies, the
+    least earning for their price first, before borrowing at 50% interest."""
+    game = _stock_turn("18MS", 3, 1, 200)
+    assert game.operating_company() == "WRA" and not game.trains_of("WRA")
+    assert ai.next_order(game, 1, 1, 200) == "BUY TRAIN 5"  # he can pay the rest
+    game.pay(1, BANK, game.cash[1] - 50)  # ...and now he cannot
+    held = [c for c in game.companies if c != "WRA" and game.percent_of(1, c)]
+    yields = [ai._prospects(game, c)[0] * 100 // game.market.price(c) for c in held]
+    least = held[yields.index(min(yields))]
+    line = ai.next_order(game, 1, 1, 200)
+    assert line == f"SELL 1 {least}"
+    cash = game.cash[1]
+    assert apply_orders(game, 1, line).refused is None
+    assert game.cash[1] > cash and game.money_is_conserved()

@@ -409,3 +409,30 @@ def test_a_killed_intake_applies_a_move_whole_or_not_at_all(tmp_path: Path) -> N
         game = store.load(session, NAME).game
         assert game.round == "stock" and game.companies["L&N"].president == 1
     assert killed >= 1 and processed_after_a_kill >= 1
+
+
+def test_an_offer_for_a_private_is_told_to_every_player(world: World) -> None:
+    """3.2b: at the table everyone hears an offer; by mail the next player's
+    "your move" mail and the receipts show the standing offers, not only the
+    "what you may do" of the player it is made to."""
+    for position, order in ((3, "BID AGS 30"), (2, "BID BS 40"), (1, "BID M&M 50")):
+        assert world.mail(position, order).verdict == "accepted"
+    offerer = world.to_move()
+    assert offerer is not None
+    with transaction(world.engine) as session:
+        game = store.load(session, NAME).game
+        private = next(p.data.id for p in game.privates.values() if p.owner == offerer)
+        following = game._after(offerer)
+        told = game._after(following)  # the offer goes past the next player
+    out = world.mail(offerer, f"OFFER {private} TO {told} FOR 25\nPASS")
+    assert out.verdict == "accepted"
+    words = f"player {offerer} offers {private} to player {told} for $25"
+    assert world.to_move() == following
+    your_move = world.outbox(to=SEATS[following][0], kind="your-move")[-1]
+    assert "Standing offers for privates:" in your_move.body
+    assert f"{words}; player {told} takes it with BUY PRIVATE {private} 25" in your_move.body
+    assert your_move.json_attachment is not None
+    offers = json.loads(your_move.json_attachment)["offers"]
+    assert [(o["private"], o["buyer"], o["price"]) for o in offers] == [(private, str(told), 25)]
+    receipt = world.outbox(to=SEATS[offerer][0], kind="receipt")[-1]
+    assert words in receipt.body

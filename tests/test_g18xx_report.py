@@ -13,10 +13,12 @@ import pytest
 from pypdf import PdfReader
 
 from tests.g18xx_fixtures import load_recorded
+from turnproc import sequential
 from turnproc.cli import main as turnproc
 from turnproc.families.g18xx.engine.actions import Action, parse_action
-from turnproc.families.g18xx.engine.game import Game
+from turnproc.families.g18xx.engine.game import BANK, Game
 from turnproc.families.g18xx.engine.track import neighbour
+from turnproc.families.g18xx.orders import apply_orders
 from turnproc.families.g18xx.replay import replay, standing_actions
 from turnproc.families.g18xx.report import (
     Report,
@@ -27,6 +29,7 @@ from turnproc.families.g18xx.report import (
 )
 from turnproc.families.g18xx.report.model import since_last_move
 from turnproc.families.g18xx.report.pdf import _Geometry
+from turnproc.families.g18xx.titles.load import new_game
 
 
 def _replayed(name: str, upto: int | None = None) -> tuple[Game, list[Action]]:
@@ -185,3 +188,58 @@ def test_reports_at_the_start_offer_the_privates() -> None:
     assert build_report(ms, 1).may_do == ("Player 3 is to move; you wait.",)
     text = render_text(build_report(ms, due))
     assert "WHAT YOU MAY DO NOW" in text and "BID AGS 30" in text
+
+
+def test_a_broken_bank_is_said_in_words_in_the_report_and_the_mail() -> None:
+    """18GA 5a: the bank that cannot pay has broken and the operating round is
+    finished with improvised money; the report's text and the position line
+    of the mails say so with what it paid beyond its cash, as the market page
+    of the PDF does, never as a negative balance."""
+    game, actions = _replayed("18GA/18GA_game_end_bank.json", upto=522)
+    assert game.cash[BANK] == -98 and not game.ended
+    mover = game.to_move()
+    assert mover is not None
+    report = build_report(game, mover, actions)
+    text = render_text(report)
+    assert "The bank has broken: $98 paid beyond its cash" in text
+    assert "$-98" not in text
+    position = sequential.describe(game)
+    assert "phase 8, the bank has broken: $98 paid beyond its cash." in position.splitlines()[0]
+    assert "$-98" not in position
+    pdf = _pdf_text(render_pdf(report))
+    assert "The bank has broken: $98 paid beyond its cash" in " ".join(pdf.split())
+
+
+def test_standing_offers_for_privates_are_in_every_players_report() -> None:
+    """3.2b: an offer made at the table is heard by all; the report shows the
+    standing offers to every reader in its text, JSON and PDF."""
+    game = new_game("18GA", [1, 2, 3])
+    for player, order in [
+        (1, "BID LTR 20"),
+        (2, "BID MRC 40"),
+        (3, "BID W&SR 70"),
+        (1, "BID OSR 100"),
+        (2, "BID M&BR 150"),
+        (3, "OFFER 80 FOR OSR\nPASS"),
+        (1, "OFFER LTR TO 2 FOR 25\nPASS"),
+    ]:
+        assert apply_orders(game, player, order).refused is None
+    assert game.to_move() == 2
+    report = build_report(game, 3)  # player 3 is not the one offered LTR
+    assert [(o.private, o.seller, o.buyer, o.price, o.by) for o in report.offers] == [
+        ("OSR", "1", "3", 80, "3"),
+        ("LTR", "1", "2", 25, "1"),
+    ]
+    sells = (
+        "player 3 offers player 1 $80 for OSR; player 1 takes it with SELL PRIVATE OSR TO 3 FOR 80"
+    )
+    buys = "player 1 offers LTR to player 2 for $25; player 2 takes it with BUY PRIVATE LTR 25"
+    text = render_text(report)
+    assert "STANDING OFFERS FOR PRIVATES" in text and sells in text and buys in text
+    assert Report.model_validate(json.loads(render_json(report))).offers == report.offers
+    pdf = " ".join(_pdf_text(render_pdf(report)).split())
+    assert "Standing offers for privates" in pdf
+    assert "P" + sells[1:] in pdf and "P" + buys[1:] in pdf
+    # taken up, the offer is gone from every report
+    assert apply_orders(game, 2, "BUY PRIVATE LTR 25").refused is None
+    assert [o.private for o in build_report(game, 1).offers] == ["OSR"]

@@ -39,6 +39,7 @@ from turnproc.families import sequential_family
 from turnproc.families.boundary import SequentialFamily
 from turnproc.families.g18xx.engine.game import Game as Engine18xx
 from turnproc.families.g18xx.orders import MAX_ORDERS, MAX_TEXT, Receipt, apply_orders
+from turnproc.families.g18xx.report.model import bank_words, offer_words, standing_offers
 from turnproc.families.g18xx.titles.load import new_game
 from turnproc.intake.auth import generate_secret, hash_secret
 from turnproc.store import g18xx as store
@@ -210,9 +211,10 @@ def round_label(game: Engine18xx) -> str:
 
 
 def describe(game: Engine18xx) -> str:
-    """The position: round, companies, players and scores."""
+    """The position: round, companies, players, standing offers for privates
+    (everyone hears them, 3.2b) and scores."""
     pos = store.position(game)
-    lines = [f"{round_label(game).capitalize()}, phase {pos['phase']}, bank ${pos['bank']}."]
+    lines = [f"{round_label(game).capitalize()}, phase {pos['phase']}, {bank_words(pos['bank'])}."]
     if pos["operating"]:
         lines[0] += f" {pos['operating']} operates."
     lines += ["", "Company  price   cash  president  trains"]
@@ -228,6 +230,10 @@ def describe(game: Engine18xx) -> str:
         lines.append(
             f"{player:>6} {p['cash']:>6} {pos['scores'][player]:>6}  {', '.join(held) or '-'}"
         )
+    offers = standing_offers(game)
+    if offers:
+        lines += ["", "Standing offers for privates:"]
+        lines += [f"  {offer_words(offer)}" for offer in offers]
     if game.ended:
         lines += ["", f"The game is over ({game.end_reason}). Final scores:"]
         ranked = sorted(pos["scores"].items(), key=lambda kv: -kv[1])

@@ -9,7 +9,9 @@ starts a company while there is time for it to earn; as president it lays the
 track and places the stations that raise what its trains (and the next train
 it could buy) would earn, runs the engine's best routes, buys the train that
 best repays its price over the runs it will make, replaces trains before they
-rust, and pays out unless withholding buys that replacement now. Chance comes
+rust, and pays out unless withholding buys that replacement now. A president
+whose company will need a train neither can pay for hands it on by selling,
+or sells other shares to pay, rather than borrow or go bankrupt. Chance comes
 only from a stream seeded with the game's seed and the move number.
 """
 
@@ -115,6 +117,7 @@ def _stock(game: Game, player: int, rng: random.Random) -> Iterator[str]:
     """3.2: float our own companies first; then the certificate worth most
     over the rounds left (its dividends and where its price goes, less what
     it costs); a new company when there is time for it to earn."""
+    yield from _sales(game, player)
     cash = game.cash[player] - _president_reserve(game, player)
     companies = list(game.companies.items())
     for company, state in companies:
@@ -154,6 +157,47 @@ def _stock(game: Game, player: int, rng: random.Random) -> Iterator[str]:
         if value > 0:
             yield line
     yield "PASS"
+
+
+def _sales(game: Game, player: int) -> Iterator[str]:
+    """3.2a, 4.2.5.2: a president whose company must soon buy a train it
+    cannot pay for, and who cannot pay the rest himself, hands the presidency
+    to a player holding enough by selling below him (3.5); failing that he
+    sells other shares, the least promising first, to raise the money in the
+    stock round rather than borrow (18MS) or go bankrupt (18GA) later."""
+    if game.set_number == 0:
+        return
+    short = 0
+    for company, state in game.companies.items():
+        if state.president != player or not state.floated:
+            continue
+        need = _train_reserve(game, company) - game.cash[company]
+        if need <= game.cash[player]:
+            continue
+        own = game.percent_of(player, company)
+        others = max(game.percent_of(p, company) for p in game.players if p != player)
+        room = game.title.market_pool_limit_percent - game.percent_of(POOL, company)
+        count = (own - others) // 10 + 1
+        if others >= 20 and count * 10 <= room:
+            yield f"SELL {count} {company}"
+        short = max(short, need - game.cash[player])
+    if short > 0:
+        yield from _shares_to_sell(game, player, exclude=None)
+
+
+def _shares_to_sell(game: Game, player: int, exclude: str | None) -> Iterator[str]:
+    """One share of each company the player holds and does not preside, the
+    least promising first (what it earns a round for its price)."""
+    held = []
+    for company, state in game.companies.items():
+        if company == exclude or state.president == player or state.par is None:
+            continue
+        if not game.percent_of(player, company):
+            continue
+        income, _ = _prospects(game, company)
+        held.append((income * 100 // max(game.market.price(company), 1), company))
+    for _, company in sorted(held):
+        yield f"SELL 1 {company}"
 
 
 def _prospects(game: Game, company: str) -> tuple[int, int]:
@@ -330,6 +374,9 @@ def _train_buys(game: Game, company: str, player: int) -> Iterator[str]:
     if must:
         # the best the company can pay for itself, else the cheapest
         scored.sort(key=lambda item: (item[3] > cash, item[3] if item[3] > cash else -item[0]))
+        if scored and scored[0][3] > cash + max(game.cash[player], 0):
+            # 4.2.5.2: sell shares to pay the rest rather than borrow at interest
+            yield from _shares_to_sell(game, player, exclude=company)
     else:
         scored.sort(reverse=True)
     for value, _, line, _, gain in scored:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict
 
 from turnproc.families.g18xx.engine import actions as act
-from turnproc.families.g18xx.engine.game import BANK, BID_STEP, IPO, POOL, Game, Holder
+from turnproc.families.g18xx.engine.game import BANK, BID_STEP, IPO, POOL, Game, Holder, Offer
 
 # Company colours as printed on the charters (presentation only, not rules).
 COLOURS = {
@@ -102,6 +102,17 @@ class PlayerView(_Model):
     score: int
 
 
+class OfferView(_Model):
+    """A standing offer for a private (3.2b): everyone at the table hears it."""
+
+    private: str
+    seller: str
+    buyer: str
+    price: int
+    by: str
+    words: str
+
+
 class TrainStock(_Model):
     name: str
     price: int
@@ -129,6 +140,7 @@ class Report(_Model):
     companies: tuple[CompanyView, ...]
     players: tuple[PlayerView, ...]
     privates: tuple[PrivateView, ...]
+    offers: tuple[OfferView, ...]
     trains_for_sale: tuple[TrainStock, ...]
     log_since: int
     log: tuple[str, ...]
@@ -143,6 +155,58 @@ def _holder(holder: Holder | None) -> str | None:
     if holder == POOL:
         return "market"
     return str(holder)
+
+
+def bank_words(cash: int) -> str:
+    """The bank's cash. A bank that cannot pay has broken (18GA 5a; in 18MS
+    the game end does not depend on it, 1.4): the players improvise the money
+    it lacks, which the accounts keep as what the bank paid beyond its cash,
+    never shown as a negative balance."""
+    if cash < 0:
+        return f"the bank has broken: ${-cash:,} paid beyond its cash"
+    return f"bank ${cash:,}"
+
+
+def _party(holder: Holder) -> str:
+    return f"player {holder}" if isinstance(holder, int) else str(holder)
+
+
+def offer_words(offer: Offer) -> str:
+    """A standing offer in words, with the order that takes it up (docs/18xx.md)."""
+    if offer.by == offer.seller:
+        taker = (
+            _party(offer.buyer)
+            if isinstance(offer.buyer, int)
+            else f"{offer.buyer}'s president on its turn"
+        )
+        return (
+            f"{_party(offer.seller)} offers {offer.private} to {_party(offer.buyer)} for"
+            f" ${offer.price}; {taker} takes it with BUY PRIVATE {offer.private} {offer.price}"
+        )
+    return (
+        f"{_party(offer.buyer)} offers {_party(offer.seller)} ${offer.price} for"
+        f" {offer.private}; {_party(offer.seller)} takes it with SELL PRIVATE"
+        f" {offer.private} TO {offer.buyer} FOR {offer.price}"
+    )
+
+
+def standing_offers(game: Game) -> list[Offer]:
+    """The offers for privates still open, in the order they were made."""
+    return [o for o in game.offers if not game.privates[o.private].closed]
+
+
+def _offers(game: Game) -> tuple[OfferView, ...]:
+    return tuple(
+        OfferView(
+            private=o.private,
+            seller=str(o.seller),
+            buyer=str(o.buyer),
+            price=o.price,
+            by=str(o.by),
+            words=offer_words(o),
+        )
+        for o in standing_offers(game)
+    )
 
 
 def _hexes(game: Game) -> tuple[HexView, ...]:
@@ -478,6 +542,7 @@ def build_report(
             )
             for p in game.privates.values()
         ),
+        offers=_offers(game),
         trains_for_sale=_trains_for_sale(game),
         log_since=since,
         log=log,

@@ -21,7 +21,7 @@ from reportlab.platypus import (
     TableStyle,
 )
 
-from turnproc.families.g18xx.report.model import CompanyView, HexView, Report
+from turnproc.families.g18xx.report.model import CompanyView, HexView, Report, bank_words
 
 PAGE = landscape(A4)
 MARGIN = 28
@@ -374,6 +374,10 @@ def _styles() -> dict[str, ParagraphStyle]:
     }
 
 
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 def _esc(text: object) -> str:
     return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
@@ -430,13 +434,6 @@ def _market_key(report: Report) -> str:
     return key
 
 
-def _bank(cash: int) -> str:
-    """The bank's cash; a bank that has broken shows what it paid beyond it."""
-    if cash < 0:
-        return f"The bank has broken: ${-cash:,} paid beyond its cash"
-    return f"Bank ${cash:,}"
-
-
 def render_pdf(report: Report) -> bytes:
     """The report as PDF bytes, the same bytes for the same report."""
     buffer = io.BytesIO()
@@ -466,7 +463,7 @@ def render_pdf(report: Report) -> bytes:
         Paragraph(
             _esc(
                 _market_key(report)
-                + f" {_bank(report.bank)}. Trains for sale: "
+                + f" {_capital(bank_words(report.bank))}. Trains for sale: "
                 + (
                     ", ".join(
                         f"{t.name} ${t.price} ({t.left} left)" for t in report.trains_for_sale
@@ -552,6 +549,9 @@ def render_pdf(report: Report) -> bytes:
             ]
         )
     story.append(_grid(rows, [260, 60, 60, 120]))
+    if report.offers:
+        story += [Paragraph("Standing offers for privates", s["h2"])]
+        story += [Paragraph(_esc(_capital(o.words)), s["body"]) for o in report.offers]
     if report.may_do:
         story += [Paragraph("What you may do now", s["h2"])]
         story += [Paragraph(_esc(line), s["body"]) for line in report.may_do]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
 
-from turnproc.families.g18xx.report.model import Report
+from turnproc.families.g18xx.report.model import Report, bank_words
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -23,6 +23,11 @@ def _money(value: object) -> str:
     return f"${value}"
 
 
+def _bank(cash: int) -> str:
+    words = bank_words(cash)
+    return words[:1].upper() + words[1:]
+
+
 @cache
 def _template() -> Template:
     env = Environment(
@@ -31,7 +36,7 @@ def _template() -> Template:
         autoescape=False,
         keep_trailing_newline=True,
     )
-    env.filters.update(fit=_fit, rj=_rj, money=_money)
+    env.filters.update(fit=_fit, rj=_rj, money=_money, bank=_bank)
     return env.get_template("report.txt.j2")
 
 
