@@ -82,18 +82,19 @@ class Scenario(BaseModel):
         """The parameter section `name` (the file `name`.toml) validated as `model`.
 
         Validated once per scenario object and cached, so engine steps can call
-        it freely.
+        it freely; validated again if the parameters are replaced
+        (`model_copy(update=...)` shares the cache with the copy).
         """
         key = (name, model)
-        try:
-            return self.__dict__["_section_cache"][key]
-        except KeyError:
-            pass  # not validated yet
-        cache: dict[tuple[str, type[BaseModel]], BaseModel] = self.__dict__.setdefault(
+        cache: dict[tuple[str, type[BaseModel]], tuple[Any, BaseModel]] = self.__dict__.setdefault(
             "_section_cache", {}
         )
-        found = cache[key] = model.model_validate(self.params.get(name, {}))
-        return found
+        found = cache.get(key)
+        if found is not None and found[0] is self.params:
+            return found[1]  # type: ignore[return-value]
+        section = model.model_validate(self.params.get(name, {}))
+        cache[key] = (self.params, section)
+        return section
 
     def derived(self, name: str, make: Callable[["Scenario"], T]) -> T:
         """The value `make` works out from this scenario's data, kept under
