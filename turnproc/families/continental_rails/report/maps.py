@@ -21,7 +21,7 @@ to the report document's names for the same fonts.
 import re
 import zlib
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -36,11 +36,11 @@ from reportlab.pdfbase.pdfdoc import (
     xObjectName,
 )
 from reportlab.pdfgen.canvas import Canvas
-from reportlab.platypus import Flowable, Frame, PageBreak, PageTemplate, Paragraph
+from reportlab.platypus import Flowable, Frame, PageBreak, PageTemplate
 
 from turnproc.families.continental_rails.report import mapdraw
 from turnproc.families.continental_rails.report.model import PCLine, PlayerReport, RailroadLine
-from turnproc.families.continental_rails.report.typeface import SANS_BOLD, para, register_fonts
+from turnproc.families.continental_rails.report.typeface import SANS_BOLD, register_fonts
 from turnproc.scenario.model import Scenario, Town
 
 
@@ -740,24 +740,29 @@ class MapPages:
         return PageTemplate(id="map", pagesize=PAGE, frames=[frame], **kwargs)
 
     def flowables(self, report: PlayerReport) -> list[Flowable]:
-        title = ParagraphStyle("maptitle", fontName=SANS_BOLD, fontSize=12, leading=TITLE_H)
+        # Plain text drawn as a Paragraph would draw it (pdf imports this module).
+        from turnproc.families.continental_rails.report.pdf import _Plain
+
+        style = ParagraphStyle("maptitle", fontName=SANS_BOLD, fontSize=12, leading=TITLE_H)
+
+        def title(text: str) -> Flowable:
+            return _Plain(text, style)
+
         when = "the start of the game" if report.turn == 0 else f"the end of turn {report.turn}"
         note = f"railroads at {when}; your lines on a yellow band"
         return [
-            Paragraph(para(f"Map: {continent_title(self.scenario, report)} – {note}"), title),
+            title(f"Map: {continent_title(self.scenario, report)} – {note}"),
             _MapFlowable(self, report, zoom=False),
             PageBreak(),
             # One line, like the first page's: the map below fills the rest of the page.
-            Paragraph(
-                para(f"Map: the north-east – {when}, colours as on the previous page"), title
-            ),
+            title(f"Map: the north-east – {when}, colours as on the previous page"),
             _MapFlowable(self, report, zoom=True),
             *self._south_east_page(report, when, title),
             *self._own_page(report, when, title),
         ]
 
     def _south_east_page(
-        self, report: PlayerReport, when: str, title: ParagraphStyle
+        self, report: PlayerReport, when: str, title: Callable[[str], Flowable]
     ) -> list[Flowable]:
         south_east = self.south_east(report)
         if south_east is None:
@@ -765,11 +770,13 @@ class MapPages:
         frame, geography = south_east
         return [
             PageBreak(),
-            Paragraph(para(f"Map: the south-east – {when}, colours as before"), title),
+            title(f"Map: the south-east – {when}, colours as before"),
             _OwnMapFlowable(self, report, frame, geography),
         ]
 
-    def _own_page(self, report: PlayerReport, when: str, title: ParagraphStyle) -> list[Flowable]:
+    def _own_page(
+        self, report: PlayerReport, when: str, title: Callable[[str], Flowable]
+    ) -> list[Flowable]:
         # Drawn for one reader alone, so only for those who read it: human players.
         reader = next((p for p in report.players if p.position == report.reader), None)
         bbox = own_bbox(self.scenario, report)
@@ -778,6 +785,6 @@ class MapPages:
         frame = mapdraw.Frame.fit(self.scenario, 0, 0, self.width, self.height, bbox=bbox)
         return [
             PageBreak(),
-            Paragraph(para(f"Map: your railroads – {when}, colours as before"), title),
+            title(f"Map: your railroads – {when}, colours as before"),
             _OwnMapFlowable(self, report, frame),
         ]

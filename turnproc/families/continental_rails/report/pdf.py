@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from reportlab import rl_config
 from reportlab.lib import colors
 from reportlab.lib.enums import TA_RIGHT
+from reportlab.lib.fonts import tt2ps
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
@@ -238,6 +240,87 @@ class _Plain(_Item):
         return super().split(avail_width, avail_height)
 
 
+@lru_cache(maxsize=4096)
+def _dated_lines(
+    year: str, text: str, fonts: tuple[str, str], size: float, first: float, rest: float
+) -> tuple[str, ...]:
+    """`text` after the bold `year` broken into lines as a Paragraph breaks
+    "<b>year</b> text": the first line at most `first` points wide, the others
+    `rest`, the spaces of a line allowed to shrink by `spaceShrinkage` (5%).
+    The first line holds the text after the year (perhaps nothing)."""
+    bold, regular = fonts
+    space = stringWidth(" ", regular, size)
+    shrink = space * rl_config.spaceShrinkage
+    lines: list[str] = []
+    words: list[str] = []
+    width = stringWidth(year, bold, size)
+    gaps = 0  # spaces on the line, the one after the year included
+    for word in text.split():
+        wide = stringWidth(word, regular, size)
+        if width + space + wide <= (rest if lines else first) + (gaps + 1) * shrink:
+            words.append(word)
+            width += space + wide
+            gaps += 1
+        else:
+            lines.append(" ".join(words))
+            words, width, gaps = [word], wide, 0
+    lines.append(" ".join(words))
+    return tuple(lines)
+
+
+class _Dated(_Plain):
+    """A news item led by its year in bold ("<b>1850</b> text" as a Paragraph
+    of the "item" style would print it), without parsing markup: the world
+    news is the same in every reader's report, so its lines are broken once."""
+
+    def __init__(
+        self,
+        year: str,
+        text: str,
+        style: ParagraphStyle = STYLES["item"],
+        start: int = 0,
+        stop: int | None = None,
+    ):
+        super().__init__(text, style, start, stop)
+        self.year = printable(year)
+        self.numbered: list[tuple[int, str]] = []
+
+    def _break(self, width: float) -> list[tuple[bool, str]]:
+        st = self.style
+        rest = width - st.leftIndent - st.rightIndent
+        fonts = (tt2ps(st.fontName, 1, 0), st.fontName)
+        broken = _dated_lines(
+            self.year, self.texts[0], fonts, st.fontSize, rest - st.firstLineIndent, rest
+        )
+        return [(i == 0, line) for i, line in enumerate(broken)][self.start : self.stop]
+
+    def split(self, avail_width: float, avail_height: float) -> list[Flowable]:
+        parts = super().split(avail_width, avail_height)
+        return [
+            _Dated(self.year, self.texts[0], self.style, part.start, part.stop)
+            for part in parts
+            if isinstance(part, _Item)
+        ]
+
+    def draw(self) -> None:
+        st = self.style
+        canvas: Canvas = self.canv
+        canvas.setFillColor(st.textColor)
+        y = self.height - st.fontSize  # the first baseline, as in a Paragraph
+        bold = tt2ps(st.fontName, 1, 0)
+        for first, line in self.lines:
+            x = st.leftIndent + (st.firstLineIndent if first else 0)
+            if first:
+                canvas.setFont(bold, st.fontSize, st.leading)
+                canvas.drawString(x, y, self.year)
+                x += stringWidth(self.year, bold, st.fontSize)
+                line = " " + line if line else line
+            canvas.setFont(st.fontName, st.fontSize, st.leading)
+            if line:
+                canvas.drawString(x, y, line)
+            y -= st.leading
+
+
 class _Together(KeepTogether):
     """Flowables kept on one page, measured without the document's frame:
     a KeepTogether copies the frame on every measuring (in case a flowable
@@ -366,7 +449,7 @@ def _headlines(report: PlayerReport) -> list[Flowable]:
     out.append(_Plain("World & National News", STYLES["h2"]))
     for year, lines in report.headlines.items():
         for line in lines:
-            out.append(Paragraph(f"<b>{year}</b>  {para(line)}", STYLES["item"]))
+            out.append(_Dated(str(year), line))
     out.append(_Plain("Railroad News", STYLES["h2"]))
     if not report.news:
         out.append(_Plain("A quiet turn: no railroad news.", STYLES["note"]))
