@@ -105,28 +105,21 @@ def rusting_soon(game: Game, company: str) -> list[Train]:
 
 def price_after(game: Game, company: str, payouts: int) -> int:
     """The share price after this many payouts in a row (4.2.4)."""
-    grid = game.market.grid
-    row, col = game.market.where[company]
-    for _ in range(payouts):
-        if col + 1 < len(grid[row]):
-            col += 1
-        elif row > 0 and col < len(grid[row - 1]):
-            row -= 1
-    return grid[row][col].price
+    return _after_payouts(game, *game.market.where[company], payouts)
 
 
 def price_after_par(game: Game, par: int, payouts: int) -> int:
     """Where a company parred at this price now would stand after so many payouts."""
-    grid = game.market.grid
     row, col = next(
         (r, c)
-        for r, cells in enumerate(grid)
+        for r, cells in enumerate(game.market.grid)
         for c, cell in enumerate(cells)
         if cell.par and cell.price == par
     )
+    return _after_payouts(game, row, col, payouts)
+
+
+def _after_payouts(game: Game, row: int, col: int, payouts: int) -> int:
     for _ in range(payouts):
-        if col + 1 < len(grid[row]):
-            col += 1
-        elif row > 0 and col < len(grid[row - 1]):
-            row -= 1
-    return grid[row][col].price
+        row, col = game.market.right_of(row, col)
+    return game.market.grid[row][col].price

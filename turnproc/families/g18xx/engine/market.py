@@ -53,12 +53,17 @@ class Market:
         self.where[company] = (row, col)
         self.stacks.setdefault((row, col), []).append(company)
 
-    def move_right(self, company: str) -> None:
-        row, col = self.where[company]
+    def right_of(self, row: int, col: int) -> tuple[int, int]:
+        """The cell a marker at (row, col) moves to on a payout (4.2.4): one to
+        the right, or up at the end of its row, or nowhere at the top corner."""
         if self._exists(row, col + 1):
-            self.place(company, row, col + 1)
-        else:
-            self.move_up(company)
+            return row, col + 1
+        if self._exists(row - 1, col):
+            return row - 1, col
+        return row, col
+
+    def move_right(self, company: str) -> None:
+        self.place(company, *self.right_of(*self.where[company]))
 
     def move_left(self, company: str) -> None:
         row, col = self.where[company]
