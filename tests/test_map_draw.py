@@ -178,3 +178,67 @@ def test_geography_outside_the_frame_is_cut_away_not_drawn_hidden(scenario: Scen
         (10.0, [(-20.0, 5.0), (5.0, 5.0), (40.0, 5.0)]),
         (80.0, [(50.0, 5.0), (15.0, 5.0)]),
     ]
+
+
+def _crosses(a: tuple[float, float], b: tuple[float, float], box: tuple[float, ...]) -> bool:
+    """Whether the straight line from a to b has a point inside box (Liang-Barsky)."""
+    x0, y0, x1, y1 = box
+    t0, t1 = 0.0, 1.0
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    for p, q in ((-dx, a[0] - x0), (dx, x1 - a[0]), (-dy, a[1] - y0), (dy, y1 - a[1])):
+        if p == 0:
+            if q < 0:
+                return False
+        elif p < 0:
+            t0 = max(t0, q / p)
+        else:
+            t1 = min(t1, q / p)
+    return t0 <= t1
+
+
+def test_geography_far_from_the_page_is_passed_over_in_degrees(scenario: Scenario) -> None:
+    """Runs of points beyond a side of the page's window are cut to their ends
+    before projecting: every line of the outline that reaches the page is kept,
+    and every line put in place of a run stays off the page."""
+    import random
+    from itertools import pairwise
+
+    from turnproc.families.continental_rails.report.mapdraw import (
+        CLIP_PAD,
+        _near,
+        _outlines,
+        _window,
+    )
+
+    rng = random.Random(7)
+    boxes: list[tuple[float, float, float, float] | None] = [
+        None,
+        NORTH_EAST,
+        (-93.0, 24.3, -74.8, 38.0),
+    ]
+    for _ in range(12):
+        west, south = rng.uniform(-125, -75), rng.uniform(25, 45)
+        boxes.append((west, south, west + rng.uniform(5, 25), south + rng.uniform(3, 12)))
+    projected = kept = 0
+    for bbox in boxes:
+        frame = Frame.fit(scenario, 30, 40, 700, 500, bbox=bbox)
+        box = (30 - CLIP_PAD, 40 - CLIP_PAD, 730 + CLIP_PAD, 540 + CLIP_PAD)
+        window = _window(frame, box)
+        assert window is not None
+        for kind, lines in _outlines().items():
+            closed = kind in ("land", "lakes")
+            for outline in lines:
+                near = _near(outline, window, closed)
+                whole = [frame.point(lat, lon) for lon, lat in outline.points]
+                cut = [frame.point(lat, lon) for lon, lat in near]
+                projected += len(whole)
+                kept += len(cut)
+                pairs = list(pairwise(whole + whole[:1] if closed else whole))
+                new = set(pairwise(cut + cut[:1] if closed else cut))
+                for a, b in pairs:
+                    if _crosses(a, b, box):
+                        assert (a, b) in new, (kind, bbox)
+                old = set(pairs)
+                for a, b in new - old:
+                    assert not _crosses(a, b, box), (kind, bbox)
+    assert kept < projected / 3
