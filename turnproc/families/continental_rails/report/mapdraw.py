@@ -63,14 +63,21 @@ GEODATA = Path(__file__).resolve().parent / "geodata" / "north_america.json"
 
 # (west, south, east, north) in degrees.
 BBox = tuple[float, float, float, float]
+Point = tuple[float, float]  # on the page, in points
 NORTH_EAST: BBox = (-84.2, 37.2, -69.6, 46.2)
 TABLOID_LANDSCAPE = (17 * 72.0, 11 * 72.0)
 
 ColorLike: TypeAlias = str | Color
 
 
+@cache
+def _hex(value: str) -> Color:
+    return HexColor(value)
+
+
 def _color(value: ColorLike) -> Color:
-    return HexColor(value) if isinstance(value, str) else value
+    # A map sets a colour some thirty times per route drawn; each hex string is read once.
+    return _hex(value) if isinstance(value, str) else value
 
 
 class Albers:
@@ -165,6 +172,23 @@ class Frame:
             self.y + self.height / 2 + (py - self.origin_y) * self.scale,
         )
 
+    def points(self, line: Iterable[Sequence[float]]) -> list[Point]:
+        """`point` of every (lon, lat) of `line` (the geodata's order), the same
+        numbers worked out in one loop: a page projects thousands of them."""
+        albers = self.projection
+        n, c, rho0, lon0 = albers.n, albers.c, albers.rho0, albers.lon0
+        twice_n = 2 * n
+        centre_x, centre_y = self.x + self.width / 2, self.y + self.height / 2
+        origin_x, origin_y, scale = self.origin_x, self.origin_y, self.scale
+        sin, cos, sqrt, radians = math.sin, math.cos, math.sqrt, math.radians
+        out = []
+        for lon, lat in line:
+            rho = sqrt(c - twice_n * sin(radians(lat))) / n
+            theta = n * radians(lon - lon0)
+            px, py = 6371.0 * rho * sin(theta), 6371.0 * (rho0 - rho * cos(theta))
+            out.append((centre_x + (px - origin_x) * scale, centre_y + (py - origin_y) * scale))
+        return out
+
     def town(self, town: Town) -> tuple[float, float]:
         return self.point(town.lat, town.lon)
 
@@ -245,6 +269,9 @@ class _Placer:
     def __init__(self, frame: Frame) -> None:
         self.frame = frame
         self.cells: dict[tuple[int, int], list[Rect]] = {}
+        # A label must stay a point inside the frame (as `Frame.contains` with pad 1).
+        self.left, self.right = frame.x + 1, frame.x + frame.width - 1
+        self.bottom, self.top = frame.y + 1, frame.y + frame.height - 1
 
     def _keys(self, rect: Rect) -> Iterator[tuple[int, int]]:
         x0, y0, x1, y1 = rect
@@ -254,14 +281,25 @@ class _Placer:
                 yield i, j
 
     def free(self, rect: Rect) -> bool:
+        # Tried some 2,000 times a map: the cells are walked here, not by `_keys`.
         x0, y0, x1, y1 = rect
-        if not (self.frame.contains(x0, y0, 1) and self.frame.contains(x1, y1, 1)):
+        left, right, bottom, top = self.left, self.right, self.bottom, self.top
+        if not (
+            left <= x0 <= right
+            and bottom <= y0 <= top
+            and left <= x1 <= right
+            and bottom <= y1 <= top
+        ):
             return False
         cells = self.cells
-        for key in self._keys(rect):
-            for a0, b0, a1, b1 in cells.get(key, ()):
-                if not (x1 <= a0 or x0 >= a1 or y1 <= b0 or y0 >= b1):
-                    return False
+        size = self.CELL
+        floor = math.floor
+        rows = range(floor(y0 / size), floor(y1 / size) + 1)
+        for i in range(floor(x0 / size), floor(x1 / size) + 1):
+            for j in rows:
+                for a0, b0, a1, b1 in cells.get((i, j), ()):
+                    if not (x1 <= a0 or x0 >= a1 or y1 <= b0 or y0 >= b1):
+                        return False
         return True
 
     def take(self, rect: Rect) -> None:
@@ -276,7 +314,6 @@ def _geodata() -> dict[str, list[list[list[float]]]]:
     return data
 
 
-Point = tuple[float, float]
 # Geography is cut this far outside the frame: the cut edges are never seen.
 CLIP_PAD = 4.0
 _DASH = (4.0, 1.5)  # national borders
@@ -293,7 +330,7 @@ def _path(canvas: Canvas, points: Sequence[Point], close: bool) -> object:
 
 
 def _projected(frame: Frame, line: Sequence[Sequence[float]]) -> list[Point]:
-    return [frame.point(lat, lon) for lon, lat in line]
+    return frame.points(line)
 
 
 def _cut_polygon(points: list[Point], box: Rect) -> list[Point]:
@@ -495,6 +532,23 @@ def _near(outline: _Outline, window: _Window, closed: bool) -> Sequence[LonLat]:
             units: Iterable[tuple[int, float, float, LonLat, LonLat, int]] = (
                 (bits, west, east, points[start], points[end - 1], end - start),
             )
+        elif (
+            west >= window.west
+            and east <= window.east
+            and south >= window.south
+            and north <= window.north
+        ):
+            # Wholly inside the window: the run before it ends here.
+            if count:
+                if out or closed:
+                    out.append(first)
+                    if count > 1:
+                        out.append(last)
+                else:
+                    out.append(last)
+                count = 0
+            out.extend(points[start:end])
+            continue
         else:
             units = ((side(p[0], p[1], p[0], p[1]), p[0], p[0], p, p, 1) for p in points[start:end])
         for bits, west, east, head, tail, length in units:
@@ -604,10 +658,18 @@ def _offset(route: Route, scenario: Scenario, gap: float) -> float:
 
 
 def _ends(
-    frame: Frame, scenario: Scenario, route: Route, shift: float
+    frame: Frame,
+    scenario: Scenario,
+    route: Route,
+    shift: float,
+    at: dict[str, Point] | None = None,
 ) -> tuple[float, float, float, float]:
-    x0, y0 = frame.town(scenario.towns[route.a])
-    x1, y1 = frame.town(scenario.towns[route.b])
+    """The route's two ends on the page, `shift` points to its left; `at`: the
+    towns' page points, if worked out already."""
+    if at is None:
+        at = {t: frame.town(scenario.towns[t]) for t in (route.a, route.b)}
+    x0, y0 = at[route.a]
+    x1, y1 = at[route.b]
     length = math.hypot(x1 - x0, y1 - y0) or 1.0
     nx, ny = -(y1 - y0) / length, (x1 - x0) / length
     return x0 + nx * shift, y0 + ny * shift, x1 + nx * shift, y1 + ny * shift
@@ -691,10 +753,11 @@ def _draw_towns(
     overlay: Overlay,
     style: MapStyle,
     placer: _Placer,
+    at: dict[str, Point],
 ) -> list[Town]:
     shown = []
     for town in sorted(scenario.towns.values(), key=lambda t: (t.size, t.id)):
-        cx, cy = frame.town(town)
+        cx, cy = at[town.id]
         if not frame.contains(cx, cy):
             continue
         shown.append(town)
@@ -722,38 +785,59 @@ def _draw_towns(
     return shown
 
 
-def _label(
-    canvas: Canvas,
-    text: str,
-    x: float,
-    y: float,
-    font: str,
-    size: float,
-    color: ColorLike,
-    halo: ColorLike | None,
-) -> None:
-    text_obj = canvas.beginText(x, y)
-    text_obj.setFont(font, size)
-    if halo is not None:
-        # A stroked copy under the text keeps it readable over lines.
-        canvas.setStrokeColor(_color(halo))
-        canvas.setLineWidth(size * 0.28)
-        canvas.setLineJoin(1)
-        text_obj.setTextRenderMode(1)
+class _Labels:
+    """Draws a map's town names and route codes, one after another.
+
+    Between two labels nothing else is drawn, so the halo's stroke colour,
+    width and line join, once set, hold for the next label: they are set again
+    only when they change (a map has some 300 labels in a few sizes)."""
+
+    def __init__(self, canvas: Canvas) -> None:
+        self.canvas = canvas
+        self.halo: tuple[ColorLike, float] | None = None
+
+    def __call__(
+        self,
+        text: str,
+        x: float,
+        y: float,
+        font: str,
+        size: float,
+        color: ColorLike,
+        halo: ColorLike | None,
+    ) -> None:
+        canvas = self.canvas
+        text_obj = canvas.beginText(x, y)
+        text_obj.setFont(font, size)
+        if halo is not None:
+            # A stroked copy under the text keeps it readable over lines.
+            width = size * 0.28
+            if self.halo != (halo, width):
+                canvas.setStrokeColor(_color(halo))
+                canvas.setLineWidth(width)
+                if self.halo is None:
+                    canvas.setLineJoin(1)
+                self.halo = (halo, width)
+            text_obj.setTextRenderMode(1)
+            text_obj.textOut(text)
+            text_obj.setTextOrigin(x, y)
+            text_obj.setTextRenderMode(0)
+        text_obj.setFillColor(_color(color))
         text_obj.textOut(text)
-        text_obj.setTextOrigin(x, y)
-        text_obj.setTextRenderMode(0)
-    text_obj.setFillColor(_color(color))
-    text_obj.textOut(text)
-    canvas.drawText(text_obj)
+        canvas.drawText(text_obj)
 
 
 def _place_town_names(
-    canvas: Canvas, towns: list[Town], frame: Frame, style: MapStyle, placer: _Placer
+    canvas: Canvas,
+    towns: list[Town],
+    style: MapStyle,
+    placer: _Placer,
+    at: dict[str, Point],
+    label: _Labels,
 ) -> None:
     size = style.town_label_size
     for town in sorted(towns, key=lambda t: (-(t.region is not None), -t.size, t.id)):
-        cx, cy = frame.town(town)
+        cx, cy = at[town.id]
         r = _town_radius(town, style) * (1.6 if town.region else 1.0)
         font = style.font_bold if town.region or town.size >= 3 else style.font
         label_size = size * (1.15 if town.size >= 4 else 1.0)
@@ -773,7 +857,7 @@ def _place_town_names(
             rect = (lx, ly - 0.3, lx + w, ly + h + 0.3)
             if placer.free(rect):
                 placer.take(rect)
-                _label(canvas, town.name, lx, ly, font, label_size, "#111111", style.land)
+                label(town.name, lx, ly, font, label_size, "#111111", style.land)
                 break
 
 
@@ -784,6 +868,7 @@ def _place_code(
     look: RouteStyle,
     style: MapStyle,
     placer: _Placer,
+    label: _Labels,
 ) -> bool:
     x0, y0, x1, y1 = ends
     font = style.font_bold if route.kind == "PC" else style.font
@@ -801,8 +886,7 @@ def _place_code(
                 rect = (cx - w / 2 - 0.3, cy - h / 2 - 0.3, cx + w / 2 + 0.3, cy + h / 2 + 0.3)
                 if placer.free(rect):
                     placer.take(rect)
-                    _label(
-                        canvas,
+                    label(
                         route.code,
                         cx - w / 2,
                         cy - h / 2,
@@ -852,21 +936,36 @@ def draw_map(
     if geography:
         draw_geography(canvas, frame, style)
 
+    at = {town.id: frame.town(town) for town in scenario.towns.values()}
     routes = sorted(scenario.routes.values(), key=lambda r: (r.code in overlay.routes, r.number))
     drawn: list[tuple[Route, tuple[float, float, float, float], RouteStyle]] = []
     canvas.setLineCap(0)
+    left, right = frame.x, frame.x + frame.width
+    bottom, top = frame.y, frame.y + frame.height
     for route in routes:
-        if route.a not in scenario.towns or route.b not in scenario.towns:
+        if route.a not in at or route.b not in at:
             continue
         look = _route_style(route, overlay, style)
-        ends = _ends(frame, scenario, route, _offset(route, scenario, style.double_gap))
+        ends = _ends(frame, scenario, route, _offset(route, scenario, style.double_gap), at)
+        x0, y0, x1, y1 = ends
+        # A line whose ink (rails, ticks, stripe) stays off the frame would be
+        # clipped away whole: on a zoomed page most of them. It is not drawn.
+        reach = 3 * (look.width or 1.0) + 1
+        if (
+            max(x0, x1) < left - reach
+            or min(x0, x1) > right + reach
+            or max(y0, y1) < bottom - reach
+            or min(y0, y1) > top + reach
+        ):
+            continue
         _stroke_line(canvas, ends, look)
         drawn.append((route, ends, look))
 
     placer = _Placer(frame)
-    towns = _draw_towns(canvas, scenario, frame, overlay, style, placer)
+    towns = _draw_towns(canvas, scenario, frame, overlay, style, placer, at)
+    label = _Labels(canvas)
     if style.show_town_names:
-        _place_town_names(canvas, towns, frame, style, placer)
+        _place_town_names(canvas, towns, style, placer, at, label)
     result = DrawResult()
     if style.show_route_codes:
         # Emphasised and long routes first: they matter most and have the most room.
@@ -884,7 +983,7 @@ def draw_map(
                     continue
             if not look.label:
                 continue
-            if _place_code(canvas, route, ends, look, style, placer):
+            if _place_code(canvas, route, ends, look, style, placer, label):
                 result.labelled.add(route.code)
             else:
                 result.unlabelled.append(route.code)
