@@ -704,7 +704,8 @@ def _stroke_line(canvas: Canvas, ends: tuple[float, float, float, float], look: 
             canvas.line(x0, y0, x1, y1)
     if look.ticks:
         _ticks(canvas, ends, width)
-    canvas.setDash()
+    if look.dash:  # an undashed line left the dash unset (above)
+        canvas.setDash()
 
 
 def _ticks(canvas: Canvas, ends: tuple[float, float, float, float], width: float) -> None:
@@ -755,11 +756,15 @@ def _draw_towns(
     placer: _Placer,
     at: dict[str, Point],
 ) -> list[Town]:
-    shown = []
+    shown: list[Town] = []
     for town in sorted(scenario.towns.values(), key=lambda t: (t.size, t.id)):
         cx, cy = at[town.id]
         if not frame.contains(cx, cy):
             continue
+        if not shown:
+            # Nothing drawn here strokes in another colour or width: set once.
+            canvas.setStrokeColor(_color(style.town_line))
+            canvas.setLineWidth(0.5)
         shown.append(town)
         r = _town_radius(town, style)
         highlight = overlay.towns.get(town.id)
@@ -768,8 +773,6 @@ def _draw_towns(
             canvas.setFillAlpha(0.35)
             canvas.circle(cx, cy, r + 2.5, stroke=0, fill=1)
             canvas.setFillAlpha(1)
-        canvas.setStrokeColor(_color(style.town_line))
-        canvas.setLineWidth(0.5)
         if town.region is not None:
             canvas.setFillColor(_color(style.star_fill))
             _star(canvas, cx, cy, r * 1.6)
