@@ -429,6 +429,13 @@ def _outlines() -> dict[str, list[_Outline]]:
     return {kind: [_Outline.of(line) for line in lines] for kind, lines in _geodata().items()}
 
 
+@cache
+def _longitudes() -> tuple[float, float]:
+    """The westernmost and easternmost longitude of the geography."""
+    bounds = [line.bounds for lines in _outlines().values() for line in lines]
+    return min(b[0] for b in bounds), max(b[2] for b in bounds)
+
+
 @dataclass(frozen=True)
 class _Window:
     """Longitudes and latitudes beyond which geography cannot be seen on a page.
@@ -495,12 +502,9 @@ def _window(frame: Frame, box: Rect) -> "_Window | None":
         return None
     west = albers.lon0 + math.degrees(min(thetas)) / n
     east = albers.lon0 + math.degrees(max(thetas)) / n
-    lons = [line.bounds for lines in _outlines().values() for line in lines]
+    farthest_west, farthest_east = _longitudes()
     # A wedge wider than half a turn would not be convex.
-    if (
-        n * math.radians(max(west - min(b[0] for b in lons), max(b[2] for b in lons) - east))
-        >= math.pi
-    ):
+    if n * math.radians(max(west - farthest_west, farthest_east - east)) >= math.pi:
         return None
     # A margin for rounding, far below what a page can show.
     eps = 1e-6
