@@ -50,8 +50,12 @@ def register_fonts() -> frozenset[int]:
 def printable(text: str) -> str:
     """`text` with every character the font lacks replaced by its code point."""
     covered = register_fonts()
-    if text.isascii() and text.isprintable():
-        return text  # DejaVu Sans covers every printable ASCII character
+    if text.isascii() and (
+        text.isprintable() or text.replace("\n", "").replace("\t", "").isprintable()
+    ):
+        # DejaVu Sans covers every printable ASCII character; line breaks and
+        # tabs are kept (a turnsheet is thousands of characters of them).
+        return text
     if covered.issuperset(map(ord, text)):
         return text
     return "".join(
