@@ -532,7 +532,7 @@ def _table(
             rules.append(Rule(command[1][1], command[2][1], command[3], command[4], above=True))
         elif name != "SPAN":
             raise ValueError(f"a report table has no {name} command")
-    looks = [[_LOOKS[bold[r][c], right[r][c]] for c in range(columns)] for r in range(len(cells))]
+    looks = [_row_looks(tuple(b), tuple(r)) for b, r in zip(bold, right, strict=True)]
     return Grid(cells, looks, widths, bands, rules, spans)
 
 
@@ -541,6 +541,12 @@ def _table(
 _LOOKS = {
     (b, r): Look(NARROW_BOLD if b else NARROW, r) for b in (False, True) for r in (False, True)
 }
+
+
+@lru_cache(maxsize=1024)
+def _row_looks(bold: tuple[bool, ...], right: tuple[bool, ...]) -> tuple[Look, ...]:
+    """A row's cell types (a few kinds of row in all the tables)."""
+    return tuple(_LOOKS[b, r] for b, r in zip(bold, right, strict=True))
 
 
 # Room a section needs at the foot of a page: its heading, a note, a table's
