@@ -474,6 +474,9 @@ def _players(
         },
     )
     ranked = sorted(state.tycoons, key=lambda t: (-worth[t.position], t.position))
+    presidents: dict[int | None, list[str]] = _once(
+        wording, "presidents", (state,), lambda: _presidents(state)
+    )
     lines = []
     for rank, tycoon in enumerate(ranked, start=1):
         pos = tycoon.position
@@ -494,7 +497,7 @@ def _players(
                 position=pos,
                 character=tycoon.character,
                 human=tycoon.human,
-                presides=sorted(c for c, rr in state.railroads.items() if rr.president == pos),
+                presides=list(presidents.get(pos, ())),
                 pcs=list(tycoon.pcs),
                 holdings=holdings,
                 net_worth=worth[pos] if full else None,
@@ -506,6 +509,14 @@ def _players(
             )
         )
     return lines
+
+
+def _presidents(state: GameState) -> dict[int | None, list[str]]:
+    """The railroads each position presides over, by code."""
+    presides: dict[int | None, list[str]] = defaultdict(list)
+    for code, rr in sorted(state.railroads.items()):
+        presides[rr.president].append(code)
+    return presides
 
 
 def _grant(scenario: Scenario, rr: Railroad) -> int:
@@ -694,9 +705,9 @@ def _cash_flow(
         return made[1]
     items: list[CashItem] = []
     pooled: dict[tuple[str, str, bool], CashItem] = {}
-    for entry in ledger:
-        if account not in (entry.src, entry.dst) or entry.src == entry.dst:
-            continue
+    for entry in _once(wording, "ledger by account", (ledger,), lambda: _by_account(ledger)).get(
+        account, ()
+    ):
         received = entry.dst == account
         other = entry.src if received else entry.dst
         amount = entry.amount if received else -entry.amount
@@ -732,6 +743,16 @@ def _cash_flow(
     flow = CashFlow(account=account, title=title, opening=opening, items=items, closing=closing)
     wording.flows[memo] = (ledger, flow)
     return flow
+
+
+def _by_account(ledger: list[LedgerEntry]) -> dict[str, list[LedgerEntry]]:
+    """Each account's ledger entries in ledger order (none moving money to itself)."""
+    accounts: dict[str, list[LedgerEntry]] = defaultdict(list)
+    for entry in ledger:
+        if entry.src != entry.dst:
+            accounts[entry.src].append(entry)
+            accounts[entry.dst].append(entry)
+    return accounts
 
 
 def order_notes(rejections: list[Rejection], reader: int) -> list[OrderNote]:
