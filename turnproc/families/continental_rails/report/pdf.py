@@ -983,6 +983,8 @@ def render_pdf(
         author="turnproc",
         creator="turnproc",
         invariant=1,
+        # A heading kept with what follows it, measured without copying the frame.
+        keepTogetherClass=_Together,
     )
     templates = [
         PageTemplate(
