@@ -9,9 +9,8 @@ is reproducible: `invariant=1` keeps timestamps and document ids constant.
 
 import io
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 from xml.sax.saxutils import escape
 
 from reportlab import rl_config
@@ -104,8 +103,7 @@ def _styles() -> dict[str, ParagraphStyle]:
 STYLES = _styles()
 
 
-@dataclass(frozen=True)
-class _Cell:
+class _Cell(NamedTuple):
     """Table text that wraps to its column. Tables draw it as plain lines broken
     here: much faster than a Paragraph per cell, and no markup to escape."""
 
