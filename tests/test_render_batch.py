@@ -23,7 +23,7 @@ from turnproc.families.continental_rails.report import mapdraw
 from turnproc.families.continental_rails.report.export import FORMAT_VERSION, render_json
 from turnproc.families.continental_rails.report.maps import MapPages, _legend_place, legend_for
 from turnproc.families.continental_rails.report.model import GameMeta, build_report
-from turnproc.families.continental_rails.report.pdf import STYLES, _Item
+from turnproc.families.continental_rails.report.pdf import STYLES, _Dated, _Item, _Runs, _runs
 from turnproc.families.continental_rails.report.render import (
     RenderedReport,
     render_turn_reports,
@@ -237,6 +237,58 @@ def test_news_item_breaks_like_a_paragraph_and_splits_across_pages() -> None:
     item = _Item("• " + " ".join(words[:60]))
     para = Paragraph("• " + " ".join(words[:60]), STYLES["item"])
     assert item.wrap(250, 1000) == para.wrap(250, 1000)
+
+
+def test_bold_and_plain_runs_break_like_a_paragraph_and_split() -> None:
+    """A refused order ("• <b>order</b> hint") and an announcement ("<b>who:</b>
+    text") break into the lines a Paragraph of the same markup breaks into."""
+    rng = random.Random(3)
+    vocab = [
+        "a",
+        "the",
+        "BID",
+        "$1,200",
+        "refused.",
+        "cut",
+        "to",
+        "12",
+        "shares:",
+        "NYC",
+        "(#3)",
+        "Chicago–St.",
+        "Louis",
+        "ß",
+        "Ωmega",
+    ]
+
+    def words(low: int, high: int) -> str:
+        return " ".join(rng.choice(vocab) for _ in range(rng.randint(low, high)))
+
+    for _ in range(150):
+        for runs in (
+            [(False, "• "), (True, words(1, 10)), (False, " " + words(0, 40))],
+            [(True, words(1, 4) + ":"), (False, " " + words(1, 50))],
+        ):
+            for width in (527.27, 300.0, 180.0):
+                mine = _runs(runs)
+                markup = "".join(f"<b>{t}</b>" if bold else t for bold, t in runs)
+                para = Paragraph(markup.replace("&", "&amp;"), STYLES["item"])
+                assert mine.wrap(width, 1000) == para.wrap(width, 1000)
+                if isinstance(mine, _Runs) and mine.fallback is None:
+                    ours = [" ".join(text.split()) for _, text in mine.lines]
+                    theirs = [
+                        " ".join("".join(w.text for w in line.words).split())
+                        for line in para.blPara.lines
+                    ]
+                    assert ours == theirs
+    long = _runs([(False, "• "), (True, "BID X 1: refused."), (False, " " + "word " * 300)])
+    long.wrap(300, 1000)
+    top, rest = long.split(300, 50)
+    assert isinstance(top, _Runs) and isinstance(rest, _Runs)
+    assert (top.start, top.stop, rest.start, rest.stop) == (0, 4, 4, None)
+    dated = _Dated("1850", "word " * 300)
+    dated.wrap(300, 1000)
+    assert [type(part) for part in dated.split(300, 50)] == [_Dated, _Dated]
 
 
 def test_every_railroad_has_a_look_of_its_own_past_the_palette() -> None:

@@ -26,6 +26,7 @@ FONT_SIZE = 7.0
 PAD_TOP = 1.5
 PAD_BOTTOM = 1.5
 PAD_SIDE = 2.5
+PADS = PAD_BOTTOM + PAD_TOP
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,9 @@ class Grid(Flowable):
         bands: Sequence[Band] = (),
         rules: Sequence[Rule] = (),
         spans: dict[int, tuple[int, int]] | None = None,
+        heights: Sequence[float] | None = None,
     ) -> None:
+        """`heights`: the rows' heights, if already measured (a part split off)."""
         super().__init__()
         self.cells = cells
         self.looks = looks
@@ -84,11 +87,14 @@ class Grid(Flowable):
         for w in self.widths:
             self.columns.append(self.columns[-1] + w)
         self.width = self.columns[-1]
-        self.heights = [
-            max(LEADING * (1 + text.count("\n")) for text in row if text is not None)
-            + (PAD_BOTTOM + PAD_TOP)
-            for row in cells
-        ]
+        if heights is None:
+            heights = [
+                LEADING * (1 + max([text.count("\n") for text in row if text])) + PADS
+                if any(row)
+                else LEADING + PADS
+                for row in cells
+            ]
+        self.heights = list(heights)
         self.rows = self._positions(self.heights)
         self.height = self.rows[0]
 
@@ -153,6 +159,7 @@ class Grid(Flowable):
             [Band(new[b.row], b.colour) for b in self.bands if b.row in new],
             rules,
             {new[r]: span for r, span in self.spans.items() if r in new},
+            [self.heights[r] for r in keep],
         )
 
     def draw(self) -> None:
@@ -163,14 +170,18 @@ class Grid(Flowable):
             canvas.setFillColor(band.colour)
             x0, y0 = columns[0], rows[band.row]
             canvas.rect(x0, y0, columns[-1] - x0, rows[band.row + 1] - y0, stroke=0, fill=1)
-        spanned = bool(self.spans)
+        spans = self.spans
+        spanned = bool(spans)
+        widths = self.widths
+        heights = self.heights
+        draw_left, draw_right = canvas.drawString, canvas.drawRightString
         font = ""
-        for r, row in enumerate(self.cells):
-            span = self.spans.get(r)
+        for r, (row, looks) in enumerate(zip(self.cells, self.looks, strict=True)):
+            span = spans.get(r) if spanned else None
             bottom = rows[r + 1]
             # A table with a spanned cell measures every cell from its grid lines.
-            height = rows[r] - bottom if spanned else self.heights[r]
-            looks = self.looks[r]
+            height = rows[r] - bottom if spanned else heights[r]
+            top = bottom + height - PAD_TOP - FONT_SIZE
             for c, text in enumerate(row):
                 if not text:
                     continue
@@ -180,18 +191,25 @@ class Grid(Flowable):
                         canvas.setFillColor(_BLACK)
                     canvas.setFont(look.font, FONT_SIZE, LEADING)
                     font = look.font
-                y = bottom + height - PAD_TOP - FONT_SIZE
                 if look.right:
                     last = span[1] if span is not None and span[0] == c else c
-                    width = columns[last + 1] - columns[c] if spanned else self.widths[c]
+                    width = columns[last + 1] - columns[c] if spanned else widths[c]
                     x = columns[c] + width - PAD_SIDE
+                    if "\n" not in text:
+                        draw_right(x, top, text)
+                        continue
+                    y = top
                     for line in text.split("\n"):
-                        canvas.drawRightString(x, y, line)
+                        draw_right(x, y, line)
                         y -= LEADING
                 else:
                     x = columns[c] + PAD_SIDE
+                    if "\n" not in text:
+                        draw_left(x, top, text)
+                        continue
+                    y = top
                     for line in text.split("\n"):
-                        canvas.drawString(x, y, line)
+                        draw_left(x, y, line)
                         y -= LEADING
         canvas.saveState()
         weight: float | None = None

@@ -16,6 +16,7 @@ player withheld them.
 
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, Field, TypeAdapter
@@ -447,11 +448,35 @@ def _vp_tables(wording: Wording, state: GameState, reader: int | None) -> list[V
     return tables
 
 
+def _once(wording: Wording, key: str, made_of: tuple[Any, ...], make: Callable[[], Any]) -> Any:
+    """What `make` makes of the objects `made_of`, made once a turn: every
+    reader's report shares it (kept in `wording`, which lives for one turn)."""
+    made = wording.flows.get((key,))
+    if (
+        made is None
+        or len(made[0]) != len(made_of)
+        or any(a is not b for a, b in zip(made[0], made_of, strict=True))
+    ):
+        made = (made_of, make())
+        wording.flows[(key,)] = made
+    return made[1]
+
+
 def _players(
-    scenario: Scenario, state: GameState, meta: GameMeta, sight: _Sight
+    scenario: Scenario, state: GameState, meta: GameMeta, sight: _Sight, wording: Wording
 ) -> list[PlayerLine]:
-    worth = {t.position: valuation.net_worth(state, scenario, t.position) for t in state.tycoons}
+    worth: dict[int, int] = _once(
+        wording,
+        "net worth",
+        (state, scenario),
+        lambda: {
+            t.position: valuation.net_worth(state, scenario, t.position) for t in state.tycoons
+        },
+    )
     ranked = sorted(state.tycoons, key=lambda t: (-worth[t.position], t.position))
+    presidents: dict[int | None, list[str]] = _once(
+        wording, "presidents", (state,), lambda: _presidents(state)
+    )
     lines = []
     for rank, tycoon in enumerate(ranked, start=1):
         pos = tycoon.position
@@ -472,7 +497,7 @@ def _players(
                 position=pos,
                 character=tycoon.character,
                 human=tycoon.human,
-                presides=sorted(c for c, rr in state.railroads.items() if rr.president == pos),
+                presides=list(presidents.get(pos, ())),
                 pcs=list(tycoon.pcs),
                 holdings=holdings,
                 net_worth=worth[pos] if full else None,
@@ -484,6 +509,14 @@ def _players(
             )
         )
     return lines
+
+
+def _presidents(state: GameState) -> dict[int | None, list[str]]:
+    """The railroads each position presides over, by code."""
+    presides: dict[int | None, list[str]] = defaultdict(list)
+    for code, rr in sorted(state.railroads.items()):
+        presides[rr.president].append(code)
+    return presides
 
 
 def _grant(scenario: Scenario, rr: Railroad) -> int:
@@ -580,8 +613,14 @@ def _stocks(
     state: GameState,
     events: list[Event],
     sight: _Sight,
+    wording: Wording,
 ) -> list[StockLine]:
-    market = {e.railroad: e.model_dump() for e in events if e.kind == "stock_trade_summary"}
+    market: dict[str | None, dict[str, Any]] = _once(
+        wording,
+        "market",
+        tuple(events),
+        lambda: {e.railroad: e.model_dump() for e in events if e.kind == "stock_trade_summary"},
+    )
     mine: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for event in events:
         if (
@@ -666,9 +705,9 @@ def _cash_flow(
         return made[1]
     items: list[CashItem] = []
     pooled: dict[tuple[str, str, bool], CashItem] = {}
-    for entry in ledger:
-        if account not in (entry.src, entry.dst) or entry.src == entry.dst:
-            continue
+    for entry in _once(wording, "ledger by account", (ledger,), lambda: _by_account(ledger)).get(
+        account, ()
+    ):
         received = entry.dst == account
         other = entry.src if received else entry.dst
         amount = entry.amount if received else -entry.amount
@@ -704,6 +743,16 @@ def _cash_flow(
     flow = CashFlow(account=account, title=title, opening=opening, items=items, closing=closing)
     wording.flows[memo] = (ledger, flow)
     return flow
+
+
+def _by_account(ledger: list[LedgerEntry]) -> dict[str, list[LedgerEntry]]:
+    """Each account's ledger entries in ledger order (none moving money to itself)."""
+    accounts: dict[str, list[LedgerEntry]] = defaultdict(list)
+    for entry in ledger:
+        if entry.src != entry.dst:
+            accounts[entry.src].append(entry)
+            accounts[entry.dst].append(entry)
+    return accounts
 
 
 def order_notes(rejections: list[Rejection], reader: int) -> list[OrderNote]:
@@ -869,9 +918,9 @@ def build_report(
         announcements=_announcements(meta, end),
         adjustments=[a.text + (f" ({a.reason})" if a.reason else "") for a in meta.adjustments],
         vp=_vp_tables(wording, end, reader),
-        players=_players(scenario, end, meta, sight),
+        players=_players(scenario, end, meta, sight, wording),
         railroads=_railroads(scenario, end, events, sight, wording),
-        stocks=_stocks(scenario, start, end, events, sight),
+        stocks=_stocks(scenario, start, end, events, sight, wording),
         spied_players=sorted(sight.spied_players),
         pcs=_pcs(scenario, end),
         private=PrivateReport(
@@ -945,9 +994,9 @@ def build_public_report(
         announcements=_announcements(meta, end),
         adjustments=[a.text + (f" ({a.reason})" if a.reason else "") for a in meta.adjustments],
         vp=_vp_tables(wording, end, None),
-        players=_players(scenario, end, meta, sight),
+        players=_players(scenario, end, meta, sight, wording),
         railroads=_railroads(scenario, end, events, sight, wording),
-        stocks=_stocks(scenario, start, end, events, sight),
+        stocks=_stocks(scenario, start, end, events, sight, wording),
         pcs=_pcs(scenario, end),
         final=_final(wording, end),
     )

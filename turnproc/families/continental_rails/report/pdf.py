@@ -9,9 +9,9 @@ is reproducible: `invariant=1` keeps timestamps and document ids constant.
 
 import io
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
+from xml.sax.saxutils import escape
 
 from reportlab import rl_config
 from reportlab.lib import colors
@@ -103,8 +103,7 @@ def _styles() -> dict[str, ParagraphStyle]:
 STYLES = _styles()
 
 
-@dataclass(frozen=True)
-class _Cell:
+class _Cell(NamedTuple):
     """Table text that wraps to its column. Tables draw it as plain lines broken
     here: much faster than a Paragraph per cell, and no markup to escape."""
 
@@ -207,10 +206,11 @@ class _Item(Flowable):
         if fit <= 0 or fit >= count:
             return []
         cut = self.start + fit
-        return [
-            type(self)(self.texts, self.style, self.start, cut),
-            type(self)(self.texts, self.style, cut, self.stop),
-        ]
+        return [self._part(self.start, cut), self._part(cut, self.stop)]
+
+    def _part(self, start: int, stop: int | None) -> "_Item":
+        """The lines `start` to `stop` of this one (a part split off)."""
+        return type(self)(self.texts, self.style, start, stop)
 
     def draw(self) -> None:
         st = self.style
@@ -294,13 +294,8 @@ class _Dated(_Plain):
         )
         return [(i == 0, line) for i, line in enumerate(broken)][self.start : self.stop]
 
-    def split(self, avail_width: float, avail_height: float) -> list[Flowable]:
-        parts = super().split(avail_width, avail_height)
-        return [
-            _Dated(self.year, self.texts[0], self.style, part.start, part.stop)
-            for part in parts
-            if isinstance(part, _Item)
-        ]
+    def _part(self, start: int, stop: int | None) -> _Item:
+        return _Dated(self.year, self.texts[0], self.style, start, stop)
 
     def draw(self) -> None:
         st = self.style
@@ -318,6 +313,142 @@ class _Dated(_Plain):
             canvas.setFont(st.fontName, st.fontSize, st.leading)
             if line:
                 canvas.drawString(x, y, line)
+            y -= st.leading
+
+
+Run = tuple[bool, str]  # bold or not, and the text
+# A Paragraph counts the spaces that may shrink on a line of mixed type a
+# little differently; a line that ends within this many points of full is
+# left to a Paragraph to break.
+_CLOSE = 1.0
+
+
+@lru_cache(maxsize=4096)
+def _run_lines(
+    runs: tuple[Run, ...], fonts: tuple[str, str], size: float, first: float, rest: float
+) -> tuple[tuple[Run, ...], ...] | None:
+    """Runs of regular and bold text broken into lines as a Paragraph of them
+    ("• <b>bold</b> regular") breaks: a space is as wide as in the word before
+    it, and the spaces of a line may shrink by `spaceShrinkage`. Each line is
+    its runs, a run ending in the space before the next. None if a word is too
+    long for a line (a Paragraph would cut it) or a line is all but full."""
+    regular, bold = fonts
+    shrinkage = rl_config.spaceShrinkage
+    spaces = {False: stringWidth(" ", regular, size), True: stringWidth(" ", bold, size)}
+    lines: list[list[tuple[bool, str]]] = []
+    words: list[tuple[bool, str]] = []
+    width = gaps = 0.0  # the line's width, and its spaces' widths
+    for is_bold, text in runs:
+        for word in text.split():
+            wide = stringWidth(word, bold if is_bold else regular, size)
+            if wide > rest:
+                return None
+            if not words:
+                words, width = [(is_bold, word)], wide
+                continue
+            space = spaces[words[-1][0]]
+            over = width + space + wide - (rest if lines else first) - (gaps + space) * shrinkage
+            if abs(over) < _CLOSE:
+                return None
+            if over <= 0:
+                words.append((is_bold, word))
+                width += space + wide
+                gaps += space
+            else:
+                lines.append(words)
+                words, width, gaps = [(is_bold, word)], wide, 0.0
+    lines.append(words)
+    out = []
+    for line in lines:
+        parts: list[tuple[bool, list[str]]] = []
+        for is_bold, word in line:
+            if parts and parts[-1][0] == is_bold:
+                parts[-1][1].append(word)
+            else:
+                parts.append((is_bold, [word]))
+        out.append(
+            tuple(
+                (is_bold, " ".join(part) + (" " if i < len(parts) - 1 else ""))
+                for i, (is_bold, part) in enumerate(parts)
+            )
+        )
+    return tuple(out)
+
+
+def _runs(runs: Sequence[Run], style: ParagraphStyle = STYLES["item"]) -> Flowable:
+    """Plain text in runs of regular and bold type, as the Paragraph
+    "run <b>run</b> run" of `style` would print it, without parsing markup
+    (an engine's hint, a player's announcement). A word too long for a line
+    goes to a Paragraph, which cuts it."""
+    printed = tuple((is_bold, printable(text)) for is_bold, text in runs)
+    words = "".join(text for _, text in printed)
+    if "\xad" in words or "\xa0" in words:  # soft hyphens, hard spaces: a Paragraph's
+        markup = "".join(f"<b>{escape(t)}</b>" if b else escape(t) for b, t in printed)
+        return Paragraph(markup, style)
+    return _Runs(printed, style)
+
+
+class _Runs(_Plain):
+    """Lines of `_run_lines`, laid out and split as a Paragraph would be."""
+
+    def __init__(
+        self,
+        runs: tuple[Run, ...],
+        style: ParagraphStyle = STYLES["item"],
+        start: int = 0,
+        stop: int | None = None,
+    ):
+        super().__init__("".join(text for _, text in runs), style, start, stop)
+        self.runs = runs
+        self.parts: list[tuple[Run, ...]] = []
+        self.fallback: Paragraph | None = None
+
+    def _broken(self, width: float) -> tuple[tuple[Run, ...], ...] | None:
+        st = self.style
+        rest = width - st.leftIndent - st.rightIndent
+        fonts = (st.fontName, tt2ps(st.fontName, 1, 0))
+        return _run_lines(self.runs, fonts, st.fontSize, rest - st.firstLineIndent, rest)
+
+    def _break(self, width: float) -> list[tuple[bool, str]]:
+        broken = self._broken(width) or ()
+        self.parts = list(broken[self.start : self.stop])
+        lines = [(i == 0, "".join(t for _, t in line)) for i, line in enumerate(broken)]
+        return lines[self.start : self.stop]
+
+    def wrap(self, avail_width: float, avail_height: float) -> tuple[float, float]:
+        if self._broken(avail_width) is None:
+            markup = "".join(f"<b>{escape(t)}</b>" if b else escape(t) for b, t in self.runs)
+            self.fallback = Paragraph(markup, self.style)
+            return self.fallback.wrap(avail_width, avail_height)
+        return super().wrap(avail_width, avail_height)
+
+    def split(self, avail_width: float, avail_height: float) -> list[Flowable]:
+        if self._broken(avail_width) is None:
+            markup = "".join(f"<b>{escape(t)}</b>" if b else escape(t) for b, t in self.runs)
+            return Paragraph(markup, self.style).split(avail_width, avail_height)
+        return super().split(avail_width, avail_height)
+
+    def _part(self, start: int, stop: int | None) -> _Item:
+        return _Runs(self.runs, self.style, start, stop)
+
+    def draw(self) -> None:
+        if self.fallback is not None:
+            self.fallback.drawOn(self.canv, 0, 0)
+            return
+        st = self.style
+        canvas: Canvas = self.canv
+        canvas.setFillColor(st.textColor)
+        fonts = (st.fontName, tt2ps(st.fontName, 1, 0))
+        font = ""
+        y = self.height - st.fontSize  # the first baseline, as in a Paragraph
+        for (first, _), line in zip(self.lines, self.parts, strict=True):
+            x = st.leftIndent + (st.firstLineIndent if first else 0)
+            for is_bold, text in line:
+                if fonts[is_bold] != font:
+                    font = fonts[is_bold]
+                    canvas.setFont(font, st.fontSize, st.leading)
+                canvas.drawString(x, y, text)
+                x += stringWidth(text, font, st.fontSize)
             y -= st.leading
 
 
@@ -399,7 +530,7 @@ def _table(
             rules.append(Rule(command[1][1], command[2][1], command[3], command[4], above=True))
         elif name != "SPAN":
             raise ValueError(f"a report table has no {name} command")
-    looks = [[_LOOKS[bold[r][c], right[r][c]] for c in range(columns)] for r in range(len(cells))]
+    looks = [_row_looks(tuple(b), tuple(r)) for b, r in zip(bold, right, strict=True)]
     return Grid(cells, looks, widths, bands, rules, spans)
 
 
@@ -408,6 +539,12 @@ def _table(
 _LOOKS = {
     (b, r): Look(NARROW_BOLD if b else NARROW, r) for b in (False, True) for r in (False, True)
 }
+
+
+@lru_cache(maxsize=1024)
+def _row_looks(bold: tuple[bool, ...], right: tuple[bool, ...]) -> tuple[Look, ...]:
+    """A row's cell types (a few kinds of row in all the tables)."""
+    return tuple(_LOOKS[b, r] for b, r in zip(bold, right, strict=True))
 
 
 # Room a section needs at the foot of a page: its heading, a note, a table's
@@ -464,7 +601,7 @@ def _headlines(report: PlayerReport) -> list[Flowable]:
     if report.announcements:
         out.append(_Plain("Announcements", STYLES["h2"]))
         for note in report.announcements:
-            out.append(Paragraph(f"<b>{para(note.author)}:</b> {para(note.text)}", STYLES["item"]))
+            out.append(_runs([(True, f"{note.author}:"), (False, " " + note.text)]))
     if report.adjustments:
         out.append(_Plain("Moderator Adjustments", STYLES["h2"]))
         out.append(_Item(["• " + text for text in report.adjustments]))
@@ -704,10 +841,8 @@ def _private(report: PlayerReport) -> list[Flowable]:
     out: list[Flowable] = [CondPageBreak(120), _Plain("9.6 Private Report", STYLES["h1"])]
     if private.orders:
         out.append(_Plain("Your orders refused or cut", STYLES["h2"]))
-        out += [
-            Paragraph(f"• <b>{para(o.text)}</b> {para(o.hint)}", STYLES["item"])
-            for o in private.orders
-        ]
+        for o in private.orders:
+            out.append(_runs([(False, "• "), (True, o.text), (False, " " + o.hint)]))
         out.append(Spacer(1, 6))
     out += [_cash_flow(private.cash_flow), Spacer(1, 6)]
     rows = [
@@ -846,6 +981,8 @@ def render_pdf(
         author="turnproc",
         creator="turnproc",
         invariant=1,
+        # A heading kept with what follows it, measured without copying the frame.
+        keepTogetherClass=_Together,
     )
     templates = [
         PageTemplate(

@@ -5,7 +5,7 @@ glyph for (CJK, for instance) are printed as a visible code point such as
 ``[U+6771]`` instead of an empty box, so a name is never silently garbled.
 """
 
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from xml.sax.saxutils import escape
 
@@ -49,9 +49,22 @@ def register_fonts() -> frozenset[int]:
 
 def printable(text: str) -> str:
     """`text` with every character the font lacks replaced by its code point."""
+    register_fonts()
+    if text.isascii() and (
+        text.isprintable() or text.replace("\n", "").replace("\t", "").isprintable()
+    ):
+        # DejaVu Sans covers every printable ASCII character; line breaks and
+        # tabs are kept (a turnsheet is thousands of characters of them).
+        return text
+    return _beyond_ascii(text)
+
+
+@lru_cache(maxsize=8192)
+def _beyond_ascii(text: str) -> str:
+    """`printable` of text with characters beyond ASCII (names with accents,
+    dashes in news items): looked up once, the same strings come in every
+    reader's report."""
     covered = register_fonts()
-    if text.isascii() and text.isprintable():
-        return text  # DejaVu Sans covers every printable ASCII character
     if covered.issuperset(map(ord, text)):
         return text
     return "".join(

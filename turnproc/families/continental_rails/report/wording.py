@@ -57,6 +57,7 @@ class Wording:
         self.data, self._events, self._ledger = _compiled(path)
         self._climates = [level.name for level in scenario.section("climate", ClimateTable).levels]
         self._worded: dict[int, tuple[Event, str]] = {}
+        self._lines: dict[tuple[str, str, str, bool], str] = {}
         # What the report makes of an event or of an account's ledger entries,
         # the same for every reader (report.model).
         self.items: dict[int, tuple[Event, Any]] = {}
@@ -167,8 +168,17 @@ class Wording:
         return self._generic(event.kind, fields)
 
     def ledger(self, entry: LedgerEntry, account: str) -> str:
-        """9.6 One cash-flow line for `entry` as seen from `account`."""
+        """9.6 One cash-flow line for `entry` as seen from `account`. Worded once
+        a turn for each reason, reference and other party: every tycoon's books
+        hold the same dividends, interest and trades."""
         other = entry.src if entry.dst == account else entry.dst
+        key = (entry.reason, entry.ref, other, entry.dst == account)
+        text = self._lines.get(key)
+        if text is None:
+            text = self._lines[key] = self._ledger_line(entry, other, entry.dst == account)
+        return text
+
+    def _ledger_line(self, entry: LedgerEntry, other: str, received: bool) -> str:
         template = self._ledger.get(entry.reason)
         if template is not None:
             try:
@@ -176,7 +186,7 @@ class Wording:
                     **self._helpers,
                     ref=entry.ref,
                     other=self._account(other),
-                    received=entry.dst == account,
+                    received=received,
                 ).strip()
             except (TemplateError, TypeError, ValueError, KeyError):
                 pass

@@ -17,6 +17,7 @@ from turnproc.families.continental_rails.engine.network import (
     prohibited_reason,
     route_owners,
     touches,
+    towns_of,
 )
 from turnproc.families.continental_rails.engine.orders import PlayerOrders
 from turnproc.families.continental_rails.engine.state import GameState
@@ -41,7 +42,7 @@ from turnproc.families.continental_rails.engine.valuation import credit_limit
 from turnproc.families.continental_rails.turnsheet.check import bid_limits, may_rename
 from turnproc.families.continental_rails.turnsheet.language import format_order
 from turnproc.families.continental_rails.turnsheet.templating import money, template
-from turnproc.scenario.model import Scenario
+from turnproc.scenario.model import Route, Scenario
 
 SECRET_PLACEHOLDER = "____________"
 
@@ -207,17 +208,25 @@ def _row_view(scenario: Scenario, code: str, climate: int) -> dict[str, Any]:
     }
 
 
+def _rights_of_way(scenario: Scenario) -> list[Route]:
+    """4.6 The routes a railroad may bid for, by number (once a scenario)."""
+    return sorted(
+        (route for route in scenario.routes.values() if route.kind == "RoW"),
+        key=lambda r: r.number,
+    )
+
+
 def _railroad_view(
     state: GameState, scenario: Scenario, code: str, owners: dict[str, str], orders: list[str]
 ) -> dict[str, Any]:
     rr = state.railroads[code]
     mine = [*rr.lines, *rr.rows]
+    reached = towns_of(scenario, mine)  # what `touches` asks of each route
     nearby = [
         route.code
-        for route in sorted(scenario.routes.values(), key=lambda r: r.number)
-        if route.kind == "RoW"
-        and route.code not in owners
-        and touches(scenario, mine, route.code)
+        for route in scenario.derived("turnsheet rights of way", _rights_of_way)
+        if route.code not in owners
+        and (route.a in reached or route.b in reached)
         and prohibited_reason(scenario, [*mine, route.code]) is None
     ]
     others = [
