@@ -19,6 +19,7 @@ import statistics
 import threading
 import time
 import traceback
+from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
@@ -189,19 +190,18 @@ _JOB: list[_Turn] = []
 Layers = dict[Page, tuple[Drawn, Drawn | None]]
 
 
-def _draw_pages(pages: Sequence[Page]) -> Layers:
-    turn = _JOB[0]
-    assert turn.maps is not None
-    return {page: turn.maps.draw_shared(turn.first, page) for page in pages}
-
-
-def _render_positions(task: tuple[Sequence[int], Layers]) -> list[tuple[int, RenderedReport]]:
-    positions, layers = task
+def _do(kind: str, argument: Any, layers: Layers) -> Any:
+    """One task of a worker: draw a shared map page's railroad layer ("draw",
+    page) or render one position's report ("render", position), after taking
+    the pages other workers drew since its last task."""
     turn = _JOB[0]
     if turn.maps is not None:
         for page, (geography, layer) in layers.items():
             turn.maps.install(turn.first, page, geography, layer)
-    return [(pos, turn.render(pos)) for pos in positions]
+    if kind == "draw":
+        assert turn.maps is not None
+        return turn.maps.draw_shared(turn.first, argument)
+    return turn.render(argument)
 
 
 # Containers a renderer may allocate between two collections of the youngest
@@ -250,31 +250,54 @@ class _Workers:
             self.pipes.append(ours)
 
     def run(self, tasks: Sequence[tuple[str, Any]], stop: threading.Event) -> list[Any] | None:
-        """One task per worker, results in the tasks' order; None if `stop` is set."""
-        assert len(tasks) <= len(self.pipes)
-        waiting: dict[Connection, int] = {}
-        for index, task in enumerate(tasks):
-            try:
-                self.pipes[index].send(task)
-            except OSError:  # the worker died before it got the task
-                self._died(self.processes[index])
-            waiting[self.pipes[index]] = index
+        """The tasks handed out one at a time, each to the next worker free (the
+        reports differ in length: a fixed share each leaves one worker idle
+        while the other finishes), results in the tasks' order; None if `stop`
+        is set. A shared page drawn by one worker goes to each other one with
+        its next task; a worker that starts a report before a page has come
+        draws that page itself, to the same bytes."""
+        queue = deque(range(len(tasks)))
         results: list[Any] = [None] * len(tasks)
+        drawn: Layers = {}
+        has: list[set[Page]] = [set() for _ in self.pipes]
+        busy: dict[Connection, int] = {}
+
+        def hand(worker: int) -> None:
+            index = queue.popleft()
+            kind, argument = tasks[index]
+            news = {page: both for page, both in drawn.items() if page not in has[worker]}
+            has[worker].update(news)
+            busy[self.pipes[worker]] = index
+            try:
+                self.pipes[worker].send((kind, argument, news))
+            except OSError:  # the worker died before it got the task
+                self._died(self.processes[worker])
+
+        for worker in range(min(len(self.pipes), len(queue))):
+            hand(worker)
         sentinels = {process.sentinel: process for process in self.processes}
-        while waiting:
+        while busy:
             if stop.is_set():
                 return None
-            for ready in wait([*waiting, *sentinels], timeout=0.05):
+            for ready in wait([*busy, *sentinels], timeout=0.05):
                 if ready in sentinels:
                     self._died(sentinels[ready])
                 assert isinstance(ready, Connection)
+                worker = self.pipes.index(ready)
                 try:
                     status, value = ready.recv()
                 except (EOFError, OSError):  # the worker died while we waited for it
-                    self._died(self.processes[self.pipes.index(ready)])
+                    self._died(self.processes[worker])
                 if status != "ok":
                     raise RuntimeError(f"the report renderer failed: {value}")
-                results[waiting.pop(ready)] = value
+                index = busy.pop(ready)
+                results[index] = value
+                kind, argument = tasks[index]
+                if kind == "draw":
+                    drawn[argument] = value
+                    has[worker].add(argument)
+                if queue:
+                    hand(worker)
         return results
 
     @staticmethod
@@ -296,7 +319,7 @@ class _Workers:
 
 
 def _work(pipe: Connection, parents_end: Connection) -> None:
-    """A worker process: draw a map page or render positions until told to stop."""
+    """A worker process: draw map pages and render reports until told to stop."""
     parents_end.close()
     while True:
         try:
@@ -305,10 +328,8 @@ def _work(pipe: Connection, parents_end: Connection) -> None:
             return
         if task is None:
             return
-        kind, argument = task
         try:
-            value = _draw_pages(argument) if kind == "draw" else _render_positions(argument)
-            pipe.send(("ok", value))
+            pipe.send(("ok", _do(*task)))
         except Exception as exc:
             pipe.send(("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"))
 
@@ -376,10 +397,11 @@ def start_turn_reports(
 
     The geography of each map page every reader has (the continent, the
     north-east, the south-east if lines reach there) is drawn here, once per
-    process; their railroad layers are drawn and compressed once, shared out
-    among the workers, then every worker gets them all. The
-    worker processes are forked here, in the caller's thread; a helper thread
-    only hands them their work and collects the results."""
+    process; their railroad layers are the workers' first tasks, each drawn
+    and compressed once and handed to the other workers with their next
+    task. Then each report goes to the next worker free. The worker
+    processes are forked here, in the caller's thread; a helper thread only
+    hands them their work and collects the results."""
     wanted = list(positions) if positions is not None else [t.position for t in data.after.tycoons]
     if not wanted:
         return PendingReports(ready={})
@@ -409,7 +431,6 @@ def start_turn_reports(
         pages.geography(True)
         pages.south_east(first)
         shared = pages.shared_pages(first)
-    chunks = [wanted[i::count] for i in range(count)]
     _JOB.clear()
     _JOB.append(turn)
     # The workers' inherited objects stay out of their garbage collector's
@@ -425,18 +446,11 @@ def start_turn_reports(
 
     def drive() -> None:
         try:
-            layers: Layers = {}
-            if pages is not None:
-                tasks = [("draw", shared[i::count]) for i in range(min(count, len(shared)))]
-                drawn = forked.run(tasks, stop)
-                if drawn is None:
-                    return
-                layers = {page: both for part in drawn for page, both in part.items()}
-            parts = forked.run([("render", (chunk, layers)) for chunk in chunks], stop)
-            if parts is None:
+            tasks = [("draw", page) for page in shared] + [("render", pos) for pos in wanted]
+            done = forked.run(tasks, stop)
+            if done is None:
                 return
-            rendered = dict(item for part in parts for item in part)
-            outcome.append({pos: rendered[pos] for pos in wanted})
+            outcome.append(dict(zip(wanted, done[len(shared) :], strict=True)))
         except BaseException as exc:  # handed to the caller by result()
             outcome.append(exc)
 
