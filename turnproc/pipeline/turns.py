@@ -246,8 +246,11 @@ def run_turn(
     if problems:
         _refuse(game, turn, problems)
     with _timed(timings, "store"):
-        report_ids = _store_reports(session, game.id, turn, reports, report_input.deadline)
-        _queue_reports(session, game, turn, players, reports, report_ids, now)
+        finished = pending.finished()
+        report_ids = _store_reports(
+            session, game.id, turn, reports, report_input.deadline, finished
+        )
+        _queue_reports(session, game, turn, players, reports, report_ids, now, finished)
         game.current_turn = turn + 1
         game.deadline = next_deadline or now + timedelta(days=game.turn_days)
         worker = game.claimed_by  # None: run by hand

@@ -20,7 +20,7 @@ import threading
 import time
 import traceback
 from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any, NoReturn, Protocol
@@ -170,6 +170,13 @@ class _Turn:
     wording: Wording
     maps: MapPages | None
     first: PlayerReport  # any reader's report: it keys the map's railroad layer
+    # Applied to each report in the process that rendered it (see start_turn_reports).
+    finish: "Callable[[RenderedReport], Any] | None" = None
+
+    def finished(self, position: int) -> tuple[RenderedReport, Any]:
+        """The report of `position` and what `finish` makes of it."""
+        report = self.render(position)
+        return report, None if self.finish is None else self.finish(report)
 
     def render(self, position: int) -> RenderedReport:
         return render_player_report(
@@ -201,7 +208,7 @@ def _do(kind: str, argument: Any, layers: Layers) -> Any:
     if kind == "draw":
         assert turn.maps is not None
         return turn.maps.draw_shared(turn.first, argument)
-    return turn.render(argument)
+    return turn.finished(argument)
 
 
 # Containers a renderer may allocate between two collections of the youngest
@@ -334,6 +341,10 @@ def _work(pipe: Connection, parents_end: Connection) -> None:
             pipe.send(("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"))
 
 
+# The reports by position and what `finish` made of each.
+_Outcome = tuple[dict[int, RenderedReport], dict[int, Any]]
+
+
 class PendingReports:
     """Reports being rendered by worker processes while the caller goes on
     (the batch stores the turn meanwhile). `result()` waits for them; `close()`
@@ -344,10 +355,12 @@ class PendingReports:
         ready: dict[int, RenderedReport] | None = None,
         workers: _Workers | None = None,
         driver: threading.Thread | None = None,
-        outcome: "list[dict[int, RenderedReport] | BaseException] | None" = None,
+        outcome: "list[_Outcome | BaseException] | None" = None,
         stop: threading.Event | None = None,
+        finished: dict[int, Any] | None = None,
     ) -> None:
         self._ready = ready
+        self._finished = finished if finished is not None else {}
         self._stop = stop
         self._workers = workers
         self._driver = driver
@@ -363,8 +376,13 @@ class PendingReports:
             found = self._outcome[0]
             if isinstance(found, BaseException):
                 raise found
-            self._ready = found
+            self._ready, self._finished = found
         return self._ready
+
+    def finished(self) -> dict[int, Any]:
+        """What `finish` made of each report, by position (once `result()` is in)."""
+        self.result()
+        return self._finished
 
     def close(self) -> None:
         if self._stop is not None:
@@ -389,11 +407,15 @@ def start_turn_reports(
     workers: int | None = None,
     maps: bool = True,
     meta: GameMeta | None = None,
+    finish: Callable[[RenderedReport], Any] | None = None,
 ) -> PendingReports:
     """Start rendering every position's report of one turn in `workers`
     processes (default: up to 2) and return at once; with one worker (or no
     fork) the reports are rendered before returning. `meta` replaces the
-    metadata taken from `data` (announcements, deadline).
+    metadata taken from `data` (announcements, deadline). `finish` is
+    applied to each report in the worker that rendered it, beside the other
+    reports still rendering rather than after them all (the batch deflates a
+    report for the store there); `PendingReports.finished()` has the results.
 
     The geography of each map page every reader has (the continent, the
     north-east, the south-east if lines reach there) is drawn here, once per
@@ -415,13 +437,17 @@ def start_turn_reports(
     wording = load_wording(data.scenario, data.after)
     pages = MapPages(data.scenario) if maps else None
     first = build_report(data.scenario, data.before, result, meta, wanted[0], wording=wording)
-    turn = _Turn(data, meta, result, wording, pages, first)
+    turn = _Turn(data, meta, result, wording, pages, first, finish)
     count = min(workers or default_workers(), len(wanted))
     if count <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         with _few_collections():
             if pages is not None:
                 pages.prepare(first)
-            return PendingReports(ready={pos: turn.render(pos) for pos in wanted})
+            done = {pos: turn.finished(pos) for pos in wanted}
+            return PendingReports(
+                ready={pos: report for pos, (report, _) in done.items()},
+                finished={pos: value for pos, (_, value) in done.items()},
+            )
     # Compiled and drawn here once per process, inherited by every worker.
     text_template()
     turnsheet_template()
@@ -441,7 +467,7 @@ def start_turn_reports(
             forked = _Workers(count)
     finally:
         gc.unfreeze()
-    outcome: list[dict[int, RenderedReport] | BaseException] = []
+    outcome: list[_Outcome | BaseException] = []
     stop = threading.Event()
 
     def drive() -> None:
@@ -450,7 +476,13 @@ def start_turn_reports(
             done = forked.run(tasks, stop)
             if done is None:
                 return
-            outcome.append(dict(zip(wanted, done[len(shared) :], strict=True)))
+            reports = dict(zip(wanted, done[len(shared) :], strict=True))
+            outcome.append(
+                (
+                    {pos: report for pos, (report, _) in reports.items()},
+                    {pos: value for pos, (_, value) in reports.items()},
+                )
+            )
         except BaseException as exc:  # handed to the caller by result()
             outcome.append(exc)
 
