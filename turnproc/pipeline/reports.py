@@ -119,11 +119,14 @@ def start_reports(
     """Start rendering the reports of `positions` (default: every position): the
     single place the batch calls the family's renderer. The renderer may work
     in other processes while the caller stores the turn; with `store`, it
-    makes each report's stored form too (`Reports.finished`)."""
+    hands back each report's stored form alone (`Reports.finished`), made
+    where the report was rendered, and `result()` may be empty."""
     start = family_of(report.scenario).report_renderer()
     wanted = None if positions is None else sorted(positions)
-    finish = stored_report if store else None
-    pending: Reports = start(report, positions=wanted, finish=finish)
+    if not store:
+        plain: Reports = start(report, positions=wanted)
+        return plain
+    pending: Reports = start(report, positions=wanted, finish=stored_report, keep=False)
     return pending
 
 
@@ -278,30 +281,29 @@ def _report_input(
 
 
 def _stored(
-    reports: dict[int, RenderedReport], finished: Mapping[int, Any] | None = None
+    reports: Mapping[int, RenderedReport], finished: Mapping[int, Any] | None = None
 ) -> dict[int, StoredReport]:
-    """The reports' stored forms: those the renderer made (`finished`), the
-    others made here."""
-    finished = finished or {}
-    return {
+    """The reports' stored forms, by position: those the renderer made
+    (`Reports.finished`), the others made here from `reports`."""
+    stored = {
         position: made
-        if isinstance(made := finished.get(position), StoredReport)
-        else stored_report(report)
-        for position, report in reports.items()
+        for position, made in (finished or {}).items()
+        if isinstance(made, StoredReport)
     }
+    for position, report in reports.items():
+        if position not in stored:
+            stored[position] = stored_report(report)
+    return dict(sorted(stored.items()))
 
 
 def _store_reports(
     session: Session,
     game_id: int,
     turn: int,
-    reports: dict[int, RenderedReport],
+    stored: Mapping[int, StoredReport],
     deadline: str,
-    finished: Mapping[int, Any] | None = None,
 ) -> dict[int, int]:
-    """Store a turn's reports once (report ids by position); `finished`: their
-    stored forms made by the renderer (`Reports.finished`)."""
-    stored = _stored(reports, finished)
+    """Store a turn's reports once (report ids by position)."""
     return repository.add_reports(
         session,
         game_id,
@@ -316,15 +318,14 @@ def _queue_reports(
     game: Game,
     turn: int,
     players: dict[int, Player],
-    reports: dict[int, RenderedReport],
+    stored: Mapping[int, StoredReport],
     report_ids: dict[int, int],
     now: datetime,
-    finished: Mapping[int, Any] | None = None,
 ) -> None:
     """The report mail of a turn, in one statement; each message carries its
     stored report by reference (text, JSON and PDF are not copied)."""
     messages = []
-    for position, report in sorted(_stored(reports, finished).items()):
+    for position, report in sorted(stored.items()):
         player = players.get(position)
         if player is None or not player.human or not player.email:
             continue

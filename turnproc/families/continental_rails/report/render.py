@@ -20,7 +20,7 @@ import threading
 import time
 import traceback
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any, NoReturn, Protocol
@@ -172,11 +172,13 @@ class _Turn:
     first: PlayerReport  # any reader's report: it keys the map's railroad layer
     # Applied to each report in the process that rendered it (see start_turn_reports).
     finish: "Callable[[RenderedReport], Any] | None" = None
+    keep: bool = True  # False: the report itself is not kept, only what `finish` made
 
-    def finished(self, position: int) -> tuple[RenderedReport, Any]:
-        """The report of `position` and what `finish` makes of it."""
+    def finished(self, position: int) -> tuple[RenderedReport | None, Any]:
+        """The report of `position` (if kept) and what `finish` makes of it."""
         report = self.render(position)
-        return report, None if self.finish is None else self.finish(report)
+        made = None if self.finish is None else self.finish(report)
+        return report if self.keep else None, made
 
     def render(self, position: int) -> RenderedReport:
         return render_player_report(
@@ -257,35 +259,44 @@ class _Workers:
             self.pipes.append(ours)
 
     def run(self, tasks: Sequence[tuple[str, Any]], stop: threading.Event) -> list[Any] | None:
-        """The tasks handed out one at a time, each to the next worker free (the
+        """The tasks handed out in order, each to the next worker free (the
         reports differ in length: a fixed share each leaves one worker idle
         while the other finishes), results in the tasks' order; None if `stop`
         is set. A shared page drawn by one worker goes to each other one with
         its next task; a worker that starts a report before a page has come
-        draws that page itself, to the same bytes."""
+        draws that page itself, to the same bytes. Once the pages are in and
+        while more than one task a worker is left, each worker holds its next
+        task as well, so it never waits for this process between two."""
         queue = deque(range(len(tasks)))
         results: list[Any] = [None] * len(tasks)
         drawn: Layers = {}
         has: list[set[Page]] = [set() for _ in self.pipes]
-        busy: dict[Connection, int] = {}
+        held: dict[Connection, deque[int]] = {pipe: deque() for pipe in self.pipes}
+        pages = sum(1 for kind, _ in tasks if kind == "draw")
 
         def hand(worker: int) -> None:
             index = queue.popleft()
             kind, argument = tasks[index]
             news = {page: both for page, both in drawn.items() if page not in has[worker]}
             has[worker].update(news)
-            busy[self.pipes[worker]] = index
+            held[self.pipes[worker]].append(index)
             try:
                 self.pipes[worker].send((kind, argument, news))
             except OSError:  # the worker died before it got the task
                 self._died(self.processes[worker])
 
-        for worker in range(min(len(self.pipes), len(queue))):
-            hand(worker)
+        def top_up(worker: int) -> None:
+            ahead = 2 if len(drawn) == pages and len(queue) > len(self.pipes) else 1
+            while queue and len(held[self.pipes[worker]]) < ahead:
+                hand(worker)
+
+        for worker in range(len(self.pipes)):
+            top_up(worker)
         sentinels = {process.sentinel: process for process in self.processes}
-        while busy:
+        while any(held.values()):
             if stop.is_set():
                 return None
+            busy = [pipe for pipe, indices in held.items() if indices]
             for ready in wait([*busy, *sentinels], timeout=0.05):
                 if ready in sentinels:
                     self._died(sentinels[ready])
@@ -297,14 +308,13 @@ class _Workers:
                     self._died(self.processes[worker])
                 if status != "ok":
                     raise RuntimeError(f"the report renderer failed: {value}")
-                index = busy.pop(ready)
+                index = held[ready].popleft()
                 results[index] = value
                 kind, argument = tasks[index]
                 if kind == "draw":
                     drawn[argument] = value
                     has[worker].add(argument)
-                if queue:
-                    hand(worker)
+                top_up(worker)
         return results
 
     @staticmethod
@@ -343,6 +353,16 @@ def _work(pipe: Connection, parents_end: Connection) -> None:
 
 # The reports by position and what `finish` made of each.
 _Outcome = tuple[dict[int, RenderedReport], dict[int, Any]]
+
+
+def _outcome(done: Iterable[tuple[int, tuple[RenderedReport | None, Any]]]) -> _Outcome:
+    reports: dict[int, RenderedReport] = {}
+    made: dict[int, Any] = {}
+    for position, (report, value) in done:
+        if report is not None:
+            reports[position] = report
+        made[position] = value
+    return reports, made
 
 
 class PendingReports:
@@ -408,6 +428,7 @@ def start_turn_reports(
     maps: bool = True,
     meta: GameMeta | None = None,
     finish: Callable[[RenderedReport], Any] | None = None,
+    keep: bool = True,
 ) -> PendingReports:
     """Start rendering every position's report of one turn in `workers`
     processes (default: up to 2) and return at once; with one worker (or no
@@ -416,6 +437,8 @@ def start_turn_reports(
     applied to each report in the worker that rendered it, beside the other
     reports still rendering rather than after them all (the batch deflates a
     report for the store there); `PendingReports.finished()` has the results.
+    With `keep` False only those come back and `result()` is empty (the
+    batch stores no PDF: they are most of the bytes a worker sends back).
 
     The geography of each map page every reader has (the continent, the
     north-east, the south-east if lines reach there) is drawn here, once per
@@ -437,17 +460,14 @@ def start_turn_reports(
     wording = load_wording(data.scenario, data.after)
     pages = MapPages(data.scenario) if maps else None
     first = build_report(data.scenario, data.before, result, meta, wanted[0], wording=wording)
-    turn = _Turn(data, meta, result, wording, pages, first, finish)
+    turn = _Turn(data, meta, result, wording, pages, first, finish, keep)
     count = min(workers or default_workers(), len(wanted))
     if count <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         with _few_collections():
             if pages is not None:
                 pages.prepare(first)
-            done = {pos: turn.finished(pos) for pos in wanted}
-            return PendingReports(
-                ready={pos: report for pos, (report, _) in done.items()},
-                finished={pos: value for pos, (_, value) in done.items()},
-            )
+            ready, made = _outcome((pos, turn.finished(pos)) for pos in wanted)
+            return PendingReports(ready=ready, finished=made)
     # Compiled and drawn here once per process, inherited by every worker.
     text_template()
     turnsheet_template()
@@ -476,13 +496,7 @@ def start_turn_reports(
             done = forked.run(tasks, stop)
             if done is None:
                 return
-            reports = dict(zip(wanted, done[len(shared) :], strict=True))
-            outcome.append(
-                (
-                    {pos: report for pos, (report, _) in reports.items()},
-                    {pos: value for pos, (_, value) in reports.items()},
-                )
-            )
+            outcome.append(_outcome(zip(wanted, done[len(shared) :], strict=True)))
         except BaseException as exc:  # handed to the caller by result()
             outcome.append(exc)
 
