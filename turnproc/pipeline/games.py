@@ -18,7 +18,13 @@ from turnproc.families.continental_rails.engine.setup import PlayerSetup
 from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.intake.auth import generate_secret, hash_secret
 from turnproc.pipeline.players import PlayerEntry, _queue_welcome
-from turnproc.pipeline.reports import RenderedReport, _report_input, _store_reports, render_reports
+from turnproc.pipeline.reports import (
+    RenderedReport,
+    _report_input,
+    _store_reports,
+    _stored,
+    render_reports,
+)
 from turnproc.pipeline.schedule import MISSED_TURN_POLICIES, _when, is_due, reminder_hours
 from turnproc.pipeline.stored import _store_state, scenario_for
 from turnproc.scenario.loader import resolve_path, scenario_names
@@ -126,7 +132,7 @@ def create_game(
             session, game, loaded, state, state, [], [], [], turn=0, deadline=_when(game.deadline)
         )
         reports = render_reports(opening, [e.position for e in entries])
-        report_ids = _store_reports(session, game.id, 0, reports, opening.deadline)
+        report_ids = _store_reports(session, game.id, 0, _stored(reports), opening.deadline)
     for entry in entries:
         # The welcome tells every player his secret, made here or given in the players file.
         secret = entry.secret or generated.get(entry.position)

@@ -30,7 +30,13 @@ from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.families.continental_rails.report.model import order_notes
 from turnproc.pipeline.games import add_game_records, adjust, rebuild_game_records
 from turnproc.pipeline.players import _apply_missed_turn_policy
-from turnproc.pipeline.reports import _queue_reports, _report_input, _store_reports, start_reports
+from turnproc.pipeline.reports import (
+    _queue_reports,
+    _report_input,
+    _store_reports,
+    _stored,
+    start_reports,
+)
 from turnproc.pipeline.schedule import _when, due_games, is_due, queue_reminders, utcnow
 from turnproc.pipeline.stored import PROGRAM_VERSION, scenario_for
 from turnproc.scenario.model import Scenario
@@ -227,13 +233,13 @@ def run_turn(
                 )
                 session.flush()
         with _timed(timings, "render"):
-            reports = pending.result()
+            stored = _stored(pending.result(), pending.finished())
     finally:
         pending.close()
     expected_positions = {t.position for t in result.state.tycoons}
-    if set(reports) != expected_positions:
+    if set(stored) != expected_positions:
         problems.append(
-            f"reports rendered for {len(reports)} positions, expected {len(expected_positions)}"
+            f"reports rendered for {len(stored)} positions, expected {len(expected_positions)}"
         )
     if preview:
         outcome.refused = {
@@ -246,8 +252,8 @@ def run_turn(
     if problems:
         _refuse(game, turn, problems)
     with _timed(timings, "store"):
-        report_ids = _store_reports(session, game.id, turn, reports, report_input.deadline)
-        _queue_reports(session, game, turn, players, reports, report_ids, now)
+        report_ids = _store_reports(session, game.id, turn, stored, report_input.deadline)
+        _queue_reports(session, game, turn, players, stored, report_ids, now)
         game.current_turn = turn + 1
         game.deadline = next_deadline or now + timedelta(days=game.turn_days)
         worker = game.claimed_by  # None: run by hand

@@ -719,25 +719,25 @@ def add_reports(
     session: Session,
     game_id: int,
     turn: int,
-    reports: dict[int, tuple[str, bytes | None, str]],
+    reports: dict[int, tuple[bytes, bytes, str | None]],
     deadline: str,
 ) -> dict[int, int]:
-    """A turn's reports (position -> text, PDF, JSON) in one statement: text
-    and JSON deflated, the PDF by its digest only (it is rendered again from
-    the stored facts and `deadline` when mailed). Returns the report ids by
-    position."""
+    """A turn's reports (position -> text and JSON deflated by `pack`, the
+    PDF's SHA-256) in one statement: the PDF is stored by its digest only (it
+    is rendered again from the stored facts and `deadline` when mailed).
+    Returns the report ids by position."""
     rows = [
         {
             "game_id": game_id,
             "turn": turn,
             "position": position,
-            "text_z": pack(text),
-            "json_z": pack(json_text),
+            "text_z": text_z,
+            "json_z": json_z,
             "pdf": None,
-            "pdf_sha256": None if pdf is None else hashlib.sha256(pdf).hexdigest(),
+            "pdf_sha256": pdf_sha256,
             "deadline": deadline,
         }
-        for position, (text, pdf, json_text) in sorted(reports.items())
+        for position, (text_z, json_z, pdf_sha256) in sorted(reports.items())
     ]
     if not rows:
         return {}

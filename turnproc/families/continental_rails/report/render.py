@@ -19,7 +19,8 @@ import statistics
 import threading
 import time
 import traceback
-from collections.abc import Iterator, Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any, NoReturn, Protocol
@@ -169,6 +170,15 @@ class _Turn:
     wording: Wording
     maps: MapPages | None
     first: PlayerReport  # any reader's report: it keys the map's railroad layer
+    # Applied to each report in the process that rendered it (see start_turn_reports).
+    finish: "Callable[[RenderedReport], Any] | None" = None
+    keep: bool = True  # False: the report itself is not kept, only what `finish` made
+
+    def finished(self, position: int) -> tuple[RenderedReport | None, Any]:
+        """The report of `position` (if kept) and what `finish` makes of it."""
+        report = self.render(position)
+        made = None if self.finish is None else self.finish(report)
+        return report if self.keep else None, made
 
     def render(self, position: int) -> RenderedReport:
         return render_player_report(
@@ -189,19 +199,18 @@ _JOB: list[_Turn] = []
 Layers = dict[Page, tuple[Drawn, Drawn | None]]
 
 
-def _draw_pages(pages: Sequence[Page]) -> Layers:
-    turn = _JOB[0]
-    assert turn.maps is not None
-    return {page: turn.maps.draw_shared(turn.first, page) for page in pages}
-
-
-def _render_positions(task: tuple[Sequence[int], Layers]) -> list[tuple[int, RenderedReport]]:
-    positions, layers = task
+def _do(kind: str, argument: Any, layers: Layers) -> Any:
+    """One task of a worker: draw a shared map page's railroad layer ("draw",
+    page) or render one position's report ("render", position), after taking
+    the pages other workers drew since its last task."""
     turn = _JOB[0]
     if turn.maps is not None:
         for page, (geography, layer) in layers.items():
             turn.maps.install(turn.first, page, geography, layer)
-    return [(pos, turn.render(pos)) for pos in positions]
+    if kind == "draw":
+        assert turn.maps is not None
+        return turn.maps.draw_shared(turn.first, argument)
+    return turn.finished(argument)
 
 
 # Containers a renderer may allocate between two collections of the youngest
@@ -250,31 +259,62 @@ class _Workers:
             self.pipes.append(ours)
 
     def run(self, tasks: Sequence[tuple[str, Any]], stop: threading.Event) -> list[Any] | None:
-        """One task per worker, results in the tasks' order; None if `stop` is set."""
-        assert len(tasks) <= len(self.pipes)
-        waiting: dict[Connection, int] = {}
-        for index, task in enumerate(tasks):
-            try:
-                self.pipes[index].send(task)
-            except OSError:  # the worker died before it got the task
-                self._died(self.processes[index])
-            waiting[self.pipes[index]] = index
+        """The tasks handed out in order, each to the next worker free (the
+        reports differ in length: a fixed share each leaves one worker idle
+        while the other finishes), results in the tasks' order; None if `stop`
+        is set. A shared page drawn by one worker goes to each other one with
+        its next task; a worker that starts a report before a page has come
+        draws that page itself, to the same bytes. Once the pages are in and
+        while more than one task a worker is left, each worker holds its next
+        task as well, so it never waits for this process between two."""
+        queue = deque(range(len(tasks)))
         results: list[Any] = [None] * len(tasks)
+        drawn: Layers = {}
+        has: list[set[Page]] = [set() for _ in self.pipes]
+        held: dict[Connection, deque[int]] = {pipe: deque() for pipe in self.pipes}
+        pages = sum(1 for kind, _ in tasks if kind == "draw")
+
+        def hand(worker: int) -> None:
+            index = queue.popleft()
+            kind, argument = tasks[index]
+            news = {page: both for page, both in drawn.items() if page not in has[worker]}
+            has[worker].update(news)
+            held[self.pipes[worker]].append(index)
+            try:
+                self.pipes[worker].send((kind, argument, news))
+            except OSError:  # the worker died before it got the task
+                self._died(self.processes[worker])
+
+        def top_up(worker: int) -> None:
+            ahead = 2 if len(drawn) == pages and len(queue) > len(self.pipes) else 1
+            while queue and len(held[self.pipes[worker]]) < ahead:
+                hand(worker)
+
+        for worker in range(len(self.pipes)):
+            top_up(worker)
         sentinels = {process.sentinel: process for process in self.processes}
-        while waiting:
+        while any(held.values()):
             if stop.is_set():
                 return None
-            for ready in wait([*waiting, *sentinels], timeout=0.05):
+            busy = [pipe for pipe, indices in held.items() if indices]
+            for ready in wait([*busy, *sentinels], timeout=0.05):
                 if ready in sentinels:
                     self._died(sentinels[ready])
                 assert isinstance(ready, Connection)
+                worker = self.pipes.index(ready)
                 try:
                     status, value = ready.recv()
                 except (EOFError, OSError):  # the worker died while we waited for it
-                    self._died(self.processes[self.pipes.index(ready)])
+                    self._died(self.processes[worker])
                 if status != "ok":
                     raise RuntimeError(f"the report renderer failed: {value}")
-                results[waiting.pop(ready)] = value
+                index = held[ready].popleft()
+                results[index] = value
+                kind, argument = tasks[index]
+                if kind == "draw":
+                    drawn[argument] = value
+                    has[worker].add(argument)
+                top_up(worker)
         return results
 
     @staticmethod
@@ -296,7 +336,7 @@ class _Workers:
 
 
 def _work(pipe: Connection, parents_end: Connection) -> None:
-    """A worker process: draw a map page or render positions until told to stop."""
+    """A worker process: draw map pages and render reports until told to stop."""
     parents_end.close()
     while True:
         try:
@@ -305,12 +345,24 @@ def _work(pipe: Connection, parents_end: Connection) -> None:
             return
         if task is None:
             return
-        kind, argument = task
         try:
-            value = _draw_pages(argument) if kind == "draw" else _render_positions(argument)
-            pipe.send(("ok", value))
+            pipe.send(("ok", _do(*task)))
         except Exception as exc:
             pipe.send(("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"))
+
+
+# The reports by position and what `finish` made of each.
+_Outcome = tuple[dict[int, RenderedReport], dict[int, Any]]
+
+
+def _outcome(done: Iterable[tuple[int, tuple[RenderedReport | None, Any]]]) -> _Outcome:
+    reports: dict[int, RenderedReport] = {}
+    made: dict[int, Any] = {}
+    for position, (report, value) in done:
+        if report is not None:
+            reports[position] = report
+        made[position] = value
+    return reports, made
 
 
 class PendingReports:
@@ -323,10 +375,12 @@ class PendingReports:
         ready: dict[int, RenderedReport] | None = None,
         workers: _Workers | None = None,
         driver: threading.Thread | None = None,
-        outcome: "list[dict[int, RenderedReport] | BaseException] | None" = None,
+        outcome: "list[_Outcome | BaseException] | None" = None,
         stop: threading.Event | None = None,
+        finished: dict[int, Any] | None = None,
     ) -> None:
         self._ready = ready
+        self._finished = finished if finished is not None else {}
         self._stop = stop
         self._workers = workers
         self._driver = driver
@@ -342,8 +396,13 @@ class PendingReports:
             found = self._outcome[0]
             if isinstance(found, BaseException):
                 raise found
-            self._ready = found
+            self._ready, self._finished = found
         return self._ready
+
+    def finished(self) -> dict[int, Any]:
+        """What `finish` made of each report, by position (once `result()` is in)."""
+        self.result()
+        return self._finished
 
     def close(self) -> None:
         if self._stop is not None:
@@ -368,18 +427,26 @@ def start_turn_reports(
     workers: int | None = None,
     maps: bool = True,
     meta: GameMeta | None = None,
+    finish: Callable[[RenderedReport], Any] | None = None,
+    keep: bool = True,
 ) -> PendingReports:
     """Start rendering every position's report of one turn in `workers`
     processes (default: up to 2) and return at once; with one worker (or no
     fork) the reports are rendered before returning. `meta` replaces the
-    metadata taken from `data` (announcements, deadline).
+    metadata taken from `data` (announcements, deadline). `finish` is
+    applied to each report in the worker that rendered it, beside the other
+    reports still rendering rather than after them all (the batch deflates a
+    report for the store there); `PendingReports.finished()` has the results.
+    With `keep` False only those come back and `result()` is empty (the
+    batch stores no PDF: they are most of the bytes a worker sends back).
 
     The geography of each map page every reader has (the continent, the
     north-east, the south-east if lines reach there) is drawn here, once per
-    process; their railroad layers are drawn and compressed once, shared out
-    among the workers, then every worker gets them all. The
-    worker processes are forked here, in the caller's thread; a helper thread
-    only hands them their work and collects the results."""
+    process; their railroad layers are the workers' first tasks, each drawn
+    and compressed once and handed to the other workers with their next
+    task. Then each report goes to the next worker free. The worker
+    processes are forked here, in the caller's thread; a helper thread only
+    hands them their work and collects the results."""
     wanted = list(positions) if positions is not None else [t.position for t in data.after.tycoons]
     if not wanted:
         return PendingReports(ready={})
@@ -393,13 +460,14 @@ def start_turn_reports(
     wording = load_wording(data.scenario, data.after)
     pages = MapPages(data.scenario) if maps else None
     first = build_report(data.scenario, data.before, result, meta, wanted[0], wording=wording)
-    turn = _Turn(data, meta, result, wording, pages, first)
+    turn = _Turn(data, meta, result, wording, pages, first, finish, keep)
     count = min(workers or default_workers(), len(wanted))
     if count <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         with _few_collections():
             if pages is not None:
                 pages.prepare(first)
-            return PendingReports(ready={pos: turn.render(pos) for pos in wanted})
+            ready, made = _outcome((pos, turn.finished(pos)) for pos in wanted)
+            return PendingReports(ready=ready, finished=made)
     # Compiled and drawn here once per process, inherited by every worker.
     text_template()
     turnsheet_template()
@@ -409,7 +477,6 @@ def start_turn_reports(
         pages.geography(True)
         pages.south_east(first)
         shared = pages.shared_pages(first)
-    chunks = [wanted[i::count] for i in range(count)]
     _JOB.clear()
     _JOB.append(turn)
     # The workers' inherited objects stay out of their garbage collector's
@@ -420,23 +487,16 @@ def start_turn_reports(
             forked = _Workers(count)
     finally:
         gc.unfreeze()
-    outcome: list[dict[int, RenderedReport] | BaseException] = []
+    outcome: list[_Outcome | BaseException] = []
     stop = threading.Event()
 
     def drive() -> None:
         try:
-            layers: Layers = {}
-            if pages is not None:
-                tasks = [("draw", shared[i::count]) for i in range(min(count, len(shared)))]
-                drawn = forked.run(tasks, stop)
-                if drawn is None:
-                    return
-                layers = {page: both for part in drawn for page, both in part.items()}
-            parts = forked.run([("render", (chunk, layers)) for chunk in chunks], stop)
-            if parts is None:
+            tasks = [("draw", page) for page in shared] + [("render", pos) for pos in wanted]
+            done = forked.run(tasks, stop)
+            if done is None:
                 return
-            rendered = dict(item for part in parts for item in part)
-            outcome.append({pos: rendered[pos] for pos in wanted})
+            outcome.append(_outcome(zip(wanted, done[len(shared) :], strict=True)))
         except BaseException as exc:  # handed to the caller by result()
             outcome.append(exc)
 
