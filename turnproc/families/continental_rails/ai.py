@@ -203,8 +203,8 @@ class TurnFacts:
         self.g = ai_params(scenario).general
         self.market = market_params(scenario)
         self._line_towns: dict[str, set[str]] = {}
-        self._joins: dict[tuple[str, str], bool] = {}
-        self._joins_any: dict[str, bool] = {}
+        self._railroads_at: dict[str, list[Railroad]] | None = None
+        self._joinable: dict[str, dict[str, Railroad]] = {}
         self._base_score: dict[str, float] = {}
         self._worth: dict[str, int] = {}
         self._miles: dict[str, int] = {}
@@ -262,17 +262,34 @@ class TurnFacts:
             towns = self._line_towns[rr.code] = network.towns_of(self.scenario, rr.lines)
         return towns
 
+    def railroads_at(self, town: str) -> list[Railroad]:
+        """The railroads whose lines reach `town`, in the state's order."""
+        at = self._railroads_at
+        if at is None:
+            at = self._railroads_at = {}
+            for rr in self.state.railroads.values():
+                for reached in self.line_towns(rr):
+                    at.setdefault(reached, []).append(rr)
+        return at.get(town, [])
+
+    def joinable(self, code: str) -> dict[str, Railroad]:
+        """The railroads route `code` may join (`can_join`), by code: those
+        whose lines reach one of its towns, found from the towns rather than by
+        trying every railroad."""
+        found = self._joinable.get(code)
+        if found is None:
+            route = self.scenario.routes[code]
+            found = self._joinable[code] = {
+                rr.code: rr
+                for rr in (*self.railroads_at(route.a), *self.railroads_at(route.b))
+                if self.allowed_with(code, rr)
+            }
+        return found
+
     def can_join(self, code: str, rr: Railroad) -> bool:
         """Whether route `code` touches the railroad's lines without making a
         prohibited set (4.8)."""
-        key = (code, rr.code)
-        joins = self._joins.get(key)
-        if joins is None:
-            route = self.scenario.routes[code]
-            towns = self.line_towns(rr)
-            joins = (route.a in towns or route.b in towns) and self.allowed_with(code, rr)
-            self._joins[key] = joins
-        return joins
+        return rr.code in self.joinable(code)
 
     def allowed_with(self, code: str, rr: Railroad) -> bool:
         """Whether the railroad's lines and RoWs with route `code` make no
@@ -296,15 +313,6 @@ class TurnFacts:
         if (route.double_with and route.double_with in codes) or code in doubles:
             return False  # rule 1: both routes of a double route
         return route.a not in entered and route.b not in entered  # rule 2
-
-    def joins_any(self, code: str) -> bool:
-        """Whether route `code` may join any railroad (`can_join`)."""
-        joins = self._joins_any.get(code)
-        if joins is None:
-            joins = self._joins_any[code] = any(
-                self.can_join(code, rr) for rr in self.state.railroads.values()
-            )
-        return joins
 
     def base_score(self, code: str) -> float:
         """A PC's worth having to anyone: its towns' values and the regions it links."""
@@ -570,29 +578,28 @@ class _Planner:
     def _pc_score(self, code: str) -> float:
         """How much a PC is worth having: town values, regions, a link to my railroads."""
         score = self.facts.base_score(code)
-        can_join = self.facts.can_join
-        if any(can_join(code, rr) for rr in self.mine):
+        joinable = self.facts.joinable(code)
+        if any(rr.code in joinable for rr in self.mine):
             score *= 1.5
-        elif len(self.presides) >= 2 and not self.facts.joins_any(code):
+        elif len(self.presides) >= 2 and not joinable:
             score *= 0.2  # I could neither incorporate nor merge it: only its income
         return score
 
     def _my_railroads(self) -> list[Railroad]:
         return self.mine
 
-    def _can_join(self, code: str, rr: Railroad) -> bool:
-        return self.facts.can_join(code, rr)
-
     def _merge_target(self, pc: str, own_only: bool) -> str | None:
         """A railroad the PC may merge into: one I preside, else one I direct,
         else any it joins (the owner need not be a director; the bonus stock is
         worth the PC's value either way)."""
-        mine = [rr for rr in self._my_railroads() if self._can_join(pc, rr)]
+        joinable = self.facts.joinable(pc)
+        mine = [rr for rr in self._my_railroads() if rr.code in joinable]
         if mine:
             return max(mine, key=lambda rr: (len(rr.lines), rr.code)).code
         if own_only:
             return None
-        others = [rr for rr in self.state.railroads.values() if self._can_join(pc, rr)]
+        # Any order will do: the key names each railroad apart.
+        others = list(joinable.values())
         if others:
             best = max(others, key=lambda rr: (self.me.position in rr.directors, rr.price, rr.code))
             return best.code
@@ -1110,12 +1117,8 @@ class _Planner:
     def _contested(self, rr: Railroad, row: str) -> bool:
         """Whether another railroad's lines touch RoW `row`."""
         route = self.scenario.routes[row]
-        for other in self.state.railroads.values():
-            if other.code != rr.code:
-                towns = self.facts.line_towns(other)
-                if route.a in towns or route.b in towns:
-                    return True
-        return False
+        at = self.facts.railroads_at
+        return any(other.code != rr.code for other in (*at(route.a), *at(route.b)))
 
     def _paths_to_new_regions(self, rr: Railroad) -> list[tuple[str, int]]:
         """First RoWs of the shortest open paths from the railroad to starred towns
