@@ -214,6 +214,13 @@ class TurnFacts:
             str, tuple[frozenset[str], frozenset[str], frozenset[str], bool]
         ] = {}
         self._directors_held: dict[str, tuple[int, frozenset[int], int]] | None = None
+        self._build_cost: dict[str, int] = {}
+        self._open_adjacency: dict[str, list[tuple[str, str, int]]] | None = None
+        self.presidencies: dict[int, list[str]] = {}
+        for code in sorted(state.railroads):
+            president = state.railroads[code].president
+            if president is not None:
+                self.presidencies.setdefault(president, []).append(code)
 
     def closed_rows(self) -> frozenset[str]:
         """Routes no railroad may bid for this turn: owned ones, and the western
@@ -224,6 +231,26 @@ class TurnFacts:
                 closed |= operations.western_routes(self.scenario)
             self._closed = closed
         return self._closed
+
+    def build_cost(self, code: str) -> int:
+        """4.6 What laying track on RoW `code` costs in the turn's starting climate."""
+        cost = self._build_cost.get(code)
+        if cost is None:
+            cost = self._build_cost[code] = rights_of_way.building_cost(
+                self.scenario, code, self.state.climate
+            )
+        return cost
+
+    def open_adjacency(self) -> dict[str, list[tuple[str, str, int]]]:
+        """`_row_adjacency` without the RoWs closed this turn (`closed_rows`):
+        the map a railroad's search for new regions walks."""
+        if self._open_adjacency is None:
+            closed = self.closed_rows()
+            self._open_adjacency = {
+                town: [link for link in links if link[0] not in closed]
+                for town, links in _row_adjacency(self.scenario).items()
+            }
+        return self._open_adjacency
 
     def bid_limits(self, position: int) -> dict[str, int]:
         """6.1B `max_bid` of every railroad for `position` (the stock report's
@@ -301,9 +328,7 @@ class TurnFacts:
             codes = frozenset([*rr.lines, *rr.rows])
             doubles = frozenset(other for c in codes if (other := scenario.routes[c].double_with))
             no_through = scenario.section("map", network.MapParams).no_through
-            entered = frozenset(
-                town for town in no_through if any(town in scenario.routes[c].towns for c in codes)
-            )
+            entered = frozenset(no_through) & network.towns_of(scenario, codes)
             allowed = network.prohibited_reason(scenario, codes) is None
             held = self._held_routes[rr.code] = (codes, doubles, entered, allowed)
         codes, doubles, entered, allowed = held
@@ -423,9 +448,7 @@ class _Planner:
         self.max_raise = auctions.offers.max_raise_percent
         self.facts = facts
         self.owners = facts.owners
-        self.presides = sorted(
-            code for code, rr in view.railroads.items() if rr.president == position
-        )
+        self.presides = list(facts.presidencies.get(position, ()))
         self.mine = [view.railroads[code] for code in self.presides]  # never changed
         self.incorporating: list[str] = []  # PCs incorporated this turn
         self.seeking: str | None = None  # a railroad bought into for its presidency
@@ -879,7 +902,7 @@ class _Planner:
 
     def build_cost(self, code: str) -> int:
         """4.6 What laying track on RoW `code` costs in the starting climate."""
-        return rights_of_way.building_cost(self.scenario, code, self.state.climate)
+        return self.facts.build_cost(code)
 
     def _expected_profit(self, rr: Railroad) -> int:
         """4.10 This turn's operating profit as the president can foresee it: the
@@ -1125,16 +1148,17 @@ class _Planner:
         of regions it does not link, best first, with how keen it is (0-2)."""
         scenario = self.scenario
         routes = rr.lines + rr.rows
-        have = network.regions_linked(scenario, routes)
-        no_through = set(scenario.section("map", network.MapParams).no_through)
         mine = network.towns_of(scenario, routes)
+        region_of = _town_regions(scenario)
+        # 1.2 The regions it links: those of the starred towns it reaches.
+        have = {region for town in mine if (region := region_of[town])}
+        no_through = set(scenario.section("map", network.MapParams).no_through)
         # Towns through which the railroad already runs its one allowed route.
         blocked = {t for t in no_through if t in mine}
         doubles = {scenario.routes[code].double_with for code in routes} - {None}
-        adjacency = _row_adjacency(scenario)
-        # Routes it may not bid for: owned, the twin of one of its own
-        # (`doubles`), or western before the west opens.
-        closed = self.facts.closed_rows()
+        # Routes it may not bid for: owned or western before the west opens
+        # (left out of the map searched), or the twin of one of its own (`doubles`).
+        adjacency = self.facts.open_adjacency()
         limit = self.g.row_search_limit
         first_links = self.state.first_region_links
         dist: dict[str, int] = {}
@@ -1147,28 +1171,32 @@ class _Planner:
             first_edge[town] = None
             heapq.heappush(heap, (0, town))
         found: list[tuple[float, str, int]] = []
+        pop = heapq.heappop
+        push = heapq.heappush
+        far = math.inf
         while heap:
-            d, town = heapq.heappop(heap)
+            d, town = pop(heap)
             if d > limit:
                 break  # towns come off the heap nearest first: the rest are farther
             if d > dist[town]:
                 continue
-            region = scenario.towns[town].region
-            if d > 0 and region and region not in have:
-                value = 2.0 if region not in first_links else 1.0
-                first = first_edge[town]
-                if first is not None:
-                    found.append((value * 1000 / (d + 100), first, 2 if d < 250 else 1))
-            if d > 0 and town in no_through:
-                continue  # a path may end in Chicago, never run through it
+            if d > 0:
+                region = region_of[town]
+                if region and region not in have:
+                    value = 2.0 if region not in first_links else 1.0
+                    first = first_edge[town]
+                    if first is not None:
+                        found.append((value * 1000 / (d + 100), first, 2 if d < 250 else 1))
+                if town in no_through:
+                    continue  # a path may end in Chicago, never run through it
             for code, other, length in adjacency.get(town, ()):
-                if code in closed or code in doubles or other in blocked:
+                if code in doubles or other in blocked:
                     continue
                 nd = d + length
-                if nd < dist.get(other, math.inf):
+                if nd < dist.get(other, far):
                     dist[other] = nd
                     first_edge[other] = first_edge[town] or code
-                    heapq.heappush(heap, (nd, other))
+                    push(heap, (nd, other))
         found.sort(key=lambda item: (-item[0], item[1]))
         if found:
             return [(first, keen) for _, first, keen in found]
@@ -1176,13 +1204,20 @@ class _Planner:
         best = []
         for town in sorted(mine - no_through):
             for code, other, _ in adjacency.get(town, ()):
-                if code in closed or code in doubles or other in blocked:
+                if code in doubles or other in blocked:
                     continue
                 if other in mine:
                     continue
                 best.append((-scenario.towns[other].value, code))
         best.sort()
         return [(code, 0) for _, code in best[:1]]
+
+
+def _town_regions(scenario: Scenario) -> dict[str, str | None]:
+    """Town -> the region whose starred town it is, or None."""
+    return scenario.derived(
+        "ai_town_regions", lambda s: {code: town.region for code, town in s.towns.items()}
+    )
 
 
 def _row_adjacency(scenario: Scenario) -> dict[str, list[tuple[str, str, int]]]:
