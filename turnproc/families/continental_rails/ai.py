@@ -215,6 +215,8 @@ class TurnFacts:
         ] = {}
         self._directors_held: dict[str, tuple[int, frozenset[int], int]] | None = None
         self._build_cost: dict[str, int] = {}
+        self._traded: list[tuple[Railroad, int, int]] | None = None
+        self._yields: list[tuple[int, str]] | None = None
         self._open_adjacency: dict[str, list[tuple[str, str, int]]] | None = None
         self.presidencies: dict[int, list[str]] = {}
         for code in sorted(state.railroads):
@@ -255,6 +257,12 @@ class TurnFacts:
     def bid_limits(self, position: int) -> dict[str, int]:
         """6.1B `max_bid` of every railroad for `position` (the stock report's
         column, 9.4), from the directors' holdings summed once for all seats."""
+        holdings = self.state.tycoon(position).holdings
+        return {code: self.bid_limit(position, holdings, code) for code in self.state.railroads}
+
+    def bid_limit(self, position: int, holdings: dict[str, int], code: str) -> int:
+        """6.1B `max_bid` of railroad `code` for `position`, who holds `holdings`
+        (`bid_limits`; 0 for a railroad that does not exist)."""
         held = self._directors_held
         if held is None:
             tycoons = self.state.tycoons
@@ -266,14 +274,13 @@ class TurnFacts:
                 )
                 for code, rr in self.state.railroads.items()
             }
-        holdings = self.state.tycoon(position).holdings
-        percent = self.market.bid_limit_percent
-        limits = {}
-        for code, (issued, directors, directors_own) in held.items():
-            own = holdings.get(code, 0)
-            excluded = own + directors_own - (own if position in directors else 0)
-            limits[code] = max(0, issued - excluded) * percent // 100
-        return limits
+        found = held.get(code)
+        if found is None:
+            return 0
+        issued, directors, directors_own = found
+        own = holdings.get(code, 0)
+        excluded = own + directors_own - (own if position in directors else 0)
+        return max(0, issued - excluded) * self.market.bid_limit_percent // 100
 
     def view(self, position: int) -> GameState:
         """`public_view(state, position)`, from the tycoons hidden once."""
@@ -400,6 +407,29 @@ class TurnFacts:
             value = self._value[rr.code] = max(book, by_dividend)
         return value
 
+    def traded(self) -> list[tuple[Railroad, int, int]]:
+        """The railroads whose shares trade (a price and shares issued), in the
+        state's order, each with the holding a directorship takes (6.4) and
+        `value_per_share`."""
+        if self._traded is None:
+            percent = self.market.director_percent
+            self._traded = [
+                (rr, -(-rr.issued * percent // 100), self.value_per_share(rr))
+                for rr in self.state.railroads.values()
+                if rr.price > 0 and rr.issued > 0
+            ]
+        return self._traded
+
+    def yields(self) -> list[tuple[int, str]]:
+        """The traded railroads by what a share is worth per $1,000 of its price,
+        best first (ties by code, last first): the investor's ranking."""
+        if self._yields is None:
+            self._yields = sorted(
+                ((value * 1000 // rr.price, rr.code) for rr, _, value in self.traded()),
+                reverse=True,
+            )
+        return self._yields
+
 
 # --- the planner ------------------------------------------------------------------
 
@@ -412,8 +442,7 @@ def computer_orders(
     may know (`TurnFacts`); the orders are the same without it."""
     if facts is None:
         facts = TurnFacts(scenario, state)
-    # The stock report's "max you can bid" column (9.4) is the position's to see.
-    planner = _Planner(scenario, facts.view(position), position, facts.bid_limits(position), facts)
+    planner = _Planner(scenario, facts.view(position), position, facts)
     return PlayerOrders(position=position, orders=planner.plan(), source="computer")
 
 
@@ -429,7 +458,6 @@ class _Planner:
         scenario: Scenario,
         view: GameState,
         position: int,
-        bid_limits: dict[str, int],
         facts: "TurnFacts",
     ) -> None:
         self.scenario = scenario
@@ -439,7 +467,6 @@ class _Planner:
         self.g = self.params.general
         self.persona = self.params.personalities[personality_name(scenario, self.me)]
         self.rand: random.Random = rng.stream(view.seed, view.turn, f"ai-{position}")
-        self.bid_limits = bid_limits
         self.market = market_params(scenario)
         self.rr_params = railroad_finance.railroad_params(scenario)
         self.building = rights_of_way.building_params(scenario)
@@ -516,7 +543,7 @@ class _Planner:
             orders += railroad_orders
         if merger is not None:
             orders.append(merger)
-        orders += [RequestPresidency(railroad=code) for code in self._presidency_requests()]
+        orders += [RequestPresidency(railroad=code) for code in self._presidency_requests(merger)]
         return orders
 
     # -- PCs --------------------------------------------------------------------
@@ -771,13 +798,7 @@ class _Planner:
         """Money to spare goes into the best-yielding stocks, each held below a
         directorship: (railroad, shares, worst-case price), best first."""
         rise = 100 + self.market.prices.max_rise_percent
-        ranked = []
-        for rr in self.state.railroads.values():
-            if rr.code in skip or rr.price <= 0 or rr.issued <= 0:
-                continue
-            value = self.value_per_share(rr)
-            ranked.append((value * 1000 // rr.price, rr.code))
-        ranked.sort(reverse=True)
+        ranked = [item for item in self.facts.yields() if item[1] not in skip]
         chosen = []
         for _, code in ranked[: self.persona.investments]:
             rr = self.state.railroads[code]
@@ -788,8 +809,9 @@ class _Planner:
         return chosen
 
     def _bid_limit(self, rr: Railroad) -> int:
-        """6.1 The most shares I may bid for (the stock report's column)."""
-        return self.bid_limits.get(rr.code, 0)
+        """6.1 The most shares I may bid for (the stock report's "max you can
+        bid" column, 9.4: the position's to see)."""
+        return self.facts.bid_limit(self.me.position, self.me.holdings, rr.code)
 
     def _buy_targets(self, keep: set[str]) -> dict[str, int]:
         """Railroads to buy and the holding aimed at in each, most important first."""
@@ -812,11 +834,7 @@ class _Planner:
             companies.max_presidencies(self.scenario), self.persona.presidencies
         )
         if len(self.presides) + len(self.incorporating) < wanted_presidencies:
-            contest = [
-                rr
-                for rr in state.railroads.values()
-                if rr.code not in keep and rr.price > 0 and rr.issued > 0
-            ]
+            contest = [rr for rr, _, _ in self.facts.traded() if rr.code not in keep]
             # A railroad without a president, or a small one, is easiest to take.
             contest.sort(
                 key=lambda rr: (
@@ -830,15 +848,13 @@ class _Planner:
                 self.seeking = rr.code
         directors = self.persona.directorships
         candidates = []
-        for rr in state.railroads.values():
-            if rr.code in targets or rr.code in keep or rr.price <= 0 or rr.issued <= 0:
+        for rr, need, value in self.facts.traded():
+            if rr.code in targets or rr.code in keep:
                 continue
-            need = -(-rr.issued * self.market.director_percent // 100)
             if me.holdings.get(rr.code, 0) >= need:
                 targets[rr.code] = need
                 directors -= 1
                 continue
-            value = self.value_per_share(rr)
             cheapness = value / rr.price
             candidates.append((cheapness * self.rand.uniform(0.8, 1.2), rr.code, need))
         candidates.sort(reverse=True)
@@ -885,9 +901,9 @@ class _Planner:
             return aim  # below a directorship it does not count toward a corner
         return max(mine, min(aim, limit - others))
 
-    def _presidency_requests(self) -> list[str]:
-        """4.14 Keep my presidencies, and ask for railroads I incorporate or buy into."""
-        merger = self._merger()
+    def _presidency_requests(self, merger: MergeRailroads | None) -> list[str]:
+        """4.14 Keep my presidencies (but the one `merger` ends), and ask for
+        railroads I incorporate or buy into."""
         wanted = [c for c in self.presides if merger is None or c != merger.other]
         wanted += self.incorporating
         if self.seeking:
@@ -974,7 +990,11 @@ class _Planner:
             if network.touches(scenario, network_routes, row):
                 wanted.append((BuildRoW(railroad=rr.code, row=row), self.build_cost(row)))
                 network_routes.append(row)
-        built = rr.model_copy(update={"lines": network_routes})
+        built = (
+            rr
+            if len(network_routes) == len(rr.lines)
+            else rr.model_copy(update={"lines": network_routes})
+        )
 
         # Efficiency wears away each turn; a capital improvement keeps it up.
         ceiling = railroad_finance.max_efficiency(scenario, rr, self.state.best_locomotive)
