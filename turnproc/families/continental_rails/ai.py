@@ -16,6 +16,8 @@ define them. docs/computer-players.md describes the play.
 import heapq
 import math
 import random
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
@@ -214,7 +216,6 @@ class TurnFacts:
             str, tuple[frozenset[str], frozenset[str], frozenset[str], bool]
         ] = {}
         self._directors_held: dict[str, tuple[int, frozenset[int], int]] | None = None
-        self._build_cost: dict[str, int] = {}
         self._traded: list[tuple[Railroad, int, int]] | None = None
         self._yields: list[tuple[int, str]] | None = None
         self._open_adjacency: dict[str, list[tuple[str, str, int]]] | None = None
@@ -235,12 +236,14 @@ class TurnFacts:
         return self._closed
 
     def build_cost(self, code: str) -> int:
-        """4.6 What laying track on RoW `code` costs in the turn's starting climate."""
-        cost = self._build_cost.get(code)
+        """4.6 What laying track on RoW `code` costs in the turn's starting
+        climate: `rights_of_way.building_cost`, a function of the map and the
+        climate alone, so kept for the scenario from turn to turn."""
+        costs = self.scenario.derived("ai_building_costs", _no_costs)
+        key = (code, self.state.climate)
+        cost = costs.get(key)
         if cost is None:
-            cost = self._build_cost[code] = rights_of_way.building_cost(
-                self.scenario, code, self.state.climate
-            )
+            cost = costs[key] = rights_of_way.building_cost(self.scenario, code, key[1])
         return cost
 
     def open_adjacency(self) -> dict[str, list[tuple[str, str, int]]]:
@@ -446,6 +449,16 @@ def computer_orders(
     return PlayerOrders(position=position, orders=planner.plan(), source="computer")
 
 
+class _Wanted(NamedTuple):
+    """A railroad order its president would give if the money allows, and its
+    cost; the order itself (`make(railroad=..., **fields)`) is made only when
+    given, as most are not."""
+
+    make: Callable[..., Order]
+    fields: dict[str, Any]
+    cost: int
+
+
 def _round_down(amount: int, step: int) -> int:
     return max(0, amount // step * step)
 
@@ -480,16 +493,11 @@ class _Planner:
         self.incorporating: list[str] = []  # PCs incorporated this turn
         self.seeking: str | None = None  # a railroad bought into for its presidency
         self.targets: dict[str, int] = {}
+        # The climate the turn starts in (5), as the personalities read it.
+        self.bad_times = view.climate >= self.g.bad_climate_from
+        self.good_times = view.climate <= self.g.good_climate_until
 
     # -- money ------------------------------------------------------------------
-
-    @property
-    def bad_times(self) -> bool:
-        return self.state.climate >= self.g.bad_climate_from
-
-    @property
-    def good_times(self) -> bool:
-        return self.state.climate <= self.g.good_climate_until
 
     def plan(self) -> list[Order]:
         """The turn's orders: loan first, then personal actions, stock orders in
@@ -981,15 +989,18 @@ class _Planner:
 
         budget = max(0, cash * persona.build_percent // 100)
         unbudgeted = cash - budget
-        wanted: list[tuple[Order, int]] = []
+        wanted: list[_Wanted] = []
 
         # Track is laid before improvements are bought, so they are priced on
         # the railroad as it will be after building (4.6, then 4.15-4.18).
         network_routes = list(rr.lines)
+        reached = network.towns_of(scenario, network_routes)
         for row in sorted(rr.rows):
-            if network.touches(scenario, network_routes, row):
-                wanted.append((BuildRoW(railroad=rr.code, row=row), self.build_cost(row)))
+            route = scenario.routes[row]
+            if route.a in reached or route.b in reached:
+                wanted.append(_Wanted(BuildRoW, {"row": row}, self.build_cost(row)))
                 network_routes.append(row)
+                reached.update(route.towns)
         built = (
             rr
             if len(network_routes) == len(rr.lines)
@@ -1008,12 +1019,12 @@ class _Planner:
                 improvements.point_cost(scenario, built, rr.efficiency + i, built_miles)
                 for i in range(points)
             )
-            wanted.append((CapitalImprovement(railroad=rr.code, amount=cost), cost))
+            wanted.append(_Wanted(CapitalImprovement, {"amount": cost}, cost))
 
         best = self.state.best_locomotive
         if best > rr.locomotive:
-            upgrade = UpgradeLocomotive(railroad=rr.code, locomotive=best)
-            wanted.append((upgrade, improvements.upgrade_cost(scenario, built, best)))
+            cost = improvements.upgrade_cost(scenario, built, best)
+            wanted.append(_Wanted(UpgradeLocomotive, {"locomotive": best}, cost))
 
         turns_left = self.g.expected_last_turn - self.state.turn
         tech = next(
@@ -1030,23 +1041,25 @@ class _Planner:
 
         # Builders lay track first; everyone keeps efficiency and engines current.
         if persona.build_percent >= 90:
-            wanted.sort(key=lambda item: not isinstance(item[0], BuildRoW | BidForRoW))
-        total = sum(cost for _, cost in wanted)
+            wanted.sort(key=lambda item: item.make not in (BuildRoW, BidForRoW))
+        total = sum(item.cost for item in wanted)
         if total > budget:
             finance, raised = self._raise_money(rr, total - budget)
             orders += finance
             budget += raised
-        laid = list(rr.lines)
-        for order, cost in wanted:
-            if isinstance(order, BuildRoW):
+        laid = network.towns_of(scenario, rr.lines)
+        for item in wanted:
+            cost = item.cost
+            if item.make is BuildRoW:
                 # A RoW skipped for money leaves the ones beyond it unconnected.
-                if cost > budget or not network.touches(scenario, laid, order.row):
+                route = scenario.routes[item.fields["row"]]
+                if cost > budget or (route.a not in laid and route.b not in laid):
                     continue
-                laid.append(order.row)
+                laid.update(route.towns)
             if cost <= budget:
-                orders.append(order)
+                orders.append(item.make(railroad=rr.code, **item.fields))
                 budget -= cost
-            elif isinstance(order, CapitalImprovement) and budget >= one_point:
+            elif item.make is CapitalImprovement and budget >= one_point:
                 orders.append(CapitalImprovement(railroad=rr.code, amount=budget))
                 budget = 0
         if milking and rr.issued > 0:
@@ -1059,16 +1072,16 @@ class _Planner:
             orders.append(RedeemBonds(railroad=rr.code, amount=rr.bonds))
         return orders
 
-    def _technology(self, rr: Railroad, built: Railroad, tech: str) -> tuple[Order, int] | None:
+    def _technology(self, rr: Railroad, built: Railroad, tech: str) -> "_Wanted | None":
         """4.18 The next technology; a Grand Station only in a size-4/5 town
         the railroad reached at the start of the turn."""
         cost = improvements.technology_cost(self.scenario, built, tech)
         if tech != "A":
-            return BuyTechnology(railroad=rr.code, technology=tech), cost
+            return _Wanted(BuyTechnology, {"technology": tech}, cost)
         towns = improvements.grand_station_towns(self.scenario, rr)
         if rr.grand_station is not None or not towns:
             return None
-        return BuyTechnology(railroad=rr.code, technology=tech, town=towns[0]), cost
+        return _Wanted(BuyTechnology, {"technology": tech, "town": towns[0]}, cost)
 
     def _raise_money(self, rr: Railroad, shortfall: int) -> tuple[list[Order], int]:
         """4.3-4.4 Bonds in fair weather (half the room left), new stock when
@@ -1098,7 +1111,7 @@ class _Planner:
                 raised += shares * net_price
         return orders, raised
 
-    def _double_tracking(self, rr: Railroad, cash: int) -> list[tuple[Order, int]]:
+    def _double_tracking(self, rr: Railroad, cash: int) -> "list[_Wanted]":
         """4.15 Double track the busiest line not yet doubled, when it pays back
         within a few turns and the railroad has cash to spare."""
         towns = self.scenario.towns
@@ -1115,7 +1128,7 @@ class _Planner:
         cost = rights_of_way.double_track_cost(self.scenario, best[1], self.state.climate)
         if cost * 2 > cash:
             return []
-        return [(DoubleTrack(railroad=rr.code, line=best[1]), cost)]
+        return [_Wanted(DoubleTrack, {"line": best[1]}, cost)]
 
     def _merger(self) -> MergeRailroads | None:
         """4.13 Merge my two railroads when their lines meet: the longer survives."""
@@ -1133,14 +1146,14 @@ class _Planner:
 
     # -- rights-of-way -------------------------------------------------------------
 
-    def _row_bids(self, rr: Railroad) -> list[tuple[Order, int]]:
+    def _row_bids(self, rr: Railroad) -> "list[_Wanted]":
         """4.7 Bid for the first RoW on the cheapest way to a region not yet linked."""
         auction = self.building.auction
         slots = auction.max_unbuilt_rows - len(rr.rows)
         if slots <= 0:
             return []
         paths = self._paths_to_new_regions(rr)
-        bids: list[tuple[Order, int]] = []
+        bids: list[_Wanted] = []
         chosen: set[str] = set()
         for first, keen in paths:
             if first in chosen or len(bids) >= min(slots, 2):
@@ -1148,13 +1161,13 @@ class _Planner:
             minimum = rights_of_way.min_bid(self.scenario, first)
             percent = self.g.row_bid_percent[min(keen, len(self.g.row_bid_percent) - 1)]
             amount = minimum * percent // 100 * self.rand.randint(100, 130) // 100
-            bids.append((BidForRoW(railroad=rr.code, row=first, amount=amount), amount))
+            bids.append(_Wanted(BidForRoW, {"row": first, "amount": amount}, amount))
             chosen.add(first)
             if self._contested(rr, first):
                 # Playing tips: spend for political influence when another
                 # railroad connects to the RoW you want (4.9; it counts next turn).
                 gift = minimum * self.g.donation_percent // 100
-                bids.append((PoliticalDonation(railroad=rr.code, amount=gift), gift))
+                bids.append(_Wanted(PoliticalDonation, {"amount": gift}, gift))
         return bids
 
     def _contested(self, rr: Railroad, row: str) -> bool:
@@ -1231,6 +1244,11 @@ class _Planner:
                 best.append((-scenario.towns[other].value, code))
         best.sort()
         return [(code, 0) for _, code in best[:1]]
+
+
+def _no_costs(scenario: Scenario) -> dict[tuple[str, int], int]:
+    """An empty table of building costs by (RoW, climate), filled as they are asked."""
+    return {}
 
 
 def _town_regions(scenario: Scenario) -> dict[str, str | None]:
