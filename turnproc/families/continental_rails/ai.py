@@ -202,8 +202,13 @@ class TurnFacts:
             if (company.status == "available" or (company.status == "owned" and company.for_sale))
             and company.asking_price > 0
         ]
-        self.g = ai_params(scenario).general
+        # The parameters every seat reads (ai.toml and the engine's sections).
+        self.params = ai_params(scenario)
+        self.g = self.params.general
         self.market = market_params(scenario)
+        self.rr_params = railroad_finance.railroad_params(scenario)
+        self.building = rights_of_way.building_params(scenario)
+        self.auctions = scenario.section("auctions", AuctionsParams)
         self._line_towns: dict[str, set[str]] = {}
         self._railroads_at: dict[str, list[Railroad]] | None = None
         self._joinable: dict[str, dict[str, Railroad]] = {}
@@ -476,14 +481,14 @@ class _Planner:
         self.scenario = scenario
         self.state = view
         self.me = view.tycoon(position)
-        self.params = ai_params(scenario)
-        self.g = self.params.general
+        self.params = facts.params
+        self.g = facts.g
         self.persona = self.params.personalities[personality_name(scenario, self.me)]
         self.rand: random.Random = rng.stream(view.seed, view.turn, f"ai-{position}")
-        self.market = market_params(scenario)
-        self.rr_params = railroad_finance.railroad_params(scenario)
-        self.building = rights_of_way.building_params(scenario)
-        auctions = scenario.section("auctions", AuctionsParams)
+        self.market = facts.market
+        self.rr_params = facts.rr_params
+        self.building = facts.building
+        auctions = facts.auctions
         self.max_pcs = auctions.auction.max_pcs
         self.max_raise = auctions.offers.max_raise_percent
         self.facts = facts
@@ -1207,17 +1212,16 @@ class _Planner:
         pop = heapq.heappop
         push = heapq.heappush
         far = math.inf
+        distance = dist.get
         while heap:
             d, town = pop(heap)
-            if d > limit:
-                break  # towns come off the heap nearest first: the rest are farther
             if d > dist[town]:
                 continue
+            first = first_edge[town]
             if d > 0:
                 region = region_of[town]
                 if region and region not in have:
                     value = 2.0 if region not in first_links else 1.0
-                    first = first_edge[town]
                     if first is not None:
                         found.append((value * 1000 / (d + 100), first, 2 if d < 250 else 1))
                 if town in no_through:
@@ -1226,9 +1230,10 @@ class _Planner:
                 if code in doubles or other in blocked:
                     continue
                 nd = d + length
-                if nd < dist.get(other, far):
+                # Towns beyond the limit are never reached: no need to queue them.
+                if nd <= limit and nd < distance(other, far):
                     dist[other] = nd
-                    first_edge[other] = first_edge[town] or code
+                    first_edge[other] = first or code
                     push(heap, (nd, other))
         found.sort(key=lambda item: (-item[0], item[1]))
         if found:
