@@ -156,6 +156,20 @@ def test_turn_facts_agree_with_the_rules_they_shortcut(
             assert case_facts.allowed_with(code, rr) == (reason is None), (rr.code, code)
             reasons.add(reason.split()[0] if reason else None)
     assert reasons == {None, "both", "more"}  # both rules bite
+    # A route joins a railroad when it touches its lines and makes no prohibited set.
+    for code in scenario.routes:
+        joinable = facts.joinable(code)
+        for rr in state.railroads.values():
+            touches = network.touches(scenario, rr.lines, code)
+            allowed = network.prohibited_reason(scenario, [*rr.lines, *rr.rows, code]) is None
+            assert (rr.code in joinable) == (touches and allowed), (rr.code, code)
+            assert facts.can_join(code, rr) == (touches and allowed)
+    assert any(facts.joinable(code) for code in scenario.routes)
+    # The search for new regions walks only the RoWs open this turn.
+    closed = facts.closed_rows()
+    walked = {link[0] for links in facts.open_adjacency().values() for link in links}
+    rows = {code for code, route in scenario.routes.items() if route.kind == "RoW"}
+    assert walked == rows - closed
 
 
 def test_personalities_come_from_the_tycoon_or_the_position(scenario: Scenario) -> None:

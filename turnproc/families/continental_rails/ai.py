@@ -16,6 +16,8 @@ define them. docs/computer-players.md describes the play.
 import heapq
 import math
 import random
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
@@ -200,11 +202,16 @@ class TurnFacts:
             if (company.status == "available" or (company.status == "owned" and company.for_sale))
             and company.asking_price > 0
         ]
-        self.g = ai_params(scenario).general
+        # The parameters every seat reads (ai.toml and the engine's sections).
+        self.params = ai_params(scenario)
+        self.g = self.params.general
         self.market = market_params(scenario)
+        self.rr_params = railroad_finance.railroad_params(scenario)
+        self.building = rights_of_way.building_params(scenario)
+        self.auctions = scenario.section("auctions", AuctionsParams)
         self._line_towns: dict[str, set[str]] = {}
-        self._joins: dict[tuple[str, str], bool] = {}
-        self._joins_any: dict[str, bool] = {}
+        self._railroads_at: dict[str, list[Railroad]] | None = None
+        self._joinable: dict[str, dict[str, Railroad]] = {}
         self._base_score: dict[str, float] = {}
         self._worth: dict[str, int] = {}
         self._miles: dict[str, int] = {}
@@ -214,6 +221,14 @@ class TurnFacts:
             str, tuple[frozenset[str], frozenset[str], frozenset[str], bool]
         ] = {}
         self._directors_held: dict[str, tuple[int, frozenset[int], int]] | None = None
+        self._traded: list[tuple[Railroad, int, int]] | None = None
+        self._yields: list[tuple[int, str]] | None = None
+        self._open_adjacency: dict[str, list[tuple[str, str, int]]] | None = None
+        self.presidencies: dict[int, list[str]] = {}
+        for code in sorted(state.railroads):
+            president = state.railroads[code].president
+            if president is not None:
+                self.presidencies.setdefault(president, []).append(code)
 
     def closed_rows(self) -> frozenset[str]:
         """Routes no railroad may bid for this turn: owned ones, and the western
@@ -225,9 +240,37 @@ class TurnFacts:
             self._closed = closed
         return self._closed
 
+    def build_cost(self, code: str) -> int:
+        """4.6 What laying track on RoW `code` costs in the turn's starting
+        climate: `rights_of_way.building_cost`, a function of the map and the
+        climate alone, so kept for the scenario from turn to turn."""
+        costs = self.scenario.derived("ai_building_costs", _no_costs)
+        key = (code, self.state.climate)
+        cost = costs.get(key)
+        if cost is None:
+            cost = costs[key] = rights_of_way.building_cost(self.scenario, code, key[1])
+        return cost
+
+    def open_adjacency(self) -> dict[str, list[tuple[str, str, int]]]:
+        """`_row_adjacency` without the RoWs closed this turn (`closed_rows`):
+        the map a railroad's search for new regions walks."""
+        if self._open_adjacency is None:
+            closed = self.closed_rows()
+            self._open_adjacency = {
+                town: [link for link in links if link[0] not in closed]
+                for town, links in _row_adjacency(self.scenario).items()
+            }
+        return self._open_adjacency
+
     def bid_limits(self, position: int) -> dict[str, int]:
         """6.1B `max_bid` of every railroad for `position` (the stock report's
         column, 9.4), from the directors' holdings summed once for all seats."""
+        holdings = self.state.tycoon(position).holdings
+        return {code: self.bid_limit(position, holdings, code) for code in self.state.railroads}
+
+    def bid_limit(self, position: int, holdings: dict[str, int], code: str) -> int:
+        """6.1B `max_bid` of railroad `code` for `position`, who holds `holdings`
+        (`bid_limits`; 0 for a railroad that does not exist)."""
         held = self._directors_held
         if held is None:
             tycoons = self.state.tycoons
@@ -239,14 +282,13 @@ class TurnFacts:
                 )
                 for code, rr in self.state.railroads.items()
             }
-        holdings = self.state.tycoon(position).holdings
-        percent = self.market.bid_limit_percent
-        limits = {}
-        for code, (issued, directors, directors_own) in held.items():
-            own = holdings.get(code, 0)
-            excluded = own + directors_own - (own if position in directors else 0)
-            limits[code] = max(0, issued - excluded) * percent // 100
-        return limits
+        found = held.get(code)
+        if found is None:
+            return 0
+        issued, directors, directors_own = found
+        own = holdings.get(code, 0)
+        excluded = own + directors_own - (own if position in directors else 0)
+        return max(0, issued - excluded) * self.market.bid_limit_percent // 100
 
     def view(self, position: int) -> GameState:
         """`public_view(state, position)`, from the tycoons hidden once."""
@@ -262,17 +304,34 @@ class TurnFacts:
             towns = self._line_towns[rr.code] = network.towns_of(self.scenario, rr.lines)
         return towns
 
+    def railroads_at(self, town: str) -> list[Railroad]:
+        """The railroads whose lines reach `town`, in the state's order."""
+        at = self._railroads_at
+        if at is None:
+            at = self._railroads_at = {}
+            for rr in self.state.railroads.values():
+                for reached in self.line_towns(rr):
+                    at.setdefault(reached, []).append(rr)
+        return at.get(town, [])
+
+    def joinable(self, code: str) -> dict[str, Railroad]:
+        """The railroads route `code` may join (`can_join`), by code: those
+        whose lines reach one of its towns, found from the towns rather than by
+        trying every railroad."""
+        found = self._joinable.get(code)
+        if found is None:
+            route = self.scenario.routes[code]
+            found = self._joinable[code] = {
+                rr.code: rr
+                for rr in (*self.railroads_at(route.a), *self.railroads_at(route.b))
+                if self.allowed_with(code, rr)
+            }
+        return found
+
     def can_join(self, code: str, rr: Railroad) -> bool:
         """Whether route `code` touches the railroad's lines without making a
         prohibited set (4.8)."""
-        key = (code, rr.code)
-        joins = self._joins.get(key)
-        if joins is None:
-            route = self.scenario.routes[code]
-            towns = self.line_towns(rr)
-            joins = (route.a in towns or route.b in towns) and self.allowed_with(code, rr)
-            self._joins[key] = joins
-        return joins
+        return rr.code in self.joinable(code)
 
     def allowed_with(self, code: str, rr: Railroad) -> bool:
         """Whether the railroad's lines and RoWs with route `code` make no
@@ -284,9 +343,7 @@ class TurnFacts:
             codes = frozenset([*rr.lines, *rr.rows])
             doubles = frozenset(other for c in codes if (other := scenario.routes[c].double_with))
             no_through = scenario.section("map", network.MapParams).no_through
-            entered = frozenset(
-                town for town in no_through if any(town in scenario.routes[c].towns for c in codes)
-            )
+            entered = frozenset(no_through) & network.towns_of(scenario, codes)
             allowed = network.prohibited_reason(scenario, codes) is None
             held = self._held_routes[rr.code] = (codes, doubles, entered, allowed)
         codes, doubles, entered, allowed = held
@@ -296,15 +353,6 @@ class TurnFacts:
         if (route.double_with and route.double_with in codes) or code in doubles:
             return False  # rule 1: both routes of a double route
         return route.a not in entered and route.b not in entered  # rule 2
-
-    def joins_any(self, code: str) -> bool:
-        """Whether route `code` may join any railroad (`can_join`)."""
-        joins = self._joins_any.get(code)
-        if joins is None:
-            joins = self._joins_any[code] = any(
-                self.can_join(code, rr) for rr in self.state.railroads.values()
-            )
-        return joins
 
     def base_score(self, code: str) -> float:
         """A PC's worth having to anyone: its towns' values and the regions it links."""
@@ -367,6 +415,29 @@ class TurnFacts:
             value = self._value[rr.code] = max(book, by_dividend)
         return value
 
+    def traded(self) -> list[tuple[Railroad, int, int]]:
+        """The railroads whose shares trade (a price and shares issued), in the
+        state's order, each with the holding a directorship takes (6.4) and
+        `value_per_share`."""
+        if self._traded is None:
+            percent = self.market.director_percent
+            self._traded = [
+                (rr, -(-rr.issued * percent // 100), self.value_per_share(rr))
+                for rr in self.state.railroads.values()
+                if rr.price > 0 and rr.issued > 0
+            ]
+        return self._traded
+
+    def yields(self) -> list[tuple[int, str]]:
+        """The traded railroads by what a share is worth per $1,000 of its price,
+        best first (ties by code, last first): the investor's ranking."""
+        if self._yields is None:
+            self._yields = sorted(
+                ((value * 1000 // rr.price, rr.code) for rr, _, value in self.traded()),
+                reverse=True,
+            )
+        return self._yields
+
 
 # --- the planner ------------------------------------------------------------------
 
@@ -379,9 +450,18 @@ def computer_orders(
     may know (`TurnFacts`); the orders are the same without it."""
     if facts is None:
         facts = TurnFacts(scenario, state)
-    # The stock report's "max you can bid" column (9.4) is the position's to see.
-    planner = _Planner(scenario, facts.view(position), position, facts.bid_limits(position), facts)
+    planner = _Planner(scenario, facts.view(position), position, facts)
     return PlayerOrders(position=position, orders=planner.plan(), source="computer")
+
+
+class _Wanted(NamedTuple):
+    """A railroad order its president would give if the money allows, and its
+    cost; the order itself (`make(railroad=..., **fields)`) is made only when
+    given, as most are not."""
+
+    make: Callable[..., Order]
+    fields: dict[str, Any]
+    cost: int
 
 
 def _round_down(amount: int, step: int) -> int:
@@ -396,42 +476,33 @@ class _Planner:
         scenario: Scenario,
         view: GameState,
         position: int,
-        bid_limits: dict[str, int],
         facts: "TurnFacts",
     ) -> None:
         self.scenario = scenario
         self.state = view
         self.me = view.tycoon(position)
-        self.params = ai_params(scenario)
-        self.g = self.params.general
+        self.params = facts.params
+        self.g = facts.g
         self.persona = self.params.personalities[personality_name(scenario, self.me)]
         self.rand: random.Random = rng.stream(view.seed, view.turn, f"ai-{position}")
-        self.bid_limits = bid_limits
-        self.market = market_params(scenario)
-        self.rr_params = railroad_finance.railroad_params(scenario)
-        self.building = rights_of_way.building_params(scenario)
-        auctions = scenario.section("auctions", AuctionsParams)
+        self.market = facts.market
+        self.rr_params = facts.rr_params
+        self.building = facts.building
+        auctions = facts.auctions
         self.max_pcs = auctions.auction.max_pcs
         self.max_raise = auctions.offers.max_raise_percent
         self.facts = facts
         self.owners = facts.owners
-        self.presides = sorted(
-            code for code, rr in view.railroads.items() if rr.president == position
-        )
+        self.presides = list(facts.presidencies.get(position, ()))
         self.mine = [view.railroads[code] for code in self.presides]  # never changed
         self.incorporating: list[str] = []  # PCs incorporated this turn
         self.seeking: str | None = None  # a railroad bought into for its presidency
         self.targets: dict[str, int] = {}
+        # The climate the turn starts in (5), as the personalities read it.
+        self.bad_times = view.climate >= self.g.bad_climate_from
+        self.good_times = view.climate <= self.g.good_climate_until
 
     # -- money ------------------------------------------------------------------
-
-    @property
-    def bad_times(self) -> bool:
-        return self.state.climate >= self.g.bad_climate_from
-
-    @property
-    def good_times(self) -> bool:
-        return self.state.climate <= self.g.good_climate_until
 
     def plan(self) -> list[Order]:
         """The turn's orders: loan first, then personal actions, stock orders in
@@ -485,7 +556,7 @@ class _Planner:
             orders += railroad_orders
         if merger is not None:
             orders.append(merger)
-        orders += [RequestPresidency(railroad=code) for code in self._presidency_requests()]
+        orders += [RequestPresidency(railroad=code) for code in self._presidency_requests(merger)]
         return orders
 
     # -- PCs --------------------------------------------------------------------
@@ -570,29 +641,28 @@ class _Planner:
     def _pc_score(self, code: str) -> float:
         """How much a PC is worth having: town values, regions, a link to my railroads."""
         score = self.facts.base_score(code)
-        can_join = self.facts.can_join
-        if any(can_join(code, rr) for rr in self.mine):
+        joinable = self.facts.joinable(code)
+        if any(rr.code in joinable for rr in self.mine):
             score *= 1.5
-        elif len(self.presides) >= 2 and not self.facts.joins_any(code):
+        elif len(self.presides) >= 2 and not joinable:
             score *= 0.2  # I could neither incorporate nor merge it: only its income
         return score
 
     def _my_railroads(self) -> list[Railroad]:
         return self.mine
 
-    def _can_join(self, code: str, rr: Railroad) -> bool:
-        return self.facts.can_join(code, rr)
-
     def _merge_target(self, pc: str, own_only: bool) -> str | None:
         """A railroad the PC may merge into: one I preside, else one I direct,
         else any it joins (the owner need not be a director; the bonus stock is
         worth the PC's value either way)."""
-        mine = [rr for rr in self._my_railroads() if self._can_join(pc, rr)]
+        joinable = self.facts.joinable(pc)
+        mine = [rr for rr in self._my_railroads() if rr.code in joinable]
         if mine:
             return max(mine, key=lambda rr: (len(rr.lines), rr.code)).code
         if own_only:
             return None
-        others = [rr for rr in self.state.railroads.values() if self._can_join(pc, rr)]
+        # Any order will do: the key names each railroad apart.
+        others = list(joinable.values())
         if others:
             best = max(others, key=lambda rr: (self.me.position in rr.directors, rr.price, rr.code))
             return best.code
@@ -741,13 +811,7 @@ class _Planner:
         """Money to spare goes into the best-yielding stocks, each held below a
         directorship: (railroad, shares, worst-case price), best first."""
         rise = 100 + self.market.prices.max_rise_percent
-        ranked = []
-        for rr in self.state.railroads.values():
-            if rr.code in skip or rr.price <= 0 or rr.issued <= 0:
-                continue
-            value = self.value_per_share(rr)
-            ranked.append((value * 1000 // rr.price, rr.code))
-        ranked.sort(reverse=True)
+        ranked = [item for item in self.facts.yields() if item[1] not in skip]
         chosen = []
         for _, code in ranked[: self.persona.investments]:
             rr = self.state.railroads[code]
@@ -758,8 +822,9 @@ class _Planner:
         return chosen
 
     def _bid_limit(self, rr: Railroad) -> int:
-        """6.1 The most shares I may bid for (the stock report's column)."""
-        return self.bid_limits.get(rr.code, 0)
+        """6.1 The most shares I may bid for (the stock report's "max you can
+        bid" column, 9.4: the position's to see)."""
+        return self.facts.bid_limit(self.me.position, self.me.holdings, rr.code)
 
     def _buy_targets(self, keep: set[str]) -> dict[str, int]:
         """Railroads to buy and the holding aimed at in each, most important first."""
@@ -782,11 +847,7 @@ class _Planner:
             companies.max_presidencies(self.scenario), self.persona.presidencies
         )
         if len(self.presides) + len(self.incorporating) < wanted_presidencies:
-            contest = [
-                rr
-                for rr in state.railroads.values()
-                if rr.code not in keep and rr.price > 0 and rr.issued > 0
-            ]
+            contest = [rr for rr, _, _ in self.facts.traded() if rr.code not in keep]
             # A railroad without a president, or a small one, is easiest to take.
             contest.sort(
                 key=lambda rr: (
@@ -800,15 +861,13 @@ class _Planner:
                 self.seeking = rr.code
         directors = self.persona.directorships
         candidates = []
-        for rr in state.railroads.values():
-            if rr.code in targets or rr.code in keep or rr.price <= 0 or rr.issued <= 0:
+        for rr, need, value in self.facts.traded():
+            if rr.code in targets or rr.code in keep:
                 continue
-            need = -(-rr.issued * self.market.director_percent // 100)
             if me.holdings.get(rr.code, 0) >= need:
                 targets[rr.code] = need
                 directors -= 1
                 continue
-            value = self.value_per_share(rr)
             cheapness = value / rr.price
             candidates.append((cheapness * self.rand.uniform(0.8, 1.2), rr.code, need))
         candidates.sort(reverse=True)
@@ -855,9 +914,9 @@ class _Planner:
             return aim  # below a directorship it does not count toward a corner
         return max(mine, min(aim, limit - others))
 
-    def _presidency_requests(self) -> list[str]:
-        """4.14 Keep my presidencies, and ask for railroads I incorporate or buy into."""
-        merger = self._merger()
+    def _presidency_requests(self, merger: MergeRailroads | None) -> list[str]:
+        """4.14 Keep my presidencies (but the one `merger` ends), and ask for
+        railroads I incorporate or buy into."""
         wanted = [c for c in self.presides if merger is None or c != merger.other]
         wanted += self.incorporating
         if self.seeking:
@@ -872,7 +931,7 @@ class _Planner:
 
     def build_cost(self, code: str) -> int:
         """4.6 What laying track on RoW `code` costs in the starting climate."""
-        return rights_of_way.building_cost(self.scenario, code, self.state.climate)
+        return self.facts.build_cost(code)
 
     def _expected_profit(self, rr: Railroad) -> int:
         """4.10 This turn's operating profit as the president can foresee it: the
@@ -935,16 +994,23 @@ class _Planner:
 
         budget = max(0, cash * persona.build_percent // 100)
         unbudgeted = cash - budget
-        wanted: list[tuple[Order, int]] = []
+        wanted: list[_Wanted] = []
 
         # Track is laid before improvements are bought, so they are priced on
         # the railroad as it will be after building (4.6, then 4.15-4.18).
         network_routes = list(rr.lines)
+        reached = network.towns_of(scenario, network_routes)
         for row in sorted(rr.rows):
-            if network.touches(scenario, network_routes, row):
-                wanted.append((BuildRoW(railroad=rr.code, row=row), self.build_cost(row)))
+            route = scenario.routes[row]
+            if route.a in reached or route.b in reached:
+                wanted.append(_Wanted(BuildRoW, {"row": row}, self.build_cost(row)))
                 network_routes.append(row)
-        built = rr.model_copy(update={"lines": network_routes})
+                reached.update(route.towns)
+        built = (
+            rr
+            if len(network_routes) == len(rr.lines)
+            else rr.model_copy(update={"lines": network_routes})
+        )
 
         # Efficiency wears away each turn; a capital improvement keeps it up.
         ceiling = railroad_finance.max_efficiency(scenario, rr, self.state.best_locomotive)
@@ -958,12 +1024,12 @@ class _Planner:
                 improvements.point_cost(scenario, built, rr.efficiency + i, built_miles)
                 for i in range(points)
             )
-            wanted.append((CapitalImprovement(railroad=rr.code, amount=cost), cost))
+            wanted.append(_Wanted(CapitalImprovement, {"amount": cost}, cost))
 
         best = self.state.best_locomotive
         if best > rr.locomotive:
-            upgrade = UpgradeLocomotive(railroad=rr.code, locomotive=best)
-            wanted.append((upgrade, improvements.upgrade_cost(scenario, built, best)))
+            cost = improvements.upgrade_cost(scenario, built, best)
+            wanted.append(_Wanted(UpgradeLocomotive, {"locomotive": best}, cost))
 
         turns_left = self.g.expected_last_turn - self.state.turn
         tech = next(
@@ -980,23 +1046,25 @@ class _Planner:
 
         # Builders lay track first; everyone keeps efficiency and engines current.
         if persona.build_percent >= 90:
-            wanted.sort(key=lambda item: not isinstance(item[0], BuildRoW | BidForRoW))
-        total = sum(cost for _, cost in wanted)
+            wanted.sort(key=lambda item: item.make not in (BuildRoW, BidForRoW))
+        total = sum(item.cost for item in wanted)
         if total > budget:
             finance, raised = self._raise_money(rr, total - budget)
             orders += finance
             budget += raised
-        laid = list(rr.lines)
-        for order, cost in wanted:
-            if isinstance(order, BuildRoW):
+        laid = network.towns_of(scenario, rr.lines)
+        for item in wanted:
+            cost = item.cost
+            if item.make is BuildRoW:
                 # A RoW skipped for money leaves the ones beyond it unconnected.
-                if cost > budget or not network.touches(scenario, laid, order.row):
+                route = scenario.routes[item.fields["row"]]
+                if cost > budget or (route.a not in laid and route.b not in laid):
                     continue
-                laid.append(order.row)
+                laid.update(route.towns)
             if cost <= budget:
-                orders.append(order)
+                orders.append(item.make(railroad=rr.code, **item.fields))
                 budget -= cost
-            elif isinstance(order, CapitalImprovement) and budget >= one_point:
+            elif item.make is CapitalImprovement and budget >= one_point:
                 orders.append(CapitalImprovement(railroad=rr.code, amount=budget))
                 budget = 0
         if milking and rr.issued > 0:
@@ -1009,16 +1077,16 @@ class _Planner:
             orders.append(RedeemBonds(railroad=rr.code, amount=rr.bonds))
         return orders
 
-    def _technology(self, rr: Railroad, built: Railroad, tech: str) -> tuple[Order, int] | None:
+    def _technology(self, rr: Railroad, built: Railroad, tech: str) -> "_Wanted | None":
         """4.18 The next technology; a Grand Station only in a size-4/5 town
         the railroad reached at the start of the turn."""
         cost = improvements.technology_cost(self.scenario, built, tech)
         if tech != "A":
-            return BuyTechnology(railroad=rr.code, technology=tech), cost
+            return _Wanted(BuyTechnology, {"technology": tech}, cost)
         towns = improvements.grand_station_towns(self.scenario, rr)
         if rr.grand_station is not None or not towns:
             return None
-        return BuyTechnology(railroad=rr.code, technology=tech, town=towns[0]), cost
+        return _Wanted(BuyTechnology, {"technology": tech, "town": towns[0]}, cost)
 
     def _raise_money(self, rr: Railroad, shortfall: int) -> tuple[list[Order], int]:
         """4.3-4.4 Bonds in fair weather (half the room left), new stock when
@@ -1048,7 +1116,7 @@ class _Planner:
                 raised += shares * net_price
         return orders, raised
 
-    def _double_tracking(self, rr: Railroad, cash: int) -> list[tuple[Order, int]]:
+    def _double_tracking(self, rr: Railroad, cash: int) -> "list[_Wanted]":
         """4.15 Double track the busiest line not yet doubled, when it pays back
         within a few turns and the railroad has cash to spare."""
         towns = self.scenario.towns
@@ -1065,7 +1133,7 @@ class _Planner:
         cost = rights_of_way.double_track_cost(self.scenario, best[1], self.state.climate)
         if cost * 2 > cash:
             return []
-        return [(DoubleTrack(railroad=rr.code, line=best[1]), cost)]
+        return [_Wanted(DoubleTrack, {"line": best[1]}, cost)]
 
     def _merger(self) -> MergeRailroads | None:
         """4.13 Merge my two railroads when their lines meet: the longer survives."""
@@ -1083,14 +1151,14 @@ class _Planner:
 
     # -- rights-of-way -------------------------------------------------------------
 
-    def _row_bids(self, rr: Railroad) -> list[tuple[Order, int]]:
+    def _row_bids(self, rr: Railroad) -> "list[_Wanted]":
         """4.7 Bid for the first RoW on the cheapest way to a region not yet linked."""
         auction = self.building.auction
         slots = auction.max_unbuilt_rows - len(rr.rows)
         if slots <= 0:
             return []
         paths = self._paths_to_new_regions(rr)
-        bids: list[tuple[Order, int]] = []
+        bids: list[_Wanted] = []
         chosen: set[str] = set()
         for first, keen in paths:
             if first in chosen or len(bids) >= min(slots, 2):
@@ -1098,40 +1166,37 @@ class _Planner:
             minimum = rights_of_way.min_bid(self.scenario, first)
             percent = self.g.row_bid_percent[min(keen, len(self.g.row_bid_percent) - 1)]
             amount = minimum * percent // 100 * self.rand.randint(100, 130) // 100
-            bids.append((BidForRoW(railroad=rr.code, row=first, amount=amount), amount))
+            bids.append(_Wanted(BidForRoW, {"row": first, "amount": amount}, amount))
             chosen.add(first)
             if self._contested(rr, first):
                 # Playing tips: spend for political influence when another
                 # railroad connects to the RoW you want (4.9; it counts next turn).
                 gift = minimum * self.g.donation_percent // 100
-                bids.append((PoliticalDonation(railroad=rr.code, amount=gift), gift))
+                bids.append(_Wanted(PoliticalDonation, {"amount": gift}, gift))
         return bids
 
     def _contested(self, rr: Railroad, row: str) -> bool:
         """Whether another railroad's lines touch RoW `row`."""
         route = self.scenario.routes[row]
-        for other in self.state.railroads.values():
-            if other.code != rr.code:
-                towns = self.facts.line_towns(other)
-                if route.a in towns or route.b in towns:
-                    return True
-        return False
+        at = self.facts.railroads_at
+        return any(other.code != rr.code for other in (*at(route.a), *at(route.b)))
 
     def _paths_to_new_regions(self, rr: Railroad) -> list[tuple[str, int]]:
         """First RoWs of the shortest open paths from the railroad to starred towns
         of regions it does not link, best first, with how keen it is (0-2)."""
         scenario = self.scenario
         routes = rr.lines + rr.rows
-        have = network.regions_linked(scenario, routes)
-        no_through = set(scenario.section("map", network.MapParams).no_through)
         mine = network.towns_of(scenario, routes)
+        region_of = _town_regions(scenario)
+        # 1.2 The regions it links: those of the starred towns it reaches.
+        have = {region for town in mine if (region := region_of[town])}
+        no_through = set(scenario.section("map", network.MapParams).no_through)
         # Towns through which the railroad already runs its one allowed route.
         blocked = {t for t in no_through if t in mine}
         doubles = {scenario.routes[code].double_with for code in routes} - {None}
-        adjacency = _row_adjacency(scenario)
-        # Routes it may not bid for: owned, the twin of one of its own
-        # (`doubles`), or western before the west opens.
-        closed = self.facts.closed_rows()
+        # Routes it may not bid for: owned or western before the west opens
+        # (left out of the map searched), or the twin of one of its own (`doubles`).
+        adjacency = self.facts.open_adjacency()
         limit = self.g.row_search_limit
         first_links = self.state.first_region_links
         dist: dict[str, int] = {}
@@ -1144,28 +1209,32 @@ class _Planner:
             first_edge[town] = None
             heapq.heappush(heap, (0, town))
         found: list[tuple[float, str, int]] = []
+        pop = heapq.heappop
+        push = heapq.heappush
+        far = math.inf
+        distance = dist.get
         while heap:
-            d, town = heapq.heappop(heap)
-            if d > limit:
-                break  # towns come off the heap nearest first: the rest are farther
+            d, town = pop(heap)
             if d > dist[town]:
                 continue
-            region = scenario.towns[town].region
-            if d > 0 and region and region not in have:
-                value = 2.0 if region not in first_links else 1.0
-                first = first_edge[town]
-                if first is not None:
-                    found.append((value * 1000 / (d + 100), first, 2 if d < 250 else 1))
-            if d > 0 and town in no_through:
-                continue  # a path may end in Chicago, never run through it
+            first = first_edge[town]
+            if d > 0:
+                region = region_of[town]
+                if region and region not in have:
+                    value = 2.0 if region not in first_links else 1.0
+                    if first is not None:
+                        found.append((value * 1000 / (d + 100), first, 2 if d < 250 else 1))
+                if town in no_through:
+                    continue  # a path may end in Chicago, never run through it
             for code, other, length in adjacency.get(town, ()):
-                if code in closed or code in doubles or other in blocked:
+                if code in doubles or other in blocked:
                     continue
                 nd = d + length
-                if nd < dist.get(other, math.inf):
+                # Towns beyond the limit are never reached: no need to queue them.
+                if nd <= limit and nd < distance(other, far):
                     dist[other] = nd
-                    first_edge[other] = first_edge[town] or code
-                    heapq.heappush(heap, (nd, other))
+                    first_edge[other] = first or code
+                    push(heap, (nd, other))
         found.sort(key=lambda item: (-item[0], item[1]))
         if found:
             return [(first, keen) for _, first, keen in found]
@@ -1173,13 +1242,25 @@ class _Planner:
         best = []
         for town in sorted(mine - no_through):
             for code, other, _ in adjacency.get(town, ()):
-                if code in closed or code in doubles or other in blocked:
+                if code in doubles or other in blocked:
                     continue
                 if other in mine:
                     continue
                 best.append((-scenario.towns[other].value, code))
         best.sort()
         return [(code, 0) for _, code in best[:1]]
+
+
+def _no_costs(scenario: Scenario) -> dict[tuple[str, int], int]:
+    """An empty table of building costs by (RoW, climate), filled as they are asked."""
+    return {}
+
+
+def _town_regions(scenario: Scenario) -> dict[str, str | None]:
+    """Town -> the region whose starred town it is, or None."""
+    return scenario.derived(
+        "ai_town_regions", lambda s: {code: town.region for code, town in s.towns.items()}
+    )
 
 
 def _row_adjacency(scenario: Scenario) -> dict[str, list[tuple[str, str, int]]]:
