@@ -27,7 +27,7 @@ from typing import Any
 from turnproc.core.errors import TurnprocError
 from turnproc.families.continental_rails import ai
 from turnproc.families.continental_rails.engine.orders import PlayerOrders
-from turnproc.families.continental_rails.engine.resolve import TurnResult, resolve_turn
+from turnproc.families.continental_rails.engine.resolve import resolve_turn
 from turnproc.families.continental_rails.engine.setup import PlayerSetup, new_game
 from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.scenario.loader import load_scenario
@@ -111,58 +111,73 @@ def bench_parse(scenario: Scenario, state: GameState, runs: int) -> float:
     return round(float(measure(state, scenario, repeat=runs)), 4)
 
 
-def _turn_result(scenario: Scenario, state: GameState) -> TurnResult:
-    return resolve_turn(scenario, state, all_orders(scenario, state))
+def _replay_all(floor: Any, recorded: list[tuple[bytes, Any]]) -> None:
+    for _, ops in recorded:
+        floor.replay(ops)
+
+
+def _as_played_by_people(state: GameState) -> GameState:
+    """`state` with every position in human hands, as the batch bench has it
+    (a human player's report has a page of his own railroads' lines)."""
+    return state.model_copy(
+        update={"tycoons": [t.model_copy(update={"human": True}) for t in state.tycoons]}
+    )
 
 
 def bench_render(scenario: Scenario, state: GameState, runs: int) -> dict[str, float]:
-    """The 15 reports of one turn (PDF with map, text, JSON), without the
+    """The 15 reports of one turn (PDF with maps, text, JSON), without the
     database: wall and CPU seconds (this process and its workers), and the
     bare-canvas floor: the same drawing calls replayed on a plain ReportLab
-    canvas and written (render.floor), CPU seconds in this process."""
+    canvas and written (render.floor), CPU seconds in this process. The
+    reports are those the batch bench renders, of 15 human players; the same
+    figures for 15 computer players (no page of their own lines) carry the
+    suffix `_computer`."""
     try:
         renderer = importlib.import_module("turnproc.families.continental_rails.report.render")
-        measure = renderer.render_turn_seconds
         reports = importlib.import_module("turnproc.pipeline.reports")
+        floor = importlib.import_module("turnproc.families.continental_rails.report.floor")
     except (ImportError, AttributeError) as exc:
         raise Unavailable(f"report renderer not wired yet: {exc}") from None
-    result = _turn_result(scenario, state)
-    report = reports.ReportInput(
-        scenario=scenario,
-        game="bench",
-        turn=state.turn,
-        before=state,
-        after=result.state,
-        events=list(result.events),
-        rejections=list(result.rejections),
-        ledger=list(result.ledger),
-        players={
-            t.position: reports.PlayerInfo(
-                position=t.position,
-                character=t.character,
-                real_name="",
-                email=None,
-                phone="",
-                human=False,
-            )
-            for t in state.tycoons
-        },
-        anonymous=False,
-    )
-    wall, cpu = measure(report, runs)
-    floor = importlib.import_module("turnproc.families.continental_rails.report.floor")
-    recorded = floor.record_turn(report)
-    for pdf, ops in recorded:
-        if floor.replay(ops) != pdf:
-            raise RuntimeError("the floor's replayed PDF is not the report's")
-    floor_cpu: list[float] = []
-    median_seconds(lambda: [floor.replay(ops) for _, ops in recorded], runs, floor_cpu)
-    return {
-        "render_reports_s": wall,
-        "render_reports_cpu_s": cpu,
-        "render_floor_s": floor_cpu[-1],
-        "render_floor_ratio": round(cpu / floor_cpu[-1], 2),
-    }
+    orders = all_orders(scenario, state)
+    figures: dict[str, float] = {}
+    for suffix, start in (("", _as_played_by_people(state)), ("_computer", state)):
+        result = resolve_turn(scenario, start, orders)
+        report = reports.ReportInput(
+            scenario=scenario,
+            game="bench",
+            turn=start.turn,
+            before=start,
+            after=result.state,
+            events=list(result.events),
+            rejections=list(result.rejections),
+            ledger=list(result.ledger),
+            players={
+                t.position: reports.PlayerInfo(
+                    position=t.position,
+                    character=t.character,
+                    real_name="",
+                    email=None,
+                    phone="",
+                    human=t.human,
+                )
+                for t in start.tycoons
+            },
+            anonymous=False,
+        )
+        wall, cpu = renderer.render_turn_seconds(report, runs)
+        recorded = floor.record_turn(report)
+        for pdf, ops in recorded:
+            if floor.replay(ops) != pdf:
+                raise RuntimeError("the floor's replayed PDF is not the report's")
+        floor_cpu: list[float] = []
+        median_seconds(partial(_replay_all, floor, recorded), runs, floor_cpu)
+        figures |= {
+            f"render_reports_s{suffix}": wall,
+            f"render_reports_cpu_s{suffix}": cpu,
+            f"render_floor_s{suffix}": floor_cpu[-1],
+            f"render_floor_ratio{suffix}": round(cpu / floor_cpu[-1], 2),
+        }
+    return figures
 
 
 def _cpu_with_children() -> float:
@@ -206,9 +221,7 @@ def _batch_runs(url: str, scenario_name: str, state_json: str, runs: int) -> dic
                 now=now,
             )
             game = repository.get_game(session, created.game_id)
-            human = state.model_copy(
-                update={"tycoons": [t.model_copy(update={"human": True}) for t in state.tycoons]}
-            )
+            human = _as_played_by_people(state)
             repository.add_turn_state(
                 session, game.id, state.turn, mapping.state_json(human), __version__, now
             )
