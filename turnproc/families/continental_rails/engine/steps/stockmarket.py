@@ -670,14 +670,24 @@ def stock_market(ctx: TurnContext) -> None:
     filled: dict[int, int] = {}
     markets: dict[str, _Market] = {}
     after: dict[str, dict[int, int]] = {}  # holdings after trading, for cornering
+    # Each railroad's checked orders by kind, in position order and then as written.
+    fills: dict[str, dict[str, list[_Fill]]] = {}
+    for pos in sorted(checked):
+        for item in checked[pos]:
+            order = item.checked
+            if order is not None:
+                kinds = fills.get(order.railroad)
+                if kinds is None:
+                    kinds = fills[order.railroad] = {
+                        "buy": [],
+                        "sell": [],
+                        "short": [],
+                        "cover": [],
+                    }
+                kinds[order.kind].append(_Fill(pos, item, order.shares))
     for code in sorted(state.railroads):
         public = physical_public_shares(state, code)
-        by_kind: dict[str, list[_Fill]] = {"buy": [], "sell": [], "short": [], "cover": []}
-        for pos in sorted(checked):
-            for item in checked[pos]:
-                order = item.checked
-                if order is not None and order.railroad == code:
-                    by_kind[order.kind].append(_Fill(pos, item, order.shares))
+        by_kind = fills.get(code) or {"buy": [], "sell": [], "short": [], "cover": []}
         shorts = _pro_rata(by_kind["short"], public, ctx, f"stock-short-fill:{code}")
         sold = sum(f.shares for f in by_kind["sell"])
         covers = sum(f.shares for f in by_kind["cover"])
