@@ -23,6 +23,11 @@ from turnproc.scenario.model import Scenario
 P = TypeVar("P", bound=BaseModel)
 
 
+# A turn records thousands of ledger entries: they are validated as the
+# constructor would, without its Python-level call around the validator.
+_new_entry = LedgerEntry.__pydantic_validator__.validate_python
+
+
 class InsufficientFunds(EngineError):
     """A transfer would leave a tycoon or railroad below zero."""
 
@@ -95,11 +100,10 @@ class TurnContext:
         """The tycoon or railroad whose cash `account` is; None for the bank."""
         if account == BANK:
             return None
-        kind, _, key = account.partition(":")
-        if kind == "tycoon":
-            return self.state.tycoon(int(key))
-        if kind == "railroad":
-            return self.state.railroads[key]
+        if account.startswith("railroad:"):
+            return self.state.railroads[account[9:]]
+        if account.startswith("tycoon:"):
+            return self.state.tycoons[int(account[7:]) - 1]
         raise EngineError(f"unknown account {account!r}")
 
     def transfer(
@@ -129,4 +133,6 @@ class TurnContext:
             payer.cash -= amount
         if payee is not None:
             payee.cash += amount
-        self.ledger.append(LedgerEntry(src=src, dst=dst, amount=amount, reason=reason, ref=ref))
+        self.ledger.append(
+            _new_entry({"src": src, "dst": dst, "amount": amount, "reason": reason, "ref": ref})
+        )
