@@ -156,8 +156,12 @@ class GameState(BaseModel):
 
 def _containers(model: type[BaseModel]) -> tuple[tuple[str, type], ...]:
     """The fields of `model` holding a list or a dict, with that type."""
-    if model.__private_attributes__ or model.model_config.get("extra") == "allow":
+    config = model.model_config
+    if model.__private_attributes__ or config.get("extra") == "allow":
         raise TypeError(f"{model.__name__} holds more than its fields; `_fresh` cannot copy it")
+    if config.get("validate_assignment"):
+        # TurnContext.transfer writes cash straight into the fields.
+        raise TypeError(f"{model.__name__} validates assignments; the engine assumes it does not")
     found = []
     for name, field in model.model_fields.items():
         origin = get_origin(field.annotation)
