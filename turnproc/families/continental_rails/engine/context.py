@@ -15,12 +15,16 @@ from pydantic import BaseModel
 from turnproc.core import rng
 from turnproc.core.errors import EngineError
 from turnproc.core.ledger import BANK, LedgerEntry
+from turnproc.core.models import maker
 from turnproc.families.continental_rails.engine.events import Event, Rejection
 from turnproc.families.continental_rails.engine.orders import Order, PlayerOrders
 from turnproc.families.continental_rails.engine.state import GameState, Railroad, Tycoon
 from turnproc.scenario.model import Scenario
 
 P = TypeVar("P", bound=BaseModel)
+
+
+_new_entry = maker(LedgerEntry)
 
 
 class InsufficientFunds(EngineError):
@@ -95,11 +99,10 @@ class TurnContext:
         """The tycoon or railroad whose cash `account` is; None for the bank."""
         if account == BANK:
             return None
-        kind, _, key = account.partition(":")
-        if kind == "tycoon":
-            return self.state.tycoon(int(key))
-        if kind == "railroad":
-            return self.state.railroads[key]
+        if account.startswith("railroad:"):
+            return self.state.railroads[account[9:]]
+        if account.startswith("tycoon:"):
+            return self.state.tycoons[int(account[7:]) - 1]
         raise EngineError(f"unknown account {account!r}")
 
     def transfer(
@@ -121,12 +124,17 @@ class TurnContext:
             raise EngineError(f"negative transfer {amount} ({reason})")
         if amount == 0:
             return
-        payer = self._holder(src)
-        payee = self._holder(dst)
+        payer = None if src == BANK else self._holder(src)
+        payee = None if dst == BANK else self._holder(dst)
+        # Cash is written straight into the models' fields: the state models
+        # validate nothing on assignment, and pydantic's __setattr__ (two
+        # Python calls a change) was an eighth of a transfer's instructions.
         if payer is not None:
             if not overdraft and payer.cash < amount:
                 raise InsufficientFunds(f"{src} has {payer.cash}, cannot pay {amount} for {reason}")
-            payer.cash -= amount
+            payer.__dict__["cash"] = payer.cash - amount
         if payee is not None:
-            payee.cash += amount
-        self.ledger.append(LedgerEntry(src=src, dst=dst, amount=amount, reason=reason, ref=ref))
+            payee.__dict__["cash"] = payee.cash + amount
+        self.ledger.append(
+            _new_entry({"src": src, "dst": dst, "amount": amount, "reason": reason, "ref": ref})
+        )

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from pydantic import BaseModel
 
 from turnproc.families.continental_rails.engine.state import GameState
-from turnproc.scenario.model import Scenario
+from turnproc.scenario.model import Route, Scenario
 
 
 class MapParams(BaseModel):
@@ -19,10 +19,12 @@ class MapParams(BaseModel):
 
 def towns_of(scenario: Scenario, routes: Iterable[str]) -> set[str]:
     towns: set[str] = set()
+    add = towns.add
+    by_code = scenario.routes
     for code in routes:
-        route = scenario.routes[code]
-        towns.add(route.a)
-        towns.add(route.b)
+        route = by_code[code]
+        add(route.a)
+        add(route.b)
     return towns
 
 
@@ -77,12 +79,32 @@ def prohibited_reason(scenario: Scenario, routes: Iterable[str]) -> str | None:
 
 def regions_linked(scenario: Scenario, routes: Iterable[str]) -> set[str]:
     """1.2 Regions whose starred towns the routes reach."""
+    by_route = scenario.derived("route_regions", _route_regions)
     regions: set[str] = set()
-    for town in towns_of(scenario, routes):
-        region = scenario.towns[town].region
-        if region:
-            regions.add(region)
+    for code in routes:
+        found = by_route.get(code)
+        if found is None:  # a route into a town missing from the map, or no route
+            found = _regions_of(scenario, scenario.routes[code])
+        regions |= found
     return regions
+
+
+def _regions_of(scenario: Scenario, route: Route) -> frozenset[str]:
+    """The regions of a route's starred towns."""
+    regions = (scenario.towns[route.a].region, scenario.towns[route.b].region)
+    return frozenset(region for region in regions if region)
+
+
+def _route_regions(scenario: Scenario) -> dict[str, frozenset[str]]:
+    """`_regions_of` each route whose towns are on the map, worked out once
+    per scenario: the regions of railroads' lines are asked for by the hundred
+    every turn."""
+    towns = scenario.towns
+    return {
+        code: _regions_of(scenario, route)
+        for code, route in scenario.routes.items()
+        if route.a in towns and route.b in towns
+    }
 
 
 def parallel_routes(

@@ -4,7 +4,7 @@ Every field a later turn needs is here; everything derivable from these fields
 (treasury stock, public shares, a town's value) is computed, not stored.
 """
 
-from typing import Literal
+from typing import Literal, TypeVar, get_origin
 
 from pydantic import BaseModel, Field
 
@@ -130,11 +130,21 @@ class GameState(BaseModel):
         return self.tycoons[position - 1]
 
     def working_copy(self) -> "GameState":
-        """An independent copy to change (nothing shared with this state), made
-        through plain data: a third of the time of `model_copy(deep=True)`,
-        and the same state, since the state is plain data by design (it is
-        stored as its JSON and read back)."""
-        return GameState.model_validate(self.model_dump())
+        """An independent copy to change (nothing shared with this state).
+
+        The state is plain data by design (it is stored as its JSON and read
+        back): models whose fields are numbers, strings and lists or dicts of
+        them. So each model is copied with a fresh copy of each list and dict
+        and the rest shared, as they cannot change: the same state as a round
+        trip through its JSON (`model_validate(model_dump())`) at half its
+        instructions, a fifth of `model_copy(deep=True)`'s."""
+        copy = _fresh(self)
+        values = copy.__dict__
+        values["tycoons"] = [_fresh(t) for t in self.tycoons]
+        values["railroads"] = {code: _fresh(rr) for code, rr in self.railroads.items()}
+        values["pcs"] = {code: _fresh(pc) for code, pc in self.pcs.items()}
+        values["records"] = [_fresh(r) for r in self.records]
+        return copy
 
     def public_shares(self, code: str) -> int:
         """6 Shares of `code` held by the public: issued less players' net holdings."""
@@ -142,3 +152,44 @@ class GameState(BaseModel):
         held = sum(t.holdings.get(code, 0) for t in self.tycoons)
         owed = sum(t.shorts.get(code, 0) for t in self.tycoons)
         return rr.issued - held + owed
+
+
+def _containers(model: type[BaseModel]) -> tuple[tuple[str, type], ...]:
+    """The fields of `model` holding a list or a dict, with that type."""
+    config = model.model_config
+    if model.__private_attributes__ or config.get("extra") == "allow":
+        raise TypeError(f"{model.__name__} holds more than its fields; `_fresh` cannot copy it")
+    if config.get("validate_assignment"):
+        # TurnContext.transfer writes cash straight into the fields.
+        raise TypeError(f"{model.__name__} validates assignments; the engine assumes it does not")
+    found = []
+    for name, field in model.model_fields.items():
+        origin = get_origin(field.annotation)
+        if origin is list or origin is dict:
+            found.append((name, origin))
+    return tuple(found)
+
+
+_CONTAINERS: dict[type[BaseModel], tuple[tuple[str, type], ...]] = {
+    model: _containers(model)
+    for model in (GameState, Tycoon, Railroad, PrivateCompany, RecordHolder)
+}
+
+_set = object.__setattr__
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _fresh(model: M) -> M:
+    """A copy of a state model with its own lists and dicts (their items
+    shared); what pydantic's shallow copy does, without its generic copying."""
+    cls = type(model)
+    copy = cls.__new__(cls)
+    values = model.__dict__.copy()
+    for name, container in _CONTAINERS[cls]:
+        values[name] = container(values[name])
+    _set(copy, "__dict__", values)
+    _set(copy, "__pydantic_fields_set__", set(model.__pydantic_fields_set__))
+    _set(copy, "__pydantic_extra__", None)
+    _set(copy, "__pydantic_private__", None)
+    return copy

@@ -9,6 +9,7 @@ from typing import ClassVar, Literal
 from pydantic import BaseModel, model_validator
 
 from turnproc.core.ledger import BANK, railroad_account, tycoon_account
+from turnproc.core.models import maker
 from turnproc.families.continental_rails.engine import reasons
 from turnproc.families.continental_rails.engine.climate_table import ClimateTable
 from turnproc.families.continental_rails.engine.context import TurnContext
@@ -91,6 +92,9 @@ class CashInterest(Event):
     news_order: ClassVar[int] = 920
 
 
+_cash_interest = maker(CashInterest)
+
+
 class PCIncome(Event):
     """3.4 Income of an owned PC."""
 
@@ -99,6 +103,9 @@ class PCIncome(Event):
     pc: str
     amount: int
     news_order: ClassVar[int] = 921
+
+
+_pc_income = maker(PCIncome)
 
 
 class LoanInterest(Event):
@@ -276,7 +283,7 @@ def tycoon_income(ctx: TurnContext) -> None:
         earned = tycoon.cash * rate // 200
         if earned > 0:
             ctx.transfer(BANK, account, earned, "interest on cash")
-            ctx.emit(CashInterest(position=pos, amount=earned, rate_half_percent=rate))
+            ctx.emit(_cash_interest({"position": pos, "amount": earned, "rate_half_percent": rate}))
         for code in tycoon.pcs:
             pc = ctx.state.pcs.get(code)
             if pc is None or pc.status != "owned":
@@ -284,7 +291,7 @@ def tycoon_income(ctx: TurnContext) -> None:
             income = pc_income(ctx.scenario, code)
             if income > 0:
                 ctx.transfer(BANK, account, income, "PC income", ref=code)
-                ctx.emit(PCIncome(position=pos, pc=code, amount=income))
+                ctx.emit(_pc_income({"position": pos, "pc": code, "amount": income}))
         if tycoon.loan > 0:
             due = _ceil_div(tycoon.loan * rate, 100)
             paid = min(due, tycoon.cash)

@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from turnproc.core.ledger import BANK, railroad_account, tycoon_account
+from turnproc.core.models import maker
 from turnproc.families.continental_rails.engine import network, reasons
 from turnproc.families.continental_rails.engine.context import TurnContext
 from turnproc.families.continental_rails.engine.events import Event
@@ -203,6 +204,9 @@ class OperationsResult(Event):
     news_order = 160
 
 
+_operations_result = maker(OperationsResult)
+
+
 class RandomEventOccurred(Event):
     """11.2 A disaster or other extraordinary cost."""
 
@@ -233,6 +237,9 @@ class DividendReceived(Event):
     per_share: int
     amount: int
     news_order = 900
+
+
+_dividend_received = maker(DividendReceived)
 
 
 class ShortDividendCharged(Event):
@@ -313,27 +320,31 @@ def line_revenues(
     tech_percent = 100 + sum(
         t.revenue_percent for t in techs.technologies if t.letter in rr.technologies
     )
-    climate_percent = params.climate_percent[climate]
     at_war = turn in civil_war_params(scenario).turns
     values = scenario.derived("route_values", _route_values)
+    routes = scenario.routes
+    base = params.line_base
+    rate = params.rate_percent * params.climate_percent[climate]
+    double_tracked = rr.double_tracked
+    station = rr.grand_station
+    station_percent = 100 + params.grand_station_percent
     result = []
     for code in rr.lines:
-        route = scenario.routes[code]
+        route = routes[code]
         value = values[code]
         amount = (
             route.length
-            * (params.line_base + value)
-            * params.rate_percent
-            * climate_percent
+            * (base + value)
+            * rate
             * (war_percent(scenario, code, turn) if at_war else 100)
         )
         divisor = 1_000_000
         traffic = amount // divisor
-        if code in rr.double_tracked:
+        if code in double_tracked:
             amount *= 100 + value
             divisor *= 100
-        if rr.grand_station is not None and rr.grand_station in route.towns:
-            amount *= 100 + params.grand_station_percent
+        if station is not None and (station == route.a or station == route.b):
+            amount *= station_percent
             divisor *= 100
         amount *= tech_percent
         divisor *= 100
@@ -380,7 +391,10 @@ def effective_efficiency(scenario: Scenario, state: GameState, rr: Railroad) -> 
 
 def event_permille(scenario: Scenario, rr: Railroad, event: RandomEventType, eff: int) -> int:
     """11.2 [designed] Chance (per thousand) of `event` for this railroad this turn."""
-    odds = scenario.section("events", EventParams).odds
+    return _event_permille(scenario.section("events", EventParams).odds, rr, event, eff)
+
+
+def _event_permille(odds: EventOdds, rr: Railroad, event: RandomEventType, eff: int) -> int:
     eff_percent = max(odds.min_percent, 100 - (eff - odds.pivot) * odds.percent_per_point)
     influence_cut = min(odds.max_influence_cut, rr.political // max(1, odds.influence_per_percent))
     chance = event.permille * eff_percent * (100 - influence_cut)
@@ -399,7 +413,7 @@ def _random_events(
     miles = track_miles(ctx.scenario, rr)
     total = 0
     for event, draw in zip(params.events, draws, strict=True):
-        if draw * 1000 >= event_permille(ctx.scenario, rr, event, eff):
+        if draw * 1000 >= _event_permille(params.odds, rr, event, eff):
             continue
         cost = event.cost_per_mile * miles + revenue * event.cost_revenue_percent // 100
         ctx.transfer(railroad_account(rr.code), BANK, cost, event.name, rr.code, overdraft=True)
@@ -545,12 +559,14 @@ def _pay_dividends(ctx: TurnContext, rr: Railroad, per_share: int) -> int:
         ctx.transfer(account, tycoon_account(tycoon.position), amount, "dividend", rr.code)
         paid += amount
         ctx.emit(
-            DividendReceived(
-                position=tycoon.position,
-                railroad=rr.code,
-                shares=shares,
-                per_share=per_share,
-                amount=amount,
+            _dividend_received(
+                {
+                    "position": tycoon.position,
+                    "railroad": rr.code,
+                    "shares": shares,
+                    "per_share": per_share,
+                    "amount": amount,
+                }
             )
         )
     public = max(0, rr.issued - held) * per_share
@@ -629,19 +645,21 @@ def _operate(ctx: TurnContext, rr: Railroad, order: tuple[int, SetDividend] | No
     rr.dividend = per_share
     rr.earnings = _per_share(profit, rr.issued)
     ctx.emit(
-        OperationsResult(
-            railroad=rr.code,
-            revenue=revenue,
-            expense=expense,
-            interest=interest,
-            event_costs=event_costs,
-            salary=salary,
-            profit=profit,
-            dividend_per_share=per_share,
-            dividends_paid=paid,
-            efficiency=eff,
-            track=track_miles(ctx.scenario, rr),
-            president=rr.president,
+        _operations_result(
+            {
+                "railroad": rr.code,
+                "revenue": revenue,
+                "expense": expense,
+                "interest": interest,
+                "event_costs": event_costs,
+                "salary": salary,
+                "profit": profit,
+                "dividend_per_share": per_share,
+                "dividends_paid": paid,
+                "efficiency": eff,
+                "track": track_miles(ctx.scenario, rr),
+                "president": rr.president,
+            }
         )
     )
 

@@ -24,6 +24,7 @@ from typing import ClassVar, Literal, Self
 from pydantic import BaseModel, model_validator
 
 from turnproc.core.ledger import BANK, tycoon_account
+from turnproc.core.models import maker
 from turnproc.families.continental_rails.engine import reasons
 from turnproc.families.continental_rails.engine.context import TurnContext
 from turnproc.families.continental_rails.engine.events import Event
@@ -121,6 +122,9 @@ class TycoonTrade(Event):
     news_order: ClassVar[int] = 910
 
 
+_tycoon_trade = maker(TycoonTrade)
+
+
 class StockTradeSummary(Event):
     """9.5 The market activity of one railroad this turn (the stock report's left columns)."""
 
@@ -134,6 +138,9 @@ class StockTradeSummary(Event):
     bought: int  # shares bought by players (buys and covers)
     sold: int  # shares sold by players (sales and short sales)
     news_order: ClassVar[int] = 800
+
+
+_stock_trade_summary = maker(StockTradeSummary)
 
 
 class StockSplit(Event):
@@ -670,14 +677,24 @@ def stock_market(ctx: TurnContext) -> None:
     filled: dict[int, int] = {}
     markets: dict[str, _Market] = {}
     after: dict[str, dict[int, int]] = {}  # holdings after trading, for cornering
+    # Each railroad's checked orders by kind, in position order and then as written.
+    fills: dict[str, dict[str, list[_Fill]]] = {}
+    for pos in sorted(checked):
+        for item in checked[pos]:
+            order = item.checked
+            if order is not None:
+                kinds = fills.get(order.railroad)
+                if kinds is None:
+                    kinds = fills[order.railroad] = {
+                        "buy": [],
+                        "sell": [],
+                        "short": [],
+                        "cover": [],
+                    }
+                kinds[order.kind].append(_Fill(pos, item, order.shares))
     for code in sorted(state.railroads):
         public = physical_public_shares(state, code)
-        by_kind: dict[str, list[_Fill]] = {"buy": [], "sell": [], "short": [], "cover": []}
-        for pos in sorted(checked):
-            for item in checked[pos]:
-                order = item.checked
-                if order is not None and order.railroad == code:
-                    by_kind[order.kind].append(_Fill(pos, item, order.shares))
+        by_kind = fills.get(code) or {"buy": [], "sell": [], "short": [], "cover": []}
         shorts = _pro_rata(by_kind["short"], public, ctx, f"stock-short-fill:{code}")
         sold = sum(f.shares for f in by_kind["sell"])
         covers = sum(f.shares for f in by_kind["cover"])
@@ -761,13 +778,15 @@ def _settle(
     else:
         amount = _cover(ctx, pos, code, shares, price)
     ctx.emit(
-        TycoonTrade(
-            position=pos,
-            railroad=code,
-            action=order.kind,
-            shares=shares,
-            price=price,
-            amount=amount,
+        _tycoon_trade(
+            {
+                "position": pos,
+                "railroad": code,
+                "action": order.kind,
+                "shares": shares,
+                "price": price,
+                "amount": amount,
+            }
         )
     )
 
@@ -827,15 +846,17 @@ def _move_prices(
         rr.price = end_price(market.start, percent, params)
         market.trade_price = min(market.start, rr.price)
         ctx.emit(
-            StockTradeSummary(
-                railroad=code,
-                start_price=market.start,
-                high=max(market.start, mid, rr.price),
-                low=min(market.start, mid, rr.price),
-                end_price=rr.price,
-                trade_price=market.trade_price,
-                bought=market.bought,
-                sold=market.sold,
+            _stock_trade_summary(
+                {
+                    "railroad": code,
+                    "start_price": market.start,
+                    "high": max(market.start, mid, rr.price),
+                    "low": min(market.start, mid, rr.price),
+                    "end_price": rr.price,
+                    "trade_price": market.trade_price,
+                    "bought": market.bought,
+                    "sold": market.sold,
+                }
             )
         )
 
@@ -880,14 +901,16 @@ def _force_cover(ctx: TurnContext, pos: int, code: str) -> None:
     shares = ctx.state.tycoon(pos).shorts[code]
     amount = _cover(ctx, pos, code, shares, price)
     ctx.emit(
-        TycoonTrade(
-            position=pos,
-            railroad=code,
-            action="cover",
-            shares=shares,
-            price=price,
-            amount=amount,
-            forced=True,
+        _tycoon_trade(
+            {
+                "position": pos,
+                "railroad": code,
+                "action": "cover",
+                "shares": shares,
+                "price": price,
+                "amount": amount,
+                "forced": True,
+            }
         )
     )
 
@@ -906,6 +929,9 @@ class StockRevalued(Event):
     news_order: ClassVar[int] = 161
 
 
+_stock_revalued = maker(StockRevalued)
+
+
 def revaluation(ctx: TurnContext) -> None:
     """6.3 After operations the public reads each railroad's results and its
     price moves by the yield of the dividend it earned and toward the share's
@@ -921,7 +947,11 @@ def revaluation(ctx: TurnContext) -> None:
         old = rr.price
         rr.price = end_price(old, percent, params)
         if rr.price != old:
-            ctx.emit(StockRevalued(railroad=code, old_price=old, new_price=rr.price, value=value))
+            ctx.emit(
+                _stock_revalued(
+                    {"railroad": code, "old_price": old, "new_price": rr.price, "value": value}
+                )
+            )
 
 
 # --- 6.5 splits -------------------------------------------------------------------

@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel
 
 from turnproc.core import rng
+from turnproc.core.models import maker
 from turnproc.families.continental_rails.engine.context import TurnContext
 from turnproc.families.continental_rails.engine.events import Event
 from turnproc.families.continental_rails.engine.network import regions_linked, towns_of
@@ -124,6 +125,9 @@ class VPAwarded(Event):
     news_order: ClassVar[int] = 130
 
 
+_vp_awarded = maker(VPAwarded)
+
+
 class GameEnded(Event):
     """1.3 The game ended after this turn."""
 
@@ -169,14 +173,16 @@ def _award(
         return
     ctx.state.tycoon(position).vp[category] += points
     ctx.emit(
-        VPAwarded(
-            position=position,
-            category=category,
-            points=points,
-            reason=reason,
-            railroad=railroad,
-            detail=detail,
-            first=first,
+        _vp_awarded(
+            {
+                "position": position,
+                "category": category,
+                "points": points,
+                "reason": reason,
+                "railroad": railroad,
+                "detail": detail,
+                "first": first,
+            }
         )
     )
 
@@ -302,7 +308,7 @@ def _record_links(
         for region in sorted(regions):
             state.first_region_links.setdefault(region, code)
         for bonus in params.bonuses:
-            if bonus.linked(regions) and bonus.id not in state.first_bonus_pairs:
+            if bonus.id not in state.first_bonus_pairs and bonus.linked(regions):
                 state.first_bonus_pairs.append(bonus.id)
 
 
@@ -332,6 +338,8 @@ def rail_builder(
             first = region not in known_regions
             points = params.per_region * (params.first_multiplier if first else 1)
             _award(ctx, pos, "rail_builder", points, "new_region", code, region, first)
+        if after[code] <= before[code]:
+            continue  # no new region, so no bonus newly linked
         for bonus in params.bonuses:
             if not bonus.linked(after[code]) or bonus.linked(before[code]):
                 continue
@@ -369,11 +377,10 @@ def rail_magnate(
             by_president.setdefault(pos, []).append(code)
     for pos, codes in sorted(by_president.items()):
         systems = [[code] for code in codes]
+        towns = {code: towns_of(scenario, state.railroads[code].lines) for code in codes}
         for i, first in enumerate(codes):
             for second in codes[i + 1 :]:
-                lines_a = state.railroads[first].lines
-                lines_b = state.railroads[second].lines
-                if towns_of(scenario, lines_a) & towns_of(scenario, lines_b):
+                if not towns[first].isdisjoint(towns[second]):
                     systems.append([first, second])
         _, best_score, best = max(
             (len(regions), system_score(params, regions), "+".join(system))
@@ -444,7 +451,11 @@ def rail_baron(ctx: TurnContext, params: BaronParams) -> None:
         tycoon = ctx.state.tycoon(pos)
         tycoon.vp["rail_baron"] = score
         if score:
-            ctx.emit(VPAwarded(position=pos, category="rail_baron", points=score, reason="baron"))
+            ctx.emit(
+                _vp_awarded(
+                    {"position": pos, "category": "rail_baron", "points": score, "reason": "baron"}
+                )
+            )
 
 
 def victory_points(ctx: TurnContext) -> None:
