@@ -3,8 +3,10 @@ inputs untouched."""
 
 from turnproc.families.continental_rails.engine.context import TurnContext
 from turnproc.families.continental_rails.engine.invariants import money_problems, share_problems
+from turnproc.families.continental_rails.engine.orders import PlayerOrders
 from turnproc.families.continental_rails.engine.resolve import SEQUENCE, resolve_turn
 from turnproc.families.continental_rails.engine.setup import PlayerSetup, new_game
+from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.scenario.model import Scenario
 
 
@@ -45,3 +47,43 @@ def test_money_and_shares_are_conserved_after_every_step(scenario: Scenario) -> 
     for _ in range(3):
         state = resolve_turn(scenario, state, {}, after_step=check).state
     assert seen == [name for name, _ in SEQUENCE] * 3
+
+
+def test_a_mid_game_turn_leaves_its_input_alone(scenario: Scenario) -> None:
+    """The working copy shares what cannot change (numbers, strings) with the
+    state it copies; a busy turn of computer orders must still leave that
+    state as it was, and give the same result twice."""
+    from turnproc.families.continental_rails import ai
+
+    state = _start(scenario, seed=3)
+
+    def computer(state: GameState) -> dict[int, PlayerOrders]:
+        return {t.position: ai.computer_orders(scenario, state, t.position) for t in state.tycoons}
+
+    for _ in range(9):
+        state = resolve_turn(scenario, state, computer(state)).state
+    orders = computer(state)
+    before = state.model_dump_json()
+    first = resolve_turn(scenario, state, orders)
+    assert state.model_dump_json() == before
+    second = resolve_turn(scenario, state, orders)
+    assert first.model_dump_json() == second.model_dump_json()
+    assert first.state.model_dump_json() != before  # the turn did change things
+
+
+def test_the_working_copy_refuses_a_model_it_cannot_copy_safely() -> None:
+    import pytest
+    from pydantic import BaseModel
+
+    from turnproc.families.continental_rails.engine.state import _containers
+
+    class Nested(BaseModel):
+        routes: dict[str, list[str]] = {}
+
+    class Flat(BaseModel):
+        lines: list[str] = []
+        cash: int = 0
+
+    with pytest.raises(TypeError, match="nests mutable"):
+        _containers(Nested)
+    assert _containers(Flat) == (("lines", list),)

@@ -4,7 +4,8 @@ Every field a later turn needs is here; everything derivable from these fields
 (treasury stock, public shares, a town's value) is computed, not stored.
 """
 
-from typing import Literal, TypeVar, get_origin
+from types import UnionType
+from typing import Literal, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, Field
 
@@ -154,8 +155,31 @@ class GameState(BaseModel):
         return rr.issued - held + owed
 
 
+# The values a state model may hold outside its lists and dicts, and in them:
+# immutable, so a copy may share them.
+_SCALARS = (int, str, float, bool, type(None))
+# GameState's fields of state models, which `working_copy` copies one by one.
+_MODEL_FIELDS = {"tycoons", "railroads", "pcs", "records"}
+
+
+def _scalar(annotation: object) -> bool:
+    """Whether a value of this annotation is immutable (a number, a string, a
+    Literal of them, or a union of those)."""
+    if annotation in _SCALARS:
+        return True
+    origin = get_origin(annotation)
+    if origin is Literal:
+        return True
+    if origin in (Union, UnionType):
+        return all(_scalar(arg) for arg in get_args(annotation))
+    return False
+
+
 def _containers(model: type[BaseModel]) -> tuple[tuple[str, type], ...]:
-    """The fields of `model` holding a list or a dict, with that type."""
+    """The fields of `model` holding a list or a dict, with that type. Refuses a
+    model `_fresh` cannot copy safely: one with more than its fields, with a
+    validator on assignment, or with a field holding anything mutable other
+    than a flat list or dict of immutable values."""
     config = model.model_config
     if model.__private_attributes__ or config.get("extra") == "allow":
         raise TypeError(f"{model.__name__} holds more than its fields; `_fresh` cannot copy it")
@@ -164,9 +188,18 @@ def _containers(model: type[BaseModel]) -> tuple[tuple[str, type], ...]:
         raise TypeError(f"{model.__name__} validates assignments; the engine assumes it does not")
     found = []
     for name, field in model.model_fields.items():
-        origin = get_origin(field.annotation)
+        annotation = field.annotation
+        origin = get_origin(annotation)
+        if model is GameState and name in _MODEL_FIELDS:
+            continue  # copied model by model in `working_copy`
         if origin is list or origin is dict:
+            if not all(_scalar(arg) for arg in get_args(annotation)):
+                raise TypeError(
+                    f"{model.__name__}.{name} nests mutable values; `_fresh` would share them"
+                )
             found.append((name, origin))
+        elif not _scalar(annotation):
+            raise TypeError(f"{model.__name__}.{name} is mutable; `_fresh` would share it")
     return tuple(found)
 
 
