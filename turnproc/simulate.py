@@ -7,18 +7,17 @@ step of every turn, and returns what the balance targets are measured on.
 sums them up. Same seed, same games, same numbers.
 """
 
-import contextlib
-import gc
 import statistics
 import traceback
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, Field
 
+from turnproc.core.collection import few_collections
 from turnproc.families.continental_rails import ai
 from turnproc.families.continental_rails.engine import invariants, strategies, valuation
 from turnproc.families.continental_rails.engine.context import TurnContext
@@ -189,27 +188,6 @@ def strategy_player_orders(
     return PlayerOrders(position=position, orders=kept, source="player"), len(refused)
 
 
-# Containers a game may allocate between two collections of the youngest
-# generation. A turn makes tens of thousands of short-lived objects (events,
-# ledger entries, the working state, the computer players' estimates), nearly
-# all freed by reference counting; with Python's default (700) the collector
-# ran some 170 times in a 25-turn game, about 4% of its instructions
-# (cachegrind), and with this once or twice.
-_YOUNG = 50_000
-
-
-@contextlib.contextmanager
-def _few_collections() -> Iterator[None]:
-    """Collect garbage rarely while a game plays; the thresholds are put back
-    afterwards."""
-    young, middle, old = gc.get_threshold()
-    gc.set_threshold(max(young, _YOUNG), middle, old)
-    try:
-        yield
-    finally:
-        gc.set_threshold(young, middle, old)
-
-
 def play_game(
     scenario: Scenario,
     seed: int,
@@ -238,7 +216,7 @@ def play_game(
         stats.problems.extend(f"{where}: {p}" for p in problems)
 
     try:
-        with _few_collections():
+        with few_collections():
             while not state.ended and stats.turns < turns:
                 where = f"turn {state.turn} computer orders"
                 orders = {}

@@ -20,11 +20,12 @@ import threading
 import time
 import traceback
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any, NoReturn, Protocol
 
+from turnproc.core.collection import few_collections
 from turnproc.core.ledger import LedgerEntry
 from turnproc.families.continental_rails.engine.events import Announcement as AnnouncementEvent
 from turnproc.families.continental_rails.engine.events import Event, Rejection
@@ -211,27 +212,6 @@ def _do(kind: str, argument: Any, layers: Layers) -> Any:
         assert turn.maps is not None
         return turn.maps.draw_shared(turn.first, argument)
     return turn.finished(argument)
-
-
-# Containers a renderer may allocate between two collections of the youngest
-# generation. Reports make many short-lived ones (flowables, rows, text
-# objects), nearly all freed by reference counting once drawn. With Python's
-# default (700) one process rendering the bench turn's 15 reports ran 43
-# collections, one of them over every object of the game: 0.18 of its 2.7 CPU
-# seconds; with this, 3 (0.03 s).
-_YOUNG = 50_000
-
-
-@contextlib.contextmanager
-def _few_collections() -> Iterator[None]:
-    """Collect garbage rarely while reports render (workers forked meanwhile
-    keep the setting); the thresholds are put back afterwards."""
-    young, middle, old = gc.get_threshold()
-    gc.set_threshold(max(young, _YOUNG), middle, old)
-    try:
-        yield
-    finally:
-        gc.set_threshold(young, middle, old)
 
 
 def default_workers() -> int:
@@ -463,7 +443,7 @@ def start_turn_reports(
     turn = _Turn(data, meta, result, wording, pages, first, finish, keep)
     count = min(workers or default_workers(), len(wanted))
     if count <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-        with _few_collections():
+        with few_collections():
             if pages is not None:
                 pages.prepare(first)
             ready, made = _outcome((pos, turn.finished(pos)) for pos in wanted)
@@ -483,7 +463,7 @@ def start_turn_reports(
     # way: it does not walk them (nor copy the memory they are in).
     gc.freeze()
     try:
-        with _few_collections():
+        with few_collections():
             forked = _Workers(count)
     finally:
         gc.unfreeze()
