@@ -128,6 +128,33 @@ def test_shared_turn_facts_leave_the_orders_unchanged(
             assert facts.view(tycoon.position) == ai.public_view(state, tycoon.position)
 
 
+def test_views_are_the_copies_pydantic_makes(scenario: Scenario, states: list[GameState]) -> None:
+    """A position's view is `model_copy(update=...)` of the state and its
+    tycoons, made without pydantic's copying: the same fields and fields set."""
+    state = states[3]
+    view = ai.public_view(state, 2)
+    for tycoon, seen in zip(state.tycoons, view.tycoons, strict=True):
+        if tycoon.position == 2:
+            assert seen is tycoon
+            continue
+        expected = tycoon.model_copy(
+            update={
+                "cash": 0,
+                "loan": 0,
+                "holdings": {},
+                "shorts": {},
+                "short_proceeds": {},
+                "wants_presidency": [],
+            }
+        )
+        assert seen == expected
+        assert seen.model_fields_set == expected.model_fields_set
+    expected_view = state.model_copy(update={"tycoons": view.tycoons})
+    assert view == expected_view
+    assert view.model_fields_set == expected_view.model_fields_set
+    assert view.model_dump_json() == expected_view.model_dump_json()
+
+
 def test_turn_facts_agree_with_the_rules_they_shortcut(
     scenario: Scenario, states: list[GameState]
 ) -> None:

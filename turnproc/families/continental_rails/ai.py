@@ -17,7 +17,7 @@ import heapq
 import math
 import random
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel
 
@@ -162,21 +162,42 @@ def public_view(state: GameState, position: int) -> GameState:
     """The state as `position` sees it: other tycoons' cash, loans, holdings,
     shorts and presidency requests are hidden (3.1: only spying shows holdings)."""
     tycoons = [t if t.position == position else _hidden(t) for t in state.tycoons]
-    return state.model_copy(update={"tycoons": tycoons})
+    return _changed(state, {"tycoons": tycoons})
 
 
 def _hidden(tycoon: Tycoon) -> Tycoon:
     """A tycoon as the other positions see him (`public_view`)."""
-    return tycoon.model_copy(
-        update={
+    return _changed(
+        tycoon,
+        {
             "cash": 0,
             "loan": 0,
             "holdings": {},
             "shorts": {},
             "short_proceeds": {},
             "wants_presidency": [],
-        }
+        },
     )
+
+
+_M = TypeVar("_M", bound=BaseModel)
+_set = object.__setattr__
+
+
+def _changed(model: _M, update: dict[str, Any]) -> _M:
+    """`model.model_copy(update=update)` of a state model (no extra or private
+    attributes): the same shallow copy, without pydantic's generic copying,
+    which cost a planner more than the copied fields (a view is made per seat,
+    a hidden tycoon per seat and turn, a built railroad per president)."""
+    cls = type(model)
+    copy = cls.__new__(cls)
+    values = model.__dict__.copy()
+    values.update(update)
+    _set(copy, "__dict__", values)
+    _set(copy, "__pydantic_fields_set__", model.__pydantic_fields_set__ | update.keys())
+    _set(copy, "__pydantic_extra__", None)
+    _set(copy, "__pydantic_private__", None)
+    return copy
 
 
 class TurnFacts:
@@ -296,7 +317,7 @@ class TurnFacts:
             t if t.position == position else hidden
             for t, hidden in zip(self.state.tycoons, self.hidden, strict=True)
         ]
-        return self.state.model_copy(update={"tycoons": tycoons})
+        return _changed(self.state, {"tycoons": tycoons})
 
     def line_towns(self, rr: Railroad) -> set[str]:
         towns = self._line_towns.get(rr.code)
@@ -1007,9 +1028,7 @@ class _Planner:
                 network_routes.append(row)
                 reached.update(route.towns)
         built = (
-            rr
-            if len(network_routes) == len(rr.lines)
-            else rr.model_copy(update={"lines": network_routes})
+            rr if len(network_routes) == len(rr.lines) else _changed(rr, {"lines": network_routes})
         )
 
         # Efficiency wears away each turn; a capital improvement keeps it up.
