@@ -230,6 +230,10 @@ class TurnFacts:
         self.rr_params = railroad_finance.railroad_params(scenario)
         self.building = rights_of_way.building_params(scenario)
         self.auctions = scenario.section("auctions", AuctionsParams)
+        self.at_war = state.turn in operations.civil_war_params(scenario).turns
+        self.max_presidencies = companies.max_presidencies(scenario)
+        self.loan_rate = scenario.section("climate", ClimateTable).levels[state.climate].loan_rate
+        self.salary_percent = operations.operations_params(scenario).salary.profit_percent
         self._line_towns: dict[str, set[str]] = {}
         self._railroads_at: dict[str, list[Railroad]] | None = None
         self._joinable: dict[str, dict[str, Railroad]] = {}
@@ -392,10 +396,21 @@ class TurnFacts:
         it would earn in a turn as a railroad, whichever is most."""
         worth = self._worth.get(code)
         if worth is None:
-            earnings = self._pc_earnings(code) * self.g.pc_earnings_percent // 100
-            worth = self._worth[code] = max(
-                pc_asking_price(self.scenario, code), pcs.pc_value(self.scenario, code), earnings
-            )
+            # The turn enters only through the climate, whether it is a war
+            # turn (8) and the locomotive the PC would start with: the worth is
+            # kept for the scenario under those, for the turns and games after.
+            known = self.scenario.derived("ai_pc_worths", _no_worths)
+            state = self.state
+            key = (code, state.climate, self.at_war, state.best_locomotive)
+            worth = known.get(key)
+            if worth is None:
+                earnings = self._pc_earnings(code) * self.g.pc_earnings_percent // 100
+                worth = known[key] = max(
+                    pc_asking_price(self.scenario, code),
+                    pcs.pc_value(self.scenario, code),
+                    earnings,
+                )
+            self._worth[code] = worth
         return worth
 
     def _pc_earnings(self, code: str) -> int:
@@ -586,14 +601,14 @@ class _Planner:
         """Incorporate or merge PCs held since last turn; bid for new ones."""
         orders: list[Order] = []
         presidencies = len(self.presides)
-        war = self.state.turn in operations.civil_war_params(self.scenario).turns
+        war = self.facts.at_war
         for pc in sorted(self.me.pcs):
             if war and self._is_west(pc):
                 continue  # 8 held until the war is over: no westward expansion
             own_target = self._merge_target(pc, own_only=True)
             if own_target and self.persona.prefers_merging_pcs:
                 orders.append(MergePC(pc=pc, railroad=own_target))
-            elif presidencies < companies.max_presidencies(self.scenario):
+            elif presidencies < self.facts.max_presidencies:
                 # Incorporating is the safe way to a presidency (playing tips).
                 orders.append(IncorporatePC(pc=pc))
                 self.incorporating.append(pc)
@@ -864,9 +879,7 @@ class _Planner:
             rr = state.railroads[code]
             hold = cap if rr.chairman != me.position else self.g.president_hold_percent
             targets[code] = rr.issued * hold // 100
-        wanted_presidencies = min(
-            companies.max_presidencies(self.scenario), self.persona.presidencies
-        )
+        wanted_presidencies = min(self.facts.max_presidencies, self.persona.presidencies)
         if len(self.presides) + len(self.incorporating) < wanted_presidencies:
             contest = [rr for rr, _, _ in self.facts.traded() if rr.code not in keep]
             # A railroad without a president, or a small one, is easiest to take.
@@ -943,7 +956,7 @@ class _Planner:
         if self.seeking:
             wanted.append(self.seeking)
         unique = list(dict.fromkeys(wanted))
-        return unique[: companies.max_presidencies(self.scenario)]
+        return unique[: self.facts.max_presidencies]
 
     # -- railroads I preside ------------------------------------------------------
 
@@ -965,11 +978,10 @@ class _Planner:
         revenue = sum(line.net for line in lines)
         efficiency = operations.effective_efficiency(self.scenario, self.state, rr)
         expense = operations.operating_expense(self.scenario, rr, traffic, efficiency)
-        loan_rate = self.scenario.section("climate", ClimateTable).levels[self.state.climate]
         bond_rate = self.rr_params.debt.bond_rate_percent
-        interest = (rr.bonds * bond_rate + rr.loan * loan_rate.loan_rate) // 100
+        interest = (rr.bonds * bond_rate + rr.loan * self.facts.loan_rate) // 100
         earned = revenue - expense - interest
-        percent = operations.operations_params(self.scenario).salary.profit_percent
+        percent = self.facts.salary_percent
         salary = earned * percent // 100 if earned > 0 and rr.president is not None else 0
         return earned - salary
 
@@ -1272,6 +1284,12 @@ class _Planner:
 
 def _no_costs(scenario: Scenario) -> dict[tuple[str, int], int]:
     """An empty table of building costs by (RoW, climate), filled as they are asked."""
+    return {}
+
+
+def _no_worths(scenario: Scenario) -> dict[tuple[str, int, bool, int], int]:
+    """An empty table of PCs' worths by (PC, climate, war turn, best
+    locomotive), filled as they are asked (`TurnFacts.pc_worth`)."""
     return {}
 
 
