@@ -22,6 +22,7 @@ from typing import Any, NamedTuple, TypeVar
 from pydantic import BaseModel
 
 from turnproc.core import rng
+from turnproc.core.models import maker
 from turnproc.families.continental_rails.engine import network, pcs, valuation
 from turnproc.families.continental_rails.engine.climate_table import ClimateTable
 from turnproc.families.continental_rails.engine.orders import (
@@ -69,6 +70,17 @@ from turnproc.families.continental_rails.engine.steps import (
 from turnproc.families.continental_rails.engine.steps.auctions import AuctionsParams
 from turnproc.families.continental_rails.engine.steps.stockmarket import market_params
 from turnproc.scenario.model import Scenario
+
+# The orders a planner gives by the dozen, made by their own validators: the
+# same validation and the same order as calling the class (`maker`).
+_bid_for_pc = maker(BidForPC)
+_buy_stock = maker(BuyStock)
+_incorporate_pc = maker(IncorporatePC)
+_merge_pc = maker(MergePC)
+_offer_pc = maker(OfferPC)
+_request_presidency = maker(RequestPresidency)
+_sell_stock = maker(SellStock)
+_set_dividend = maker(SetDividend)
 
 # --- parameters (ai.toml) ------------------------------------------------------
 
@@ -487,7 +499,8 @@ def computer_orders(
     if facts is None:
         facts = TurnFacts(scenario, state)
     planner = _Planner(scenario, facts.view(position), position, facts)
-    return PlayerOrders(position=position, orders=planner.plan(), source="computer")
+    # Each order was validated as it was made: the list is not checked again.
+    return PlayerOrders.model_construct(position=position, orders=planner.plan(), source="computer")
 
 
 class _Wanted(NamedTuple):
@@ -592,7 +605,9 @@ class _Planner:
             orders += railroad_orders
         if merger is not None:
             orders.append(merger)
-        orders += [RequestPresidency(railroad=code) for code in self._presidency_requests(merger)]
+        orders += [
+            _request_presidency({"railroad": code}) for code in self._presidency_requests(merger)
+        ]
         return orders
 
     # -- PCs --------------------------------------------------------------------
@@ -607,18 +622,18 @@ class _Planner:
                 continue  # 8 held until the war is over: no westward expansion
             own_target = self._merge_target(pc, own_only=True)
             if own_target and self.persona.prefers_merging_pcs:
-                orders.append(MergePC(pc=pc, railroad=own_target))
+                orders.append(_merge_pc({"pc": pc, "railroad": own_target}))
             elif presidencies < self.facts.max_presidencies:
                 # Incorporating is the safe way to a presidency (playing tips).
-                orders.append(IncorporatePC(pc=pc))
+                orders.append(_incorporate_pc({"pc": pc}))
                 self.incorporating.append(pc)
                 presidencies += 1
             elif own_target:
-                orders.append(MergePC(pc=pc, railroad=own_target))
+                orders.append(_merge_pc({"pc": pc, "railroad": own_target}))
             elif target := self._merge_target(pc, own_only=False):
-                orders.append(MergePC(pc=pc, railroad=target))
+                orders.append(_merge_pc({"pc": pc, "railroad": target}))
             else:
-                orders.append(OfferPC(pc=pc, price=self._offer_price(pc)))
+                orders.append(_offer_pc({"pc": pc, "price": self._offer_price(pc)}))
 
         slots = self.max_pcs - len(self.me.pcs)
         budget = spendable * self.persona.pc_budget_percent // 100
@@ -654,7 +669,7 @@ class _Planner:
             bid = max(asking, _round_down(bid, self.g.pc_bid_step))
             if bid > ceiling:
                 continue
-            orders.append(BidForPC(pc=code, amount=bid))
+            orders.append(_bid_for_pc({"pc": code, "amount": bid}))
             bids.append(bid)
         spend = sum(sorted(bids, reverse=True)[:slots])
         return orders, spend
@@ -804,7 +819,7 @@ class _Planner:
                 or (speculates and very_dear)
                 or (need - credit > 0 and not director)
             ):
-                sell_orders.append(SellStock(railroad=code, shares=held))
+                sell_orders.append(_sell_stock({"railroad": code, "shares": held}))
                 credit += held * rr.price * fall // 100
 
         short_orders: list[Order] = []
@@ -828,7 +843,7 @@ class _Planner:
         for code, shares, worst in buys:
             shares = min(shares, money // worst)
             if shares > 0:
-                buy_orders.append(BuyStock(railroad=code, shares=shares))
+                buy_orders.append(_buy_stock({"railroad": code, "shares": shares}))
                 money -= shares * worst
                 spend += shares * worst
         if not self.bad_times:
@@ -837,7 +852,7 @@ class _Planner:
             for code, shares, worst in self._investments(keep | set(self.targets)):
                 shares = min(shares, invest // worst)
                 if shares > 0:
-                    buy_orders.append(BuyStock(railroad=code, shares=shares))
+                    buy_orders.append(_buy_stock({"railroad": code, "shares": shares}))
                     invest -= shares * worst
                     spend += shares * worst
         orders = cover_orders + sell_orders + short_orders + buy_orders
@@ -1023,7 +1038,7 @@ class _Planner:
             by_profit = profit * persona.payout_percent // 100 // rr.issued
             dividend = min(99, max(by_profit, min(by_yield, profit // rr.issued)))
         dividend_order = len(orders)
-        orders.append(SetDividend(railroad=rr.code, per_share=dividend))
+        orders.append(_set_dividend({"railroad": rr.code, "per_share": dividend}))
 
         budget = max(0, cash * persona.build_percent // 100)
         unbudgeted = cash - budget
@@ -1101,8 +1116,8 @@ class _Planner:
         if milking and rr.issued > 0:
             reserve = self.rr_params.dividends.reserve_per_mile * self._miles(rr)
             payout = (unbudgeted + budget + max(0, profit) - reserve) // rr.issued
-            orders[dividend_order] = SetDividend(
-                railroad=rr.code, per_share=min(99, max(dividend, payout))
+            orders[dividend_order] = _set_dividend(
+                {"railroad": rr.code, "per_share": min(99, max(dividend, payout))}
             )
         elif rr.bonds > 0 and not self.bad_times and budget > rr.bonds * 2:
             orders.append(RedeemBonds(railroad=rr.code, amount=rr.bonds))
