@@ -14,6 +14,7 @@ from turnproc.families.continental_rails.engine.orders import (
 from turnproc.families.continental_rails.engine.resolve import resolve_turn
 from turnproc.families.continental_rails.engine.setup import PlayerSetup, new_game
 from turnproc.families.continental_rails.engine.state import GameState
+from turnproc.families.continental_rails.engine.steps import operations
 from turnproc.families.continental_rails.engine.steps.stockmarket import market_params, max_bid
 from turnproc.scenario.model import Scenario
 
@@ -128,6 +129,33 @@ def test_shared_turn_facts_leave_the_orders_unchanged(
             assert facts.view(tycoon.position) == ai.public_view(state, tycoon.position)
 
 
+def test_views_are_the_copies_pydantic_makes(scenario: Scenario, states: list[GameState]) -> None:
+    """A position's view is `model_copy(update=...)` of the state and its
+    tycoons, made without pydantic's copying: the same fields and fields set."""
+    state = states[3]
+    view = ai.public_view(state, 2)
+    for tycoon, seen in zip(state.tycoons, view.tycoons, strict=True):
+        if tycoon.position == 2:
+            assert seen is tycoon
+            continue
+        expected = tycoon.model_copy(
+            update={
+                "cash": 0,
+                "loan": 0,
+                "holdings": {},
+                "shorts": {},
+                "short_proceeds": {},
+                "wants_presidency": [],
+            }
+        )
+        assert seen == expected
+        assert seen.model_fields_set == expected.model_fields_set
+    expected_view = state.model_copy(update={"tycoons": view.tycoons})
+    assert view == expected_view
+    assert view.model_fields_set == expected_view.model_fields_set
+    assert view.model_dump_json() == expected_view.model_dump_json()
+
+
 def test_turn_facts_agree_with_the_rules_they_shortcut(
     scenario: Scenario, states: list[GameState]
 ) -> None:
@@ -237,3 +265,27 @@ def test_leveraged_personalities_carry_their_loan_in_good_times_only(scenario: S
         if ai.personality_name(scenario, tycoon) in leveraged:
             kinds = [o.kind for o in ai.computer_orders(scenario, state, tycoon.position).orders]
             assert "borrow" not in kinds
+
+
+def test_pc_worths_kept_for_the_scenario_are_those_of_the_turn(
+    scenario: Scenario, states: list[GameState]
+) -> None:
+    """A PC's worth kept from earlier turns (by climate, war turn and best
+    locomotive) is the one worked out afresh from the turn's own state, in
+    peace and in a Civil War turn (8), in every climate."""
+    war = operations.civil_war_params(scenario).turns
+    assert war
+    cases = [
+        state.model_copy(update={"turn": turn, "climate": climate})
+        for state in states
+        for turn in (state.turn, min(war))
+        for climate in (state.climate, 0, 8)
+    ]
+    kept = [ai.TurnFacts(scenario, state) for state in cases]
+    worths = [{code: facts.pc_worth(code) for code in facts.state.pcs} for facts in kept]
+    for state, found in zip(cases, worths, strict=True):
+        cache = scenario.__dict__.get("_derived_cache", {})
+        cache.pop("ai_pc_worths", None)  # nothing kept: worked out from this turn
+        fresh = ai.TurnFacts(scenario, state)
+        assert found == {code: fresh.pc_worth(code) for code in state.pcs}
+    assert len({worth for found in worths for worth in found.values()}) > 1

@@ -17,11 +17,12 @@ import heapq
 import math
 import random
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel
 
 from turnproc.core import rng
+from turnproc.core.models import maker
 from turnproc.families.continental_rails.engine import network, pcs, valuation
 from turnproc.families.continental_rails.engine.climate_table import ClimateTable
 from turnproc.families.continental_rails.engine.orders import (
@@ -69,6 +70,17 @@ from turnproc.families.continental_rails.engine.steps import (
 from turnproc.families.continental_rails.engine.steps.auctions import AuctionsParams
 from turnproc.families.continental_rails.engine.steps.stockmarket import market_params
 from turnproc.scenario.model import Scenario
+
+# The orders a planner gives by the dozen, made by their own validators: the
+# same validation and the same order as calling the class (`maker`).
+_bid_for_pc = maker(BidForPC)
+_buy_stock = maker(BuyStock)
+_incorporate_pc = maker(IncorporatePC)
+_merge_pc = maker(MergePC)
+_offer_pc = maker(OfferPC)
+_request_presidency = maker(RequestPresidency)
+_sell_stock = maker(SellStock)
+_set_dividend = maker(SetDividend)
 
 # --- parameters (ai.toml) ------------------------------------------------------
 
@@ -162,21 +174,42 @@ def public_view(state: GameState, position: int) -> GameState:
     """The state as `position` sees it: other tycoons' cash, loans, holdings,
     shorts and presidency requests are hidden (3.1: only spying shows holdings)."""
     tycoons = [t if t.position == position else _hidden(t) for t in state.tycoons]
-    return state.model_copy(update={"tycoons": tycoons})
+    return _changed(state, {"tycoons": tycoons})
 
 
 def _hidden(tycoon: Tycoon) -> Tycoon:
     """A tycoon as the other positions see him (`public_view`)."""
-    return tycoon.model_copy(
-        update={
+    return _changed(
+        tycoon,
+        {
             "cash": 0,
             "loan": 0,
             "holdings": {},
             "shorts": {},
             "short_proceeds": {},
             "wants_presidency": [],
-        }
+        },
     )
+
+
+_M = TypeVar("_M", bound=BaseModel)
+_set = object.__setattr__
+
+
+def _changed(model: _M, update: dict[str, Any]) -> _M:
+    """`model.model_copy(update=update)` of a state model (no extra or private
+    attributes): the same shallow copy, without pydantic's generic copying,
+    which cost a planner more than the copied fields (a view is made per seat,
+    a hidden tycoon per seat and turn, a built railroad per president)."""
+    cls = type(model)
+    copy = cls.__new__(cls)
+    values = model.__dict__.copy()
+    values.update(update)
+    _set(copy, "__dict__", values)
+    _set(copy, "__pydantic_fields_set__", model.__pydantic_fields_set__ | update.keys())
+    _set(copy, "__pydantic_extra__", None)
+    _set(copy, "__pydantic_private__", None)
+    return copy
 
 
 class TurnFacts:
@@ -209,6 +242,10 @@ class TurnFacts:
         self.rr_params = railroad_finance.railroad_params(scenario)
         self.building = rights_of_way.building_params(scenario)
         self.auctions = scenario.section("auctions", AuctionsParams)
+        self.at_war = state.turn in operations.civil_war_params(scenario).turns
+        self.max_presidencies = companies.max_presidencies(scenario)
+        self.loan_rate = scenario.section("climate", ClimateTable).levels[state.climate].loan_rate
+        self.salary_percent = operations.operations_params(scenario).salary.profit_percent
         self._line_towns: dict[str, set[str]] = {}
         self._railroads_at: dict[str, list[Railroad]] | None = None
         self._joinable: dict[str, dict[str, Railroad]] = {}
@@ -296,7 +333,7 @@ class TurnFacts:
             t if t.position == position else hidden
             for t, hidden in zip(self.state.tycoons, self.hidden, strict=True)
         ]
-        return self.state.model_copy(update={"tycoons": tycoons})
+        return _changed(self.state, {"tycoons": tycoons})
 
     def line_towns(self, rr: Railroad) -> set[str]:
         towns = self._line_towns.get(rr.code)
@@ -371,10 +408,21 @@ class TurnFacts:
         it would earn in a turn as a railroad, whichever is most."""
         worth = self._worth.get(code)
         if worth is None:
-            earnings = self._pc_earnings(code) * self.g.pc_earnings_percent // 100
-            worth = self._worth[code] = max(
-                pc_asking_price(self.scenario, code), pcs.pc_value(self.scenario, code), earnings
-            )
+            # The turn enters only through the climate, whether it is a war
+            # turn (8) and the locomotive the PC would start with: the worth is
+            # kept for the scenario under those, for the turns and games after.
+            known = self.scenario.derived("ai_pc_worths", _no_worths)
+            state = self.state
+            key = (code, state.climate, self.at_war, state.best_locomotive)
+            worth = known.get(key)
+            if worth is None:
+                earnings = self._pc_earnings(code) * self.g.pc_earnings_percent // 100
+                worth = known[key] = max(
+                    pc_asking_price(self.scenario, code),
+                    pcs.pc_value(self.scenario, code),
+                    earnings,
+                )
+            self._worth[code] = worth
         return worth
 
     def _pc_earnings(self, code: str) -> int:
@@ -451,7 +499,8 @@ def computer_orders(
     if facts is None:
         facts = TurnFacts(scenario, state)
     planner = _Planner(scenario, facts.view(position), position, facts)
-    return PlayerOrders(position=position, orders=planner.plan(), source="computer")
+    # Each order was validated as it was made: the list is not checked again.
+    return PlayerOrders.model_construct(position=position, orders=planner.plan(), source="computer")
 
 
 class _Wanted(NamedTuple):
@@ -556,7 +605,9 @@ class _Planner:
             orders += railroad_orders
         if merger is not None:
             orders.append(merger)
-        orders += [RequestPresidency(railroad=code) for code in self._presidency_requests(merger)]
+        orders += [
+            _request_presidency({"railroad": code}) for code in self._presidency_requests(merger)
+        ]
         return orders
 
     # -- PCs --------------------------------------------------------------------
@@ -565,24 +616,24 @@ class _Planner:
         """Incorporate or merge PCs held since last turn; bid for new ones."""
         orders: list[Order] = []
         presidencies = len(self.presides)
-        war = self.state.turn in operations.civil_war_params(self.scenario).turns
+        war = self.facts.at_war
         for pc in sorted(self.me.pcs):
             if war and self._is_west(pc):
                 continue  # 8 held until the war is over: no westward expansion
             own_target = self._merge_target(pc, own_only=True)
             if own_target and self.persona.prefers_merging_pcs:
-                orders.append(MergePC(pc=pc, railroad=own_target))
-            elif presidencies < companies.max_presidencies(self.scenario):
+                orders.append(_merge_pc({"pc": pc, "railroad": own_target}))
+            elif presidencies < self.facts.max_presidencies:
                 # Incorporating is the safe way to a presidency (playing tips).
-                orders.append(IncorporatePC(pc=pc))
+                orders.append(_incorporate_pc({"pc": pc}))
                 self.incorporating.append(pc)
                 presidencies += 1
             elif own_target:
-                orders.append(MergePC(pc=pc, railroad=own_target))
+                orders.append(_merge_pc({"pc": pc, "railroad": own_target}))
             elif target := self._merge_target(pc, own_only=False):
-                orders.append(MergePC(pc=pc, railroad=target))
+                orders.append(_merge_pc({"pc": pc, "railroad": target}))
             else:
-                orders.append(OfferPC(pc=pc, price=self._offer_price(pc)))
+                orders.append(_offer_pc({"pc": pc, "price": self._offer_price(pc)}))
 
         slots = self.max_pcs - len(self.me.pcs)
         budget = spendable * self.persona.pc_budget_percent // 100
@@ -618,7 +669,7 @@ class _Planner:
             bid = max(asking, _round_down(bid, self.g.pc_bid_step))
             if bid > ceiling:
                 continue
-            orders.append(BidForPC(pc=code, amount=bid))
+            orders.append(_bid_for_pc({"pc": code, "amount": bid}))
             bids.append(bid)
         spend = sum(sorted(bids, reverse=True)[:slots])
         return orders, spend
@@ -768,7 +819,7 @@ class _Planner:
                 or (speculates and very_dear)
                 or (need - credit > 0 and not director)
             ):
-                sell_orders.append(SellStock(railroad=code, shares=held))
+                sell_orders.append(_sell_stock({"railroad": code, "shares": held}))
                 credit += held * rr.price * fall // 100
 
         short_orders: list[Order] = []
@@ -792,7 +843,7 @@ class _Planner:
         for code, shares, worst in buys:
             shares = min(shares, money // worst)
             if shares > 0:
-                buy_orders.append(BuyStock(railroad=code, shares=shares))
+                buy_orders.append(_buy_stock({"railroad": code, "shares": shares}))
                 money -= shares * worst
                 spend += shares * worst
         if not self.bad_times:
@@ -801,7 +852,7 @@ class _Planner:
             for code, shares, worst in self._investments(keep | set(self.targets)):
                 shares = min(shares, invest // worst)
                 if shares > 0:
-                    buy_orders.append(BuyStock(railroad=code, shares=shares))
+                    buy_orders.append(_buy_stock({"railroad": code, "shares": shares}))
                     invest -= shares * worst
                     spend += shares * worst
         orders = cover_orders + sell_orders + short_orders + buy_orders
@@ -843,9 +894,7 @@ class _Planner:
             rr = state.railroads[code]
             hold = cap if rr.chairman != me.position else self.g.president_hold_percent
             targets[code] = rr.issued * hold // 100
-        wanted_presidencies = min(
-            companies.max_presidencies(self.scenario), self.persona.presidencies
-        )
+        wanted_presidencies = min(self.facts.max_presidencies, self.persona.presidencies)
         if len(self.presides) + len(self.incorporating) < wanted_presidencies:
             contest = [rr for rr, _, _ in self.facts.traded() if rr.code not in keep]
             # A railroad without a president, or a small one, is easiest to take.
@@ -922,7 +971,7 @@ class _Planner:
         if self.seeking:
             wanted.append(self.seeking)
         unique = list(dict.fromkeys(wanted))
-        return unique[: companies.max_presidencies(self.scenario)]
+        return unique[: self.facts.max_presidencies]
 
     # -- railroads I preside ------------------------------------------------------
 
@@ -944,11 +993,10 @@ class _Planner:
         revenue = sum(line.net for line in lines)
         efficiency = operations.effective_efficiency(self.scenario, self.state, rr)
         expense = operations.operating_expense(self.scenario, rr, traffic, efficiency)
-        loan_rate = self.scenario.section("climate", ClimateTable).levels[self.state.climate]
         bond_rate = self.rr_params.debt.bond_rate_percent
-        interest = (rr.bonds * bond_rate + rr.loan * loan_rate.loan_rate) // 100
+        interest = (rr.bonds * bond_rate + rr.loan * self.facts.loan_rate) // 100
         earned = revenue - expense - interest
-        percent = operations.operations_params(self.scenario).salary.profit_percent
+        percent = self.facts.salary_percent
         salary = earned * percent // 100 if earned > 0 and rr.president is not None else 0
         return earned - salary
 
@@ -990,7 +1038,7 @@ class _Planner:
             by_profit = profit * persona.payout_percent // 100 // rr.issued
             dividend = min(99, max(by_profit, min(by_yield, profit // rr.issued)))
         dividend_order = len(orders)
-        orders.append(SetDividend(railroad=rr.code, per_share=dividend))
+        orders.append(_set_dividend({"railroad": rr.code, "per_share": dividend}))
 
         budget = max(0, cash * persona.build_percent // 100)
         unbudgeted = cash - budget
@@ -1007,9 +1055,7 @@ class _Planner:
                 network_routes.append(row)
                 reached.update(route.towns)
         built = (
-            rr
-            if len(network_routes) == len(rr.lines)
-            else rr.model_copy(update={"lines": network_routes})
+            rr if len(network_routes) == len(rr.lines) else _changed(rr, {"lines": network_routes})
         )
 
         # Efficiency wears away each turn; a capital improvement keeps it up.
@@ -1070,8 +1116,8 @@ class _Planner:
         if milking and rr.issued > 0:
             reserve = self.rr_params.dividends.reserve_per_mile * self._miles(rr)
             payout = (unbudgeted + budget + max(0, profit) - reserve) // rr.issued
-            orders[dividend_order] = SetDividend(
-                railroad=rr.code, per_share=min(99, max(dividend, payout))
+            orders[dividend_order] = _set_dividend(
+                {"railroad": rr.code, "per_share": min(99, max(dividend, payout))}
             )
         elif rr.bonds > 0 and not self.bad_times and budget > rr.bonds * 2:
             orders.append(RedeemBonds(railroad=rr.code, amount=rr.bonds))
@@ -1253,6 +1299,12 @@ class _Planner:
 
 def _no_costs(scenario: Scenario) -> dict[tuple[str, int], int]:
     """An empty table of building costs by (RoW, climate), filled as they are asked."""
+    return {}
+
+
+def _no_worths(scenario: Scenario) -> dict[tuple[str, int, bool, int], int]:
+    """An empty table of PCs' worths by (PC, climate, war turn, best
+    locomotive), filled as they are asked (`TurnFacts.pc_worth`)."""
     return {}
 
 
