@@ -188,7 +188,7 @@ def _award(
 
 
 def _events(ctx: TurnContext, kind: str) -> list[Any]:
-    return [event for event in ctx.events if event.kind == kind]
+    return ctx.events_of(kind)
 
 
 def turn_presidents(ctx: TurnContext) -> dict[str, int | None]:
