@@ -45,6 +45,10 @@ class TurnContext:
     # Facts one step hands to a later one within the turn (e.g. the stock
     # market's checked budgets); keys are documented where they are set.
     notes: dict[str, Any] = field(default_factory=dict)
+    # The events so far by kind, brought up to date on demand (`events_of`):
+    # `events` is only ever appended to, so the first `_indexed` are in it.
+    _by_kind: dict[str, list[Event]] = field(default_factory=dict, repr=False)
+    _indexed: int = field(default=0, repr=False)
 
     @property
     def turn(self) -> int:
@@ -63,6 +67,24 @@ class TurnContext:
 
     def emit(self, event: Event) -> None:
         self.events.append(event)
+
+    def events_of(self, kind: str) -> list[Event]:
+        """The turn's events of `kind` so far, in order. Steps that look back
+        at several kinds of the turn's events read this index rather than scan
+        the whole list (some 500 events by the end of a turn) once a kind."""
+        events = self.events
+        if self._indexed > len(events):  # the list was replaced: index it anew
+            self._by_kind, self._indexed = {}, 0
+        if self._indexed < len(events):
+            by_kind = self._by_kind
+            for event in events[self._indexed :]:
+                found = by_kind.get(event.kind)
+                if found is None:
+                    by_kind[event.kind] = [event]
+                else:
+                    found.append(event)
+            self._indexed = len(events)
+        return list(self._by_kind.get(kind, ()))
 
     def reject(
         self,

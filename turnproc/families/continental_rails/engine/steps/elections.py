@@ -32,7 +32,6 @@ from turnproc.families.continental_rails.engine.steps.stockmarket import (
     MarketParams,
     directors_shares,
     is_cornered,
-    is_director_holding,
     market_params,
 )
 
@@ -60,13 +59,18 @@ class StockCornered(Event):
 def directors_of(state: GameState, params: MarketParams, code: str) -> list[int]:
     """4.14 Tycoons holding a directorship's share of `code`, most shares first
     (ties: lower position number)."""
-    rr = state.railroads[code]
-    holders = [
-        (t.holdings.get(code, 0), t.position)
-        for t in state.tycoons
-        if is_director_holding(params, t.holdings.get(code, 0), rr.issued)
-    ]
-    return [pos for _, pos in sorted(holders, key=lambda h: (-h[0], h[1]))]
+    issued = state.railroads[code].issued
+    if issued <= 0:
+        return []
+    # `is_director_holding` worked out once for the railroad, not once a tycoon.
+    needed = issued * params.director_percent
+    holders = []
+    for t in state.tycoons:
+        shares = t.holdings.get(code, 0)
+        if shares > 0 and shares * 100 >= needed:
+            holders.append((-shares, t.position))
+    holders.sort()
+    return [pos for _, pos in holders]
 
 
 def _rank(
@@ -136,6 +140,7 @@ def _requests(ctx: TurnContext) -> tuple[dict[int, list[str]], list[tuple[int, O
     state = ctx.state
     requested: dict[int, list[str]] = {}
     asked: list[tuple[int, Order, str]] = []
+    limit = max_presidencies(ctx.scenario)
     for tycoon in state.tycoons:
         pos = tycoon.position
         if pos not in ctx.orders:
@@ -153,12 +158,12 @@ def _requests(ctx: TurnContext) -> tuple[dict[int, list[str]], list[tuple[int, O
                     f"{order.railroad} is not an active railroad; check the railroad summary.",
                 )
                 continue
-            if len(wanted) >= max_presidencies(ctx.scenario):
+            if len(wanted) >= limit:
                 ctx.reject(
                     pos,
                     order,
                     reasons.TOO_MANY_PRESIDENCIES,
-                    f"Ask for at most {max_presidencies(ctx.scenario)} railroads.",
+                    f"Ask for at most {limit} railroads.",
                 )
                 continue
             wanted.append(order.railroad)

@@ -188,7 +188,7 @@ def _award(
 
 
 def _events(ctx: TurnContext, kind: str) -> list[Any]:
-    return [event for event in ctx.events if event.kind == kind]
+    return ctx.events_of(kind)
 
 
 def turn_presidents(ctx: TurnContext) -> dict[str, int | None]:
@@ -304,23 +304,31 @@ def _record_links(
 ) -> None:
     """Regions and bonus links already made (by the starting railroads, or by
     incorporation) are recorded as first links without scoring."""
+    # The bonuses no railroad has linked yet, in the parameters' order: once
+    # all are linked (mid-game) no railroad is tested against them again.
+    recorded = state.first_bonus_pairs
+    pending = [bonus for bonus in params.bonuses if bonus.id not in recorded]
     for code, regions in linked:
         for region in sorted(regions):
             state.first_region_links.setdefault(region, code)
-        for bonus in params.bonuses:
-            if bonus.id not in state.first_bonus_pairs and bonus.linked(regions):
-                state.first_bonus_pairs.append(bonus.id)
+        if not pending:
+            continue
+        for bonus in pending:
+            if bonus.id not in recorded and bonus.linked(regions):
+                recorded.append(bonus.id)
+        pending = [bonus for bonus in pending if bonus.id not in recorded]
 
 
 def rail_builder(
     ctx: TurnContext, params: BuilderParams, presidents: dict[str, int | None]
-) -> None:
+) -> dict[str, set[str]]:
     """1.2 Rail Builder: 2 VP per region a railroad links that it did not at the
     start of the turn, doubled if it is the first railroad ever to link it;
     region-pair bonuses newly linked, doubled for the first railroad to link
     the pair, each bonus at most once per tycoon [original]. Railroads linking
     the same region (or pair) first in the same turn are all first [designed:
-    the turn is simultaneous]."""
+    the turn is simultaneous]. Returns the regions each railroad links at the
+    end of the turn."""
     state = ctx.state
     scenario = ctx.scenario
     before = start_regions(ctx)
@@ -350,6 +358,7 @@ def rail_builder(
             tycoon.builder_bonuses.append(bonus.id)
             _award(ctx, pos, "rail_builder", points, "region_bonus", code, bonus.id, first)
     _record_links(state, sorted(after.items()), params)
+    return after
 
 
 def system_score(params: MagnateParams, regions: set[str]) -> int:
@@ -465,12 +474,14 @@ def victory_points(ctx: TurnContext) -> None:
     presidents = turn_presidents(ctx)
     robber_baron(ctx, params.robber_baron)
     rail_mogul(ctx, params.rail_mogul)
-    rail_builder(ctx, params.rail_builder, presidents)
+    linked = rail_builder(ctx, params.rail_builder, presidents)
     rail_magnate(ctx, params.rail_magnate, presidents)
     rail_prodigal(ctx, params.rail_prodigal)
     rail_baron(ctx, params.rail_baron)
-    for rr in ctx.state.railroads.values():
-        rr.regions = sorted(regions_linked(ctx.scenario, rr.lines))
+    # The categories after Rail Builder change no railroad's lines, so the
+    # regions it found at the end of the turn are the ones to record.
+    for code, rr in ctx.state.railroads.items():
+        rr.regions = sorted(linked[code])
 
 
 # --- 1.3 game end, 11.3 records ------------------------------------------------------
