@@ -262,23 +262,26 @@ class _Placer:
 
     Taken rectangles are filed in a grid of square cells, so a candidate is
     tested only against the few rectangles in the cells it covers rather than
-    against every label on the map (a map has some 1,500 of them)."""
+    against every label on the map (a map has some 1,500 of them). A cell's key
+    is one integer, `column * ROWS + row`: cheaper to hash than a pair, and
+    unique while a page is under ROWS cells high."""
 
     CELL = 16.0  # points: about one route code wide
+    ROWS = 1 << 20
 
     def __init__(self, frame: Frame) -> None:
         self.frame = frame
-        self.cells: dict[tuple[int, int], list[Rect]] = {}
+        self.cells: dict[int, list[Rect]] = {}
         # A label must stay a point inside the frame (as `Frame.contains` with pad 1).
         self.left, self.right = frame.x + 1, frame.x + frame.width - 1
         self.bottom, self.top = frame.y + 1, frame.y + frame.height - 1
 
-    def _keys(self, rect: Rect) -> Iterator[tuple[int, int]]:
+    def _keys(self, rect: Rect) -> Iterator[int]:
         x0, y0, x1, y1 = rect
-        size = self.CELL
+        size, rows = self.CELL, self.ROWS
         for i in range(math.floor(x0 / size), math.floor(x1 / size) + 1):
             for j in range(math.floor(y0 / size), math.floor(y1 / size) + 1):
-                yield i, j
+                yield i * rows + j
 
     def free(self, rect: Rect) -> bool:
         # Tried some 2,000 times a map: the cells are walked here, not by `_keys`.
@@ -292,19 +295,27 @@ class _Placer:
         ):
             return False
         cells = self.cells
-        size = self.CELL
+        size, rows = self.CELL, self.ROWS
         floor = math.floor
-        rows = range(floor(y0 / size), floor(y1 / size) + 1)
+        j0, j1 = floor(y0 / size), floor(y1 / size)
         for i in range(floor(x0 / size), floor(x1 / size) + 1):
-            for j in rows:
-                for a0, b0, a1, b1 in cells.get((i, j), ()):
-                    if not (x1 <= a0 or x0 >= a1 or y1 <= b0 or y0 >= b1):
-                        return False
+            column = i * rows
+            for key in range(column + j0, column + j1 + 1):
+                taken = cells.get(key)
+                if taken is not None:
+                    for a0, b0, a1, b1 in taken:
+                        if not (x1 <= a0 or x0 >= a1 or y1 <= b0 or y0 >= b1):
+                            return False
         return True
 
     def take(self, rect: Rect) -> None:
+        cells = self.cells
         for key in self._keys(rect):
-            self.cells.setdefault(key, []).append(rect)
+            taken = cells.get(key)
+            if taken is None:
+                cells[key] = [rect]
+            else:
+                taken.append(rect)
 
 
 @cache
@@ -879,24 +890,32 @@ def _place_code(
 ) -> bool:
     x0, y0, x1, y1 = ends
     font = style.font_bold if route.kind == "PC" else style.font
-    length = math.hypot(x1 - x0, y1 - y0) or 1.0
-    nx, ny = -(y1 - y0) / length, (x1 - x0) / length
+    dx, dy = x1 - x0, y1 - y0
+    length = math.hypot(dx, dy) or 1.0
+    nx, ny = -dy / length, dx / length
+    # The sides' unit offsets and the spots along the line, the same for every size.
+    sides = [(nx * side, ny * side) for side in (0.0, 1.0, -1.0, 2.0, -2.0)]
+    spots = [
+        (x0 + dx * t, y0 + dy * t) for t in (0.5, 0.4, 0.6, 0.32, 0.68, 0.25, 0.75, 0.18, 0.82)
+    ]
+    free = placer.free
     # Where a full-size code finds no room, a smaller one often does.
     for size in (style.code_size, style.code_size * 0.8):
         w = canvas.stringWidth(route.code, font, size)
         h = size * 0.72
-        for t in (0.5, 0.4, 0.6, 0.32, 0.68, 0.25, 0.75, 0.18, 0.82):
-            mx, my = x0 + (x1 - x0) * t, y0 + (y1 - y0) * t
-            for side in (0.0, 1.0, -1.0, 2.0, -2.0):
-                cx = mx + nx * side * (h * 0.9 + 0.5)
-                cy = my + ny * side * (h * 0.9 + 0.5)
-                rect = (cx - w / 2 - 0.3, cy - h / 2 - 0.3, cx + w / 2 + 0.3, cy + h / 2 + 0.3)
-                if placer.free(rect):
+        away = h * 0.9 + 0.5
+        half_w, half_h = w / 2, h / 2
+        for mx, my in spots:
+            for sx, sy in sides:
+                cx = mx + sx * away
+                cy = my + sy * away
+                rect = (cx - half_w - 0.3, cy - half_h - 0.3, cx + half_w + 0.3, cy + half_h + 0.3)
+                if free(rect):
                     placer.take(rect)
                     label(
                         route.code,
-                        cx - w / 2,
-                        cy - h / 2,
+                        cx - half_w,
+                        cy - half_h,
                         font,
                         size,
                         _code_color(route, look, style),
