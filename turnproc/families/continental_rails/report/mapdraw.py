@@ -199,6 +199,28 @@ class Frame:
         )
 
 
+# The towns' page points of the last few frames: a page asks for them several
+# times (its lines, the reader's band, the legend's placement).
+_TOWN_POINTS: dict[Frame, tuple[Scenario, dict[str, Point]]] = {}
+TOWN_POINTS_KEPT = 8
+
+
+def town_points(frame: Frame, scenario: Scenario) -> dict[str, Point]:
+    """Every town's `Frame.town` point in `frame`, worked out once per frame.
+    The dict is shared: callers only read it."""
+    kept = _TOWN_POINTS.get(frame)
+    if kept is not None and kept[0] is scenario:
+        return kept[1]
+    towns = list(scenario.towns.values())
+    at = dict(
+        zip((t.id for t in towns), frame.points([(t.lon, t.lat) for t in towns]), strict=True)
+    )
+    if len(_TOWN_POINTS) >= TOWN_POINTS_KEPT:
+        del _TOWN_POINTS[next(iter(_TOWN_POINTS))]
+    _TOWN_POINTS[frame] = (scenario, at)
+    return at
+
+
 @dataclass(frozen=True)
 class RouteStyle:
     """How one route is drawn; `None` fields fall back to the base style."""
@@ -962,7 +984,7 @@ def draw_map(
     if geography:
         draw_geography(canvas, frame, style)
 
-    at = {town.id: frame.town(town) for town in scenario.towns.values()}
+    at = town_points(frame, scenario)
     routes = sorted(scenario.routes.values(), key=lambda r: (r.code in overlay.routes, r.number))
     drawn: list[tuple[Route, tuple[float, float, float, float], RouteStyle]] = []
     canvas.setLineCap(0)
