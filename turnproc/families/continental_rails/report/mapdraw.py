@@ -54,7 +54,10 @@ from pathlib import Path
 from typing import TypeAlias
 
 from reportlab.lib.colors import Color, HexColor
+from reportlab.lib.rl_accel import fp_str
+from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
+from reportlab.pdfgen.textobject import PDFTextObject
 
 from turnproc.files import write_whole
 from turnproc.scenario.model import Route, Scenario, Town
@@ -825,12 +828,23 @@ def _draw_towns(
     return shown
 
 
+# A label's text operators, from BT to ET, with the two text origins left out:
+# the same wherever the label goes, for the fonts a PDF names alone (the base 14;
+# an embedded font's glyph codes belong to one document). Key: the text, the
+# font's PDF name, its size, the fill and the halo colour.
+_LabelKey = tuple[str, str, str, float, str, str | None]
+_LABEL_OPS: dict[_LabelKey, tuple[list[str], tuple[int, ...]]] = {}
+LABEL_OPS_KEPT = 20_000
+
+
 class _Labels:
     """Draws a map's town names and route codes, one after another.
 
     Between two labels nothing else is drawn, so the halo's stroke colour,
     width and line join, once set, hold for the next label: they are set again
-    only when they change (a map has some 300 labels in a few sizes)."""
+    only when they change (a map has some 300 labels in a few sizes). A label in
+    a base font has its operators made once per process (`_LABEL_OPS`); only
+    its origin is written each time, as ReportLab writes it."""
 
     def __init__(self, canvas: Canvas) -> None:
         self.canvas = canvas
@@ -847,8 +861,6 @@ class _Labels:
         halo: ColorLike | None,
     ) -> None:
         canvas = self.canvas
-        text_obj = canvas.beginText(x, y)
-        text_obj.setFont(font, size)
         if halo is not None:
             # A stroked copy under the text keeps it readable over lines.
             width = size * 0.28
@@ -858,13 +870,64 @@ class _Labels:
                 if self.halo is None:
                     canvas.setLineJoin(1)
                 self.halo = (halo, width)
+        if (
+            type(canvas) is Canvas  # not a subclass that notes its calls (the bench floor)
+            and isinstance(color, str)
+            and (halo is None or isinstance(halo, str))
+            and canvas.bottomup
+            and not pdfmetrics.getFont(font)._dynamicFont
+        ):
+            key = (text, canvas._doc.getInternalFontName(font), font, size, color, halo)
+            made = _LABEL_OPS.get(key)
+            if made is None:
+                made = self._ops(text, font, size, color, halo)
+                if len(_LABEL_OPS) >= LABEL_OPS_KEPT:
+                    _LABEL_OPS.clear()
+                _LABEL_OPS[key] = made
+            ops, origins = made
+            code = list(ops)
+            origin = f"1 0 0 1 {fp_str(x, y)} Tm"
+            for at in origins:
+                code[at] = origin
+            canvas._code.append(" ".join(code))
+            return
+        text_obj = canvas.beginText(x, y)
+        self._text(text_obj, text, x, y, font, size, color, halo)
+        canvas.drawText(text_obj)
+
+    def _ops(
+        self, text: str, font: str, size: float, color: ColorLike, halo: ColorLike | None
+    ) -> tuple[list[str], tuple[int, ...]]:
+        """The label's operators as ReportLab writes them at the origin (0, 0),
+        and where in them the origin is set."""
+        text_obj = self.canvas.beginText(0, 0)
+        origins = [len(text_obj._code) - 1]
+        self._text(text_obj, text, 0, 0, font, size, color, halo, origins)
+        text_obj._code.append("ET")
+        return list(text_obj._code), tuple(origins)
+
+    @staticmethod
+    def _text(
+        text_obj: PDFTextObject,
+        text: str,
+        x: float,
+        y: float,
+        font: str,
+        size: float,
+        color: ColorLike,
+        halo: ColorLike | None,
+        origins: list[int] | None = None,
+    ) -> None:
+        text_obj.setFont(font, size)
+        if halo is not None:
             text_obj.setTextRenderMode(1)
             text_obj.textOut(text)
             text_obj.setTextOrigin(x, y)
+            if origins is not None:
+                origins.append(len(text_obj._code) - 1)
             text_obj.setTextRenderMode(0)
         text_obj.setFillColor(_color(color))
         text_obj.textOut(text)
-        canvas.drawText(text_obj)
 
 
 def _place_town_names(
