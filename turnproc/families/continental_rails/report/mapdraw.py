@@ -54,7 +54,10 @@ from pathlib import Path
 from typing import TypeAlias
 
 from reportlab.lib.colors import Color, HexColor
+from reportlab.lib.rl_accel import fp_str
+from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
+from reportlab.pdfgen.textobject import PDFTextObject
 
 from turnproc.files import write_whole
 from turnproc.scenario.model import Route, Scenario, Town
@@ -199,6 +202,28 @@ class Frame:
         )
 
 
+# The towns' page points of the last few frames: a page asks for them several
+# times (its lines, the reader's band, the legend's placement).
+_TOWN_POINTS: dict[Frame, tuple[Scenario, dict[str, Point]]] = {}
+TOWN_POINTS_KEPT = 8
+
+
+def town_points(frame: Frame, scenario: Scenario) -> dict[str, Point]:
+    """Every town's `Frame.town` point in `frame`, worked out once per frame.
+    The dict is shared: callers only read it."""
+    kept = _TOWN_POINTS.get(frame)
+    if kept is not None and kept[0] is scenario:
+        return kept[1]
+    towns = list(scenario.towns.values())
+    at = dict(
+        zip((t.id for t in towns), frame.points([(t.lon, t.lat) for t in towns]), strict=True)
+    )
+    if len(_TOWN_POINTS) >= TOWN_POINTS_KEPT:
+        del _TOWN_POINTS[next(iter(_TOWN_POINTS))]
+    _TOWN_POINTS[frame] = (scenario, at)
+    return at
+
+
 @dataclass(frozen=True)
 class RouteStyle:
     """How one route is drawn; `None` fields fall back to the base style."""
@@ -262,23 +287,26 @@ class _Placer:
 
     Taken rectangles are filed in a grid of square cells, so a candidate is
     tested only against the few rectangles in the cells it covers rather than
-    against every label on the map (a map has some 1,500 of them)."""
+    against every label on the map (a map has some 1,500 of them). A cell's key
+    is one integer, `column * ROWS + row`: cheaper to hash than a pair, and
+    unique while a page is under ROWS cells high."""
 
     CELL = 16.0  # points: about one route code wide
+    ROWS = 1 << 20
 
     def __init__(self, frame: Frame) -> None:
         self.frame = frame
-        self.cells: dict[tuple[int, int], list[Rect]] = {}
+        self.cells: dict[int, list[Rect]] = {}
         # A label must stay a point inside the frame (as `Frame.contains` with pad 1).
         self.left, self.right = frame.x + 1, frame.x + frame.width - 1
         self.bottom, self.top = frame.y + 1, frame.y + frame.height - 1
 
-    def _keys(self, rect: Rect) -> Iterator[tuple[int, int]]:
+    def _keys(self, rect: Rect) -> Iterator[int]:
         x0, y0, x1, y1 = rect
-        size = self.CELL
+        size, rows = self.CELL, self.ROWS
         for i in range(math.floor(x0 / size), math.floor(x1 / size) + 1):
             for j in range(math.floor(y0 / size), math.floor(y1 / size) + 1):
-                yield i, j
+                yield i * rows + j
 
     def free(self, rect: Rect) -> bool:
         # Tried some 2,000 times a map: the cells are walked here, not by `_keys`.
@@ -292,19 +320,27 @@ class _Placer:
         ):
             return False
         cells = self.cells
-        size = self.CELL
+        size, rows = self.CELL, self.ROWS
         floor = math.floor
-        rows = range(floor(y0 / size), floor(y1 / size) + 1)
+        j0, j1 = floor(y0 / size), floor(y1 / size)
         for i in range(floor(x0 / size), floor(x1 / size) + 1):
-            for j in rows:
-                for a0, b0, a1, b1 in cells.get((i, j), ()):
-                    if not (x1 <= a0 or x0 >= a1 or y1 <= b0 or y0 >= b1):
-                        return False
+            column = i * rows
+            for key in range(column + j0, column + j1 + 1):
+                taken = cells.get(key)
+                if taken is not None:
+                    for a0, b0, a1, b1 in taken:
+                        if not (x1 <= a0 or x0 >= a1 or y1 <= b0 or y0 >= b1):
+                            return False
         return True
 
     def take(self, rect: Rect) -> None:
+        cells = self.cells
         for key in self._keys(rect):
-            self.cells.setdefault(key, []).append(rect)
+            taken = cells.get(key)
+            if taken is None:
+                cells[key] = [rect]
+            else:
+                taken.append(rect)
 
 
 @cache
@@ -792,12 +828,23 @@ def _draw_towns(
     return shown
 
 
+# A label's text operators, from BT to ET, with the two text origins left out:
+# the same wherever the label goes, for the fonts a PDF names alone (the base 14;
+# an embedded font's glyph codes belong to one document). Key: the text, the
+# font's PDF name, its size, the fill and the halo colour.
+_LabelKey = tuple[str, str, str, float, str, str | None]
+_LABEL_OPS: dict[_LabelKey, tuple[list[str], tuple[int, ...]]] = {}
+LABEL_OPS_KEPT = 20_000
+
+
 class _Labels:
     """Draws a map's town names and route codes, one after another.
 
     Between two labels nothing else is drawn, so the halo's stroke colour,
     width and line join, once set, hold for the next label: they are set again
-    only when they change (a map has some 300 labels in a few sizes)."""
+    only when they change (a map has some 300 labels in a few sizes). A label in
+    a base font has its operators made once per process (`_LABEL_OPS`); only
+    its origin is written each time, as ReportLab writes it."""
 
     def __init__(self, canvas: Canvas) -> None:
         self.canvas = canvas
@@ -814,8 +861,6 @@ class _Labels:
         halo: ColorLike | None,
     ) -> None:
         canvas = self.canvas
-        text_obj = canvas.beginText(x, y)
-        text_obj.setFont(font, size)
         if halo is not None:
             # A stroked copy under the text keeps it readable over lines.
             width = size * 0.28
@@ -825,13 +870,64 @@ class _Labels:
                 if self.halo is None:
                     canvas.setLineJoin(1)
                 self.halo = (halo, width)
+        if (
+            type(canvas) is Canvas  # not a subclass that notes its calls (the bench floor)
+            and isinstance(color, str)
+            and (halo is None or isinstance(halo, str))
+            and canvas.bottomup
+            and not pdfmetrics.getFont(font)._dynamicFont
+        ):
+            key = (text, canvas._doc.getInternalFontName(font), font, size, color, halo)
+            made = _LABEL_OPS.get(key)
+            if made is None:
+                made = self._ops(text, font, size, color, halo)
+                if len(_LABEL_OPS) >= LABEL_OPS_KEPT:
+                    _LABEL_OPS.clear()
+                _LABEL_OPS[key] = made
+            ops, origins = made
+            code = list(ops)
+            origin = f"1 0 0 1 {fp_str(x, y)} Tm"
+            for at in origins:
+                code[at] = origin
+            canvas._code.append(" ".join(code))
+            return
+        text_obj = canvas.beginText(x, y)
+        self._text(text_obj, text, x, y, font, size, color, halo)
+        canvas.drawText(text_obj)
+
+    def _ops(
+        self, text: str, font: str, size: float, color: ColorLike, halo: ColorLike | None
+    ) -> tuple[list[str], tuple[int, ...]]:
+        """The label's operators as ReportLab writes them at the origin (0, 0),
+        and where in them the origin is set."""
+        text_obj = self.canvas.beginText(0, 0)
+        origins = [len(text_obj._code) - 1]
+        self._text(text_obj, text, 0, 0, font, size, color, halo, origins)
+        text_obj._code.append("ET")
+        return list(text_obj._code), tuple(origins)
+
+    @staticmethod
+    def _text(
+        text_obj: PDFTextObject,
+        text: str,
+        x: float,
+        y: float,
+        font: str,
+        size: float,
+        color: ColorLike,
+        halo: ColorLike | None,
+        origins: list[int] | None = None,
+    ) -> None:
+        text_obj.setFont(font, size)
+        if halo is not None:
             text_obj.setTextRenderMode(1)
             text_obj.textOut(text)
             text_obj.setTextOrigin(x, y)
+            if origins is not None:
+                origins.append(len(text_obj._code) - 1)
             text_obj.setTextRenderMode(0)
         text_obj.setFillColor(_color(color))
         text_obj.textOut(text)
-        canvas.drawText(text_obj)
 
 
 def _place_town_names(
@@ -879,24 +975,32 @@ def _place_code(
 ) -> bool:
     x0, y0, x1, y1 = ends
     font = style.font_bold if route.kind == "PC" else style.font
-    length = math.hypot(x1 - x0, y1 - y0) or 1.0
-    nx, ny = -(y1 - y0) / length, (x1 - x0) / length
+    dx, dy = x1 - x0, y1 - y0
+    length = math.hypot(dx, dy) or 1.0
+    nx, ny = -dy / length, dx / length
+    # The sides' unit offsets and the spots along the line, the same for every size.
+    sides = [(nx * side, ny * side) for side in (0.0, 1.0, -1.0, 2.0, -2.0)]
+    spots = [
+        (x0 + dx * t, y0 + dy * t) for t in (0.5, 0.4, 0.6, 0.32, 0.68, 0.25, 0.75, 0.18, 0.82)
+    ]
+    free = placer.free
     # Where a full-size code finds no room, a smaller one often does.
     for size in (style.code_size, style.code_size * 0.8):
         w = canvas.stringWidth(route.code, font, size)
         h = size * 0.72
-        for t in (0.5, 0.4, 0.6, 0.32, 0.68, 0.25, 0.75, 0.18, 0.82):
-            mx, my = x0 + (x1 - x0) * t, y0 + (y1 - y0) * t
-            for side in (0.0, 1.0, -1.0, 2.0, -2.0):
-                cx = mx + nx * side * (h * 0.9 + 0.5)
-                cy = my + ny * side * (h * 0.9 + 0.5)
-                rect = (cx - w / 2 - 0.3, cy - h / 2 - 0.3, cx + w / 2 + 0.3, cy + h / 2 + 0.3)
-                if placer.free(rect):
+        away = h * 0.9 + 0.5
+        half_w, half_h = w / 2, h / 2
+        for mx, my in spots:
+            for sx, sy in sides:
+                cx = mx + sx * away
+                cy = my + sy * away
+                rect = (cx - half_w - 0.3, cy - half_h - 0.3, cx + half_w + 0.3, cy + half_h + 0.3)
+                if free(rect):
                     placer.take(rect)
                     label(
                         route.code,
-                        cx - w / 2,
-                        cy - h / 2,
+                        cx - half_w,
+                        cy - half_h,
                         font,
                         size,
                         _code_color(route, look, style),
@@ -943,7 +1047,7 @@ def draw_map(
     if geography:
         draw_geography(canvas, frame, style)
 
-    at = {town.id: frame.town(town) for town in scenario.towns.values()}
+    at = town_points(frame, scenario)
     routes = sorted(scenario.routes.values(), key=lambda r: (r.code in overlay.routes, r.number))
     drawn: list[tuple[Route, tuple[float, float, float, float], RouteStyle]] = []
     canvas.setLineCap(0)

@@ -214,12 +214,13 @@ def _line_points(
     scenario: Scenario, frame: mapdraw.Frame, rr: RailroadLine
 ) -> Iterator[tuple[float, float]]:
     """Four points along each of a railroad's lines, to tell how much a box hides."""
+    at = mapdraw.town_points(frame, scenario)
     for line in rr.lines:
         route = scenario.routes.get(line.code)
-        if route is None or route.a not in scenario.towns or route.b not in scenario.towns:
+        if route is None or route.a not in at or route.b not in at:
             continue
-        x0, y0 = frame.town(scenario.towns[route.a])
-        x1, y1 = frame.town(scenario.towns[route.b])
+        x0, y0 = at[route.a]
+        x1, y1 = at[route.b]
         for t in (0.125, 0.375, 0.625, 0.875):
             yield x0 + (x1 - x0) * t, y0 + (y1 - y0) * t
 
@@ -332,15 +333,16 @@ def _band(
     canvas.setStrokeColor(mapdraw._color(HALO))
     canvas.setLineWidth(9.0 if zoom else 6.5)
     canvas.setLineCap(1)
+    at = mapdraw.town_points(frame, scenario)
     for rr in report.railroads:
         if not rr.reader_role:
             continue
         for line in rr.lines:
             route = scenario.routes.get(line.code)
-            if route is None or route.a not in scenario.towns or route.b not in scenario.towns:
+            if route is None or route.a not in at or route.b not in at:
                 continue
-            x0, y0 = frame.town(scenario.towns[route.a])
-            x1, y1 = frame.town(scenario.towns[route.b])
+            x0, y0 = at[route.a]
+            x1, y1 = at[route.b]
             canvas.line(x0, y0, x1, y1)
 
 
@@ -349,7 +351,8 @@ def _crowding(
 ) -> tuple[list[float], list[tuple[float, float, float]]]:
     """Towns (weighing 2 + size) and points along every railroad's lines (2) on
     the page of `frame`, sorted by x, with their x alone for bisecting."""
-    points = [(*frame.town(t), 2.0 + t.size) for t in scenario.towns.values()]
+    at = mapdraw.town_points(frame, scenario)
+    points = [(*at[t.id], 2.0 + t.size) for t in scenario.towns.values()]
     for rr in report.railroads:
         points += [(x, y, 2.0) for x, y in _line_points(scenario, frame, rr)]
     points.sort()
