@@ -303,3 +303,36 @@ def test_every_railroad_has_a_look_of_its_own_past_the_palette() -> None:
     assert len(set(looks.values())) == 42
     assert looks["R1"].colour == looks["R15"].colour == looks["R29"].colour == PALETTE[0]
     assert (looks["R1"].ticks, looks["R15"].ticks, looks["R29"].stripe) == (False, True, "#ffffff")
+
+
+def test_the_reports_are_the_pdfs_reportlabs_own_calls_write(scenario: Scenario) -> None:
+    """Map labels are written as operators made once per process, not through
+    ReportLab's text objects each time; the bench's floor records every
+    drawing call through ReportLab. Both must write the same PDF, byte for
+    byte, for human players (who have a page of their own lines) too."""
+    from turnproc.families.continental_rails.report import floor
+    from turnproc.pipeline.reports import PlayerInfo, ReportInput
+
+    start, result, _ = sample_turn(scenario)
+    data = ReportInput(
+        scenario=scenario,
+        game="Sample game",
+        turn=start.turn,
+        before=start,
+        after=result.state,
+        events=list(result.events),
+        rejections=list(result.rejections),
+        ledger=list(result.ledger),
+        players={
+            t.position: PlayerInfo(t.position, t.character, "", None, "", t.human)
+            for t in start.tycoons
+        },
+        anonymous=False,
+    )
+    assert any(t.human for t in start.tycoons)
+    rendered = render_turn_reports(data, workers=1)
+    recorded = floor.record_turn(data)
+    positions = [t.position for t in data.after.tycoons]
+    assert len(recorded) == len(positions)
+    for position, (pdf, _ops) in zip(positions, recorded, strict=True):
+        assert rendered[position].pdf == pdf, f"position {position}"

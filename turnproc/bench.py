@@ -166,8 +166,10 @@ def bench_render(scenario: Scenario, state: GameState, runs: int) -> dict[str, f
         )
         wall, cpu = renderer.render_turn_seconds(report, runs)
         recorded = floor.record_turn(report)
-        for pdf, ops in recorded:
-            if floor.replay(ops) != pdf:
+        rendered = renderer.render_turn_reports(report)
+        positions = [t.position for t in result.state.tycoons]
+        for position, (pdf, ops) in zip(positions, recorded, strict=True):
+            if floor.replay(ops) != pdf or rendered[position].pdf != pdf:
                 raise RuntimeError("the floor's replayed PDF is not the report's")
         floor_cpu: list[float] = []
         median_seconds(partial(_replay_all, floor, recorded), runs, floor_cpu)
