@@ -311,24 +311,10 @@ def test_the_reports_are_the_pdfs_reportlabs_own_calls_write(scenario: Scenario)
     drawing call through ReportLab. Both must write the same PDF, byte for
     byte, for human players (who have a page of their own lines) too."""
     from turnproc.families.continental_rails.report import floor
-    from turnproc.pipeline.reports import PlayerInfo, ReportInput
+    from turnproc.pipeline.reports import ReportInput
 
     start, result, _ = sample_turn(scenario)
-    data = ReportInput(
-        scenario=scenario,
-        game="Sample game",
-        turn=start.turn,
-        before=start,
-        after=result.state,
-        events=list(result.events),
-        rejections=list(result.rejections),
-        ledger=list(result.ledger),
-        players={
-            t.position: PlayerInfo(t.position, t.character, "", None, "", t.human)
-            for t in start.tycoons
-        },
-        anonymous=False,
-    )
+    data = ReportInput.of_resolved(scenario, "Sample game", start, result)
     assert any(t.human for t in start.tycoons)
     rendered = render_turn_reports(data, workers=1)
     recorded = floor.record_turn(data)

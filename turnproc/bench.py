@@ -142,28 +142,7 @@ def bench_render(scenario: Scenario, state: GameState, runs: int) -> dict[str, f
     figures: dict[str, float] = {}
     for suffix, start in (("", _as_played_by_people(state)), ("_computer", state)):
         result = resolve_turn(scenario, start, orders)
-        report = reports.ReportInput(
-            scenario=scenario,
-            game="bench",
-            turn=start.turn,
-            before=start,
-            after=result.state,
-            events=list(result.events),
-            rejections=list(result.rejections),
-            ledger=list(result.ledger),
-            players={
-                t.position: reports.PlayerInfo(
-                    position=t.position,
-                    character=t.character,
-                    real_name="",
-                    email=None,
-                    phone="",
-                    human=t.human,
-                )
-                for t in start.tycoons
-            },
-            anonymous=False,
-        )
+        report = reports.ReportInput.of_resolved(scenario, "bench", start, result)
         wall, cpu = renderer.render_turn_seconds(report, runs)
         recorded = floor.record_turn(report)
         rendered = renderer.render_turn_reports(report)

@@ -15,6 +15,7 @@ from turnproc.core.ledger import LedgerEntry
 from turnproc.families import family_of
 from turnproc.families.continental_rails.engine.events import Event, Rejection
 from turnproc.families.continental_rails.engine.orders import PlayerOrders
+from turnproc.families.continental_rails.engine.resolve import TurnResult
 from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.pipeline.schedule import _when
 from turnproc.pipeline.stored import scenario_for
@@ -52,6 +53,28 @@ class ReportInput:
     deadline: str = ""  # when orders for the next turn are due, as printed
     # Orders given for players who sent none (the missed-turn policy), by position.
     stood_in: dict[int, PlayerOrders] = field(default_factory=dict)
+
+    @classmethod
+    def of_resolved(
+        cls, scenario: Scenario, game: str, before: GameState, result: TurnResult
+    ) -> "ReportInput":
+        """A turn resolved outside the database (the bench, tests): its players
+        known only by their tycoons, with no contact details."""
+        return cls(
+            scenario=scenario,
+            game=game,
+            turn=before.turn,
+            before=before,
+            after=result.state,
+            events=list(result.events),
+            rejections=list(result.rejections),
+            ledger=list(result.ledger),
+            players={
+                t.position: PlayerInfo(t.position, t.character, "", None, "", t.human)
+                for t in before.tycoons
+            },
+            anonymous=False,
+        )
 
 
 @dataclass(frozen=True)
