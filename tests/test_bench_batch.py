@@ -1,6 +1,8 @@
 """The benchmark's whole-batch figure measures a real turn (every position's
 orders in, reports rendered, stored, mail queued) and leaves no game behind."""
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,3 +30,26 @@ def test_the_batch_bench_runs_a_whole_turn_and_cleans_up(url: str, scenario: Sce
     engine = open_fresh(url)
     with transaction(engine) as session:
         assert session.scalar(select(func.count()).select_from(Game)) == 0
+
+
+_CHILD_PEAKS = """\
+import resource
+from turnproc.bench import own_peak_rss_mb
+print(own_peak_rss_mb(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux's /proc")
+def test_a_spawned_process_reports_its_own_peak_memory_not_its_parents() -> None:
+    """The batch bench runs in a spawned process; Linux carries `ru_maxrss`
+    across execve, so the parent's memory would be read as the batch's."""
+    held = bytearray(300 * 2**20)
+    held[::4096] = b"x" * len(held[::4096])  # resident, not merely reserved
+    run = subprocess.run(
+        [sys.executable, "-c", _CHILD_PEAKS], capture_output=True, text=True, check=True
+    )
+    own, inherited = map(float, run.stdout.split())
+    if inherited < 300:
+        pytest.skip("this kernel does not carry ru_maxrss across exec: nothing to tell apart")
+    assert 10 < own < 200
+    del held

@@ -169,6 +169,21 @@ def _cpu_with_children() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
+def own_peak_rss_mb() -> float:
+    """This process's own peak resident memory in MB. Linux keeps
+    `ru_maxrss` across execve, so a process spawned by a large one would
+    report its parent's memory there; the high-water mark of the process's
+    own address space (VmHWM) starts afresh at exec. Elsewhere, `ru_maxrss`."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def _batch_runs(url: str, scenario_name: str, state_json: str, runs: int) -> dict[str, Any]:
     """In a fresh process: a game at turn 15 in the database at `url`, then
     `runs` whole batch turns (each rolled back afterwards). Returns the median
@@ -224,7 +239,7 @@ def _batch_runs(url: str, scenario_name: str, state_json: str, runs: int) -> dic
                 turns.rollback(session, created.game_id, state.turn, now, reason="bench")
         with db.transaction(engine) as session:  # the bench leaves no game behind
             session.delete(repository.get_game(session, created.game_id))
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        peak = own_peak_rss_mb()
         # The largest of the report renderer's worker processes (forked, so
         # much of it is shared with the batch process rather than added to it).
         worker = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
