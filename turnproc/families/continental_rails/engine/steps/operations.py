@@ -5,8 +5,7 @@ Revenues, interest rates and costs use the climate at the START of the turn
 (5 [original]); dividends go to the holders at the end of trading.
 """
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel
 
@@ -256,11 +255,12 @@ class ShortDividendCharged(Event):
 # --- revenue and expense ------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class LineRevenue:
+class LineRevenue(NamedTuple):
     """One line's revenue. `traffic`: before double track, Grand Station,
     technology bonuses and rate-war cuts (operating expense is figured on it);
-    `gross`: with the bonuses; `net`: after rate-war cuts (what is earned)."""
+    `gross`: with the bonuses; `net`: after rate-war cuts (what is earned).
+    A named tuple: a railroad's lines are worked out several times a turn
+    (operations, and its president's and the bidders' foresight)."""
 
     line: str
     traffic: int
@@ -276,6 +276,17 @@ def _route_values(scenario: Scenario) -> dict[str, int]:
     """Each route's value a + value b (a town missing from the map counts 1)."""
     return {
         code: _town_value(scenario, route.a) + _town_value(scenario, route.b)
+        for code, route in scenario.routes.items()
+    }
+
+
+def _line_weights(scenario: Scenario) -> dict[str, tuple[int, int, str, str]]:
+    """Each route's length x (line base + its value), its value and its towns:
+    the part of a line's revenue (4.10) that is the same every turn."""
+    base = operations_params(scenario).revenue.line_base
+    values = _route_values(scenario)
+    return {
+        code: (route.length * (base + values[code]), values[code], route.a, route.b)
         for code, route in scenario.routes.items()
     }
 
@@ -321,41 +332,28 @@ def line_revenues(
         t.revenue_percent for t in techs.technologies if t.letter in rr.technologies
     )
     at_war = turn in civil_war_params(scenario).turns
-    values = scenario.derived("route_values", _route_values)
-    routes = scenario.routes
-    base = params.line_base
+    weights = scenario.derived("line_weights", _line_weights)
     rate = params.rate_percent * params.climate_percent[climate]
     double_tracked = rr.double_tracked
     station = rr.grand_station
     station_percent = 100 + params.grand_station_percent
     result = []
     for code in rr.lines:
-        route = routes[code]
-        value = values[code]
-        amount = (
-            route.length
-            * (base + value)
-            * rate
-            * (war_percent(scenario, code, turn) if at_war else 100)
-        )
+        weight, value, a, b = weights[code]
+        amount = weight * rate * (war_percent(scenario, code, turn) if at_war else 100)
         divisor = 1_000_000
         traffic = amount // divisor
         if code in double_tracked:
             amount *= 100 + value
             divisor *= 100
-        if station is not None and (station == route.a or station == route.b):
+        if station is not None and station in (a, b):
             amount *= station_percent
             divisor *= 100
         amount *= tech_percent
         divisor *= 100
         cut = rate_war_cut(scenario, state, rr, code) if rr.rate_wars else 0
         result.append(
-            LineRevenue(
-                line=code,
-                traffic=traffic,
-                gross=amount // divisor,
-                net=amount * (100 - cut) // (divisor * 100),
-            )
+            LineRevenue(code, traffic, amount // divisor, amount * (100 - cut) // (divisor * 100))
         )
     return result
 
