@@ -1203,7 +1203,7 @@ class _Planner:
         slots = auction.max_unbuilt_rows - len(rr.rows)
         if slots <= 0:
             return []
-        paths = self._paths_to_new_regions(rr)
+        paths = self._paths_to_new_regions(rr, min(slots, 2))
         bids: list[_Wanted] = []
         chosen: set[str] = set()
         for first, keen in paths:
@@ -1227,9 +1227,13 @@ class _Planner:
         at = self.facts.railroads_at
         return any(other.code != rr.code for other in (*at(route.a), *at(route.b)))
 
-    def _paths_to_new_regions(self, rr: Railroad) -> list[tuple[str, int]]:
+    def _paths_to_new_regions(self, rr: Railroad, wanted: int) -> list[tuple[str, int]]:
         """First RoWs of the shortest open paths from the railroad to starred towns
-        of regions it does not link, best first, with how keen it is (0-2)."""
+        of regions it does not link, best first, with how keen it is (0-2).
+
+        Only the `wanted` best first RoWs are sure to be found: the search
+        stops once no path further out can rank above them (a path's worth
+        falls with its length), so the list may end sooner than the map's."""
         scenario = self.scenario
         routes = rr.lines + rr.rows
         mine = network.towns_of(scenario, routes)
@@ -1255,6 +1259,10 @@ class _Planner:
             first_edge[town] = None
             heapq.heappush(heap, (0, town))
         found: list[tuple[float, str, int]] = []
+        # The best worth found through each first RoW, and the `wanted`-th
+        # best of those: a path of length d is worth at most 2000 / (d + 100).
+        best_by_first: dict[str, float] = {}
+        kth_best = -math.inf
         pop = heapq.heappop
         push = heapq.heappush
         far = math.inf
@@ -1263,13 +1271,20 @@ class _Planner:
             d, town = pop(heap)
             if d > dist[town]:
                 continue
+            if kth_best > 2.0 * 1000 / (d + 100):
+                break  # nothing from here on can rank among the `wanted` best
             first = first_edge[town]
             if d > 0:
                 region = region_of[town]
                 if region and region not in have:
                     value = 2.0 if region not in first_links else 1.0
                     if first is not None:
-                        found.append((value * 1000 / (d + 100), first, 2 if d < 250 else 1))
+                        worth = value * 1000 / (d + 100)
+                        found.append((worth, first, 2 if d < 250 else 1))
+                        if worth > best_by_first.get(first, -math.inf):
+                            best_by_first[first] = worth
+                            if len(best_by_first) >= wanted:
+                                kth_best = sorted(best_by_first.values())[-wanted]
                 if town in no_through:
                     continue  # a path may end in Chicago, never run through it
             for code, other, length in adjacency.get(town, ()):
