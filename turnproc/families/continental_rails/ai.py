@@ -336,6 +336,7 @@ class TurnFacts:
         return _changed(self.state, {"tycoons": tycoons})
 
     def line_towns(self, rr: Railroad) -> set[str]:
+        """The towns the railroad's lines reach (shared: not to be changed)."""
         towns = self._line_towns.get(rr.code)
         if towns is None:
             towns = self._line_towns[rr.code] = network.towns_of(self.scenario, rr.lines)
@@ -1047,7 +1048,7 @@ class _Planner:
         # Track is laid before improvements are bought, so they are priced on
         # the railroad as it will be after building (4.6, then 4.15-4.18).
         network_routes = list(rr.lines)
-        reached = network.towns_of(scenario, network_routes)
+        reached = set(self.facts.line_towns(rr))
         for row in sorted(rr.rows):
             route = scenario.routes[row]
             if route.a in reached or route.b in reached:
@@ -1098,7 +1099,7 @@ class _Planner:
             finance, raised = self._raise_money(rr, total - budget)
             orders += finance
             budget += raised
-        laid = network.towns_of(scenario, rr.lines)
+        laid = set(self.facts.line_towns(rr))
         for item in wanted:
             cost = item.cost
             if item.make is BuildRoW:
@@ -1187,9 +1188,7 @@ class _Planner:
             return None
         first, second = (self.state.railroads[code] for code in self.presides[:2])
         survivor, other = sorted((first, second), key=lambda rr: (-self._miles(rr), rr.code))
-        touch = network.towns_of(self.scenario, survivor.lines) & network.towns_of(
-            self.scenario, other.lines
-        )
+        touch = self.facts.line_towns(survivor) & self.facts.line_towns(other)
         combined = survivor.lines + survivor.rows + other.lines + other.rows
         if touch and network.prohibited_reason(self.scenario, combined) is None:
             return MergeRailroads(railroad=survivor.code, other=other.code)
@@ -1236,7 +1235,7 @@ class _Planner:
         falls with its length), so the list may end sooner than the map's."""
         scenario = self.scenario
         routes = rr.lines + rr.rows
-        mine = network.towns_of(scenario, routes)
+        mine = self.facts.line_towns(rr) | network.towns_of(scenario, rr.rows)
         region_of = _town_regions(scenario)
         # 1.2 The regions it links: those of the starred towns it reaches.
         have = {region for town in mine if (region := region_of[town])}
