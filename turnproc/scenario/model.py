@@ -86,9 +86,12 @@ class Scenario(BaseModel):
         (`model_copy(update=...)` shares the cache with the copy).
         """
         key = (name, model)
-        cache: dict[tuple[str, type[BaseModel]], tuple[Any, BaseModel]] = self.__dict__.setdefault(
-            "_section_cache", {}
+        values = self.__dict__
+        cache: dict[tuple[str, type[BaseModel]], tuple[Any, BaseModel]] | None = values.get(
+            "_section_cache"
         )
+        if cache is None:  # looked up first, not made afresh at every call
+            cache = values["_section_cache"] = {}
         found = cache.get(key)
         if found is not None and found[0] is self.params:
             return found[1]  # type: ignore[return-value]
@@ -100,7 +103,10 @@ class Scenario(BaseModel):
         """The value `make` works out from this scenario's data, kept under
         `name`: worked out once per scenario object, and again if its towns,
         routes or parameters are replaced (`model_copy(update=...)`)."""
-        cache: dict[str, tuple[Any, Any, Any, Any]] = self.__dict__.setdefault("_derived_cache", {})
+        values = self.__dict__
+        cache: dict[str, tuple[Any, Any, Any, Any]] | None = values.get("_derived_cache")
+        if cache is None:
+            cache = values["_derived_cache"] = {}
         found = cache.get(name)
         if (
             found is not None
