@@ -319,19 +319,60 @@ def rate_war_cut(scenario: Scenario, state: GameState, rr: Railroad, code: str) 
     return cut
 
 
+# The most railroads' line revenues `line_revenues` keeps for a scenario
+# before it forgets them all and starts again.
+_KEPT_REVENUES = 4096
+
+_LinesKey = tuple[tuple[str, ...], tuple[str, ...], str | None, tuple[str, ...], int, bool]
+
+
+def _no_revenues(scenario: Scenario) -> dict[_LinesKey, list[LineRevenue]]:
+    """An empty table of line revenues, filled as they are asked (`line_revenues`)."""
+    return {}
+
+
 def line_revenues(
     scenario: Scenario, state: GameState, rr: Railroad, climate: int, turn: int
 ) -> list[LineRevenue]:
     """4.10 [designed] Revenue of each line: length x (base + value a + value b)
     x the climate and war percentages; then x (100 + value a + value b)% if
     double-tracked [original], x the Grand Station and technology percentages,
-    x (100 - rate war cut)%."""
+    x (100 - rate war cut)%.
+
+    Without a rate war the revenues depend only on the railroad's lines,
+    double track, Grand Station and technologies, the climate and whether it
+    is a war turn: they are kept for the scenario under those, so a railroad
+    foreseen by its president and then operated, or unchanged from one turn
+    to the next, is worked out once."""
+    at_war = turn in civil_war_params(scenario).turns
+    if rr.rate_wars:
+        return _line_revenues(scenario, state, rr, climate, turn, at_war)
+    kept = scenario.derived("line_revenues", _no_revenues)
+    key = (
+        tuple(rr.lines),
+        tuple(rr.double_tracked),
+        rr.grand_station,
+        tuple(rr.technologies),
+        climate,
+        at_war,
+    )
+    found = kept.get(key)
+    if found is None:
+        if len(kept) >= _KEPT_REVENUES:
+            kept.clear()
+        found = kept[key] = _line_revenues(scenario, state, rr, climate, turn, at_war)
+    return list(found)
+
+
+def _line_revenues(
+    scenario: Scenario, state: GameState, rr: Railroad, climate: int, turn: int, at_war: bool
+) -> list[LineRevenue]:
+    """`line_revenues` worked out."""
     params = operations_params(scenario).revenue
     techs = technology_params(scenario)
     tech_percent = 100 + sum(
         t.revenue_percent for t in techs.technologies if t.letter in rr.technologies
     )
-    at_war = turn in civil_war_params(scenario).turns
     weights = scenario.derived("line_weights", _line_weights)
     rate = params.rate_percent * params.climate_percent[climate]
     double_tracked = rr.double_tracked
