@@ -81,6 +81,25 @@ _offer_pc = maker(OfferPC)
 _request_presidency = maker(RequestPresidency)
 _sell_stock = maker(SellStock)
 _set_dividend = maker(SetDividend)
+_borrow = maker(Borrow)
+_repay_loan = maker(RepayLoan)
+_prodigal_spending = maker(ProdigalSpending)
+_issue_bonds = maker(IssueBonds)
+_issue_stock = maker(IssueStock)
+_capital_improvement = maker(CapitalImprovement)
+# A president's wanted orders (`_Wanted`), made the same way when given.
+_WANTED_MAKERS: dict[Callable[..., Order], Callable[[dict[str, Any]], Order]] = {
+    cls: maker(cls)
+    for cls in (
+        BuildRoW,
+        CapitalImprovement,
+        UpgradeLocomotive,
+        BuyTechnology,
+        DoubleTrack,
+        BidForRoW,
+        PoliticalDonation,
+    )
+}
 
 # --- parameters (ai.toml) ------------------------------------------------------
 
@@ -506,8 +525,8 @@ def computer_orders(
 
 class _Wanted(NamedTuple):
     """A railroad order its president would give if the money allows, and its
-    cost; the order itself (`make(railroad=..., **fields)`) is made only when
-    given, as most are not."""
+    cost; the order itself (`make(railroad=..., **fields)`, by its validator
+    in `_WANTED_MAKERS`) is made only when given, as most are not."""
 
     make: Callable[..., Order]
     fields: dict[str, Any]
@@ -579,7 +598,7 @@ class _Planner:
         lavish = spendable if self.persona.borrows_for_prodigal and self.good_times else own_cash
         prodigal = self._prodigal(lavish - spent)
         if prodigal:
-            personal.append(ProdigalSpending(amount=prodigal))
+            personal.append(_prodigal_spending({"amount": prodigal}))
             spent += prodigal
         personal += self._collect_loans()
         stock_orders, stock_spend = self._stock_orders(spendable - spent, own_cash - spent)
@@ -587,14 +606,14 @@ class _Planner:
 
         orders: list[Order] = []
         if repay > 0:
-            orders.append(RepayLoan(amount=repay))
+            orders.append(_repay_loan({"amount": repay}))
         borrow = min(headroom, max(0, spent - own_cash))
         if self.persona.stays_leveraged and not self.bad_times:
             # It carries the loan it is willing to owe, plan or no plan: the
             # margin falls with the climate (5), so a downturn recalls part of it (3.5).
             borrow = _round_down(headroom, 10)
         if borrow > 0:
-            orders.append(Borrow(amount=-(-borrow // 10) * 10))
+            orders.append(_borrow({"amount": -(-borrow // 10) * 10}))
         orders += personal
         orders += stock_orders
         merger = self._merger()
@@ -1027,7 +1046,7 @@ class _Planner:
                 cash += room
             bonds = _round_down(railroad_finance.bond_room(scenario, rr), 10)
             if bonds > 0:
-                orders.append(IssueBonds(railroad=rr.code, amount=bonds))
+                orders.append(_issue_bonds({"railroad": rr.code, "amount": bonds}))
                 cash += bonds
 
         dividend = 0
@@ -1109,10 +1128,10 @@ class _Planner:
                     continue
                 laid.update(route.towns)
             if cost <= budget:
-                orders.append(item.make(railroad=rr.code, **item.fields))
+                orders.append(_WANTED_MAKERS[item.make]({"railroad": rr.code, **item.fields}))
                 budget -= cost
             elif item.make is CapitalImprovement and budget >= one_point:
-                orders.append(CapitalImprovement(railroad=rr.code, amount=budget))
+                orders.append(_capital_improvement({"railroad": rr.code, "amount": budget}))
                 budget = 0
         if milking and rr.issued > 0:
             reserve = self.rr_params.dividends.reserve_per_mile * self._miles(rr)
@@ -1145,7 +1164,7 @@ class _Planner:
         room = railroad_finance.bond_room(self.scenario, rr) // 2
         amount = _round_down(min(room, shortfall), 10)
         if amount > 0:
-            orders.append(IssueBonds(railroad=rr.code, amount=amount))
+            orders.append(_issue_bonds({"railroad": rr.code, "amount": amount}))
             raised += amount
             shortfall -= amount
         least = max(self.rr_params.stock_issue.min_price, self.g.issue_min_price)
@@ -1159,7 +1178,7 @@ class _Planner:
                 -(-shortfall // net_price),
             )
             if shares > 0:
-                orders.append(IssueStock(railroad=rr.code, shares=shares))
+                orders.append(_issue_stock({"railroad": rr.code, "shares": shares}))
                 raised += shares * net_price
         return orders, raised
 
