@@ -25,6 +25,7 @@ P = TypeVar("P", bound=BaseModel)
 
 
 _new_entry = maker(LedgerEntry)
+_new_rejection = maker(Rejection)
 
 
 class InsufficientFunds(EngineError):
@@ -95,17 +96,19 @@ class TurnContext:
         cut_to: Order | None = None,
     ) -> None:
         index = -1
-        if order is not None:
-            orders = self.orders_of(position)
-            index = next((i for i, o in enumerate(orders) if o is order), -1)
+        player = self.orders.get(position)
+        if order is not None and player is not None:
+            index = next((i for i, o in enumerate(player.orders) if o is order), -1)
         self.rejections.append(
-            Rejection(
-                position=position,
-                order_index=index,
-                order=order.model_dump() if order is not None else {},
-                code=code,
-                hint=hint,
-                cut_to=cut_to.model_dump() if cut_to is not None else None,
+            _new_rejection(
+                {
+                    "position": position,
+                    "order_index": index,
+                    "order": order.model_dump() if order is not None else {},
+                    "code": code,
+                    "hint": hint,
+                    "cut_to": cut_to.model_dump() if cut_to is not None else None,
+                }
             )
         )
 
