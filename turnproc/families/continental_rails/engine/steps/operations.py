@@ -448,12 +448,28 @@ def _event_permille(odds: EventOdds, rr: Railroad, event: RandomEventType, eff: 
 def _random_events(
     ctx: TurnContext, rr: Railroad, eff: int, revenue: int, draws: list[float]
 ) -> int:
+    """11.2 The railroad's random events this turn, each paid for as it happens;
+    returns their total cost. Each event's chance is `_event_permille`'s, the
+    efficiency and influence parts worked out once for all the events."""
     params = ctx.params("events", EventParams)
-    miles = track_miles(ctx.scenario, rr)
+    odds = params.odds
+    eff_percent = max(odds.min_percent, 100 - (eff - odds.pivot) * odds.percent_per_point)
+    influence_cut = min(odds.max_influence_cut, rr.political // max(1, odds.influence_per_percent))
+    odds_part = eff_percent * (100 - influence_cut)
+    technologies = rr.technologies
+    miles: int | None = None
     total = 0
     for event, draw in zip(params.events, draws, strict=True):
-        if draw * 1000 >= _event_permille(params.odds, rr, event, eff):
+        chance = event.permille * odds_part
+        divisor = 10_000
+        for letter in event.technologies:
+            if letter in technologies:
+                chance *= 100 - odds.technology_cut_percent
+                divisor *= 100
+        if draw * 1000 >= chance // divisor:
             continue
+        if miles is None:
+            miles = track_miles(ctx.scenario, rr)
         cost = event.cost_per_mile * miles + revenue * event.cost_revenue_percent // 100
         ctx.transfer(railroad_account(rr.code), BANK, cost, event.name, rr.code, overdraft=True)
         ctx.emit(RandomEventOccurred(railroad=rr.code, event=event.name, cost=cost))
