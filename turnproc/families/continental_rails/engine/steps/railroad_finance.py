@@ -6,6 +6,7 @@ draw on automatically.
 """
 
 from collections.abc import Iterator
+from itertools import repeat
 from typing import Literal
 
 from pydantic import BaseModel
@@ -112,9 +113,14 @@ class RailroadDebtChanged(Event):
 
 
 def track_miles(scenario: Scenario, rr: Railroad) -> int:
-    """4.1 Track: total length of the railroad's built lines."""
-    routes = scenario.routes
-    return sum([routes[code].length for code in rr.lines if code in routes])
+    """4.1 Track: total length of the railroad's built lines (a code not on
+    the map counts nothing)."""
+    return sum(map(scenario.derived("route_lengths", _route_lengths).get, rr.lines, repeat(0)))
+
+
+def _route_lengths(scenario: Scenario) -> dict[str, int]:
+    """Each route's length, for `track_miles`."""
+    return {code: route.length for code, route in scenario.routes.items()}
 
 
 def president_orders(ctx: TurnContext, *kinds: str) -> Iterator[tuple[int, Order, Railroad]]:
