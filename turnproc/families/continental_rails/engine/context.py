@@ -50,6 +50,12 @@ class TurnContext:
     # `events` is only ever appended to, so the first `_indexed` are in it.
     _by_kind: dict[str, list[Event]] = field(default_factory=dict, repr=False)
     _indexed: int = field(default=0, repr=False)
+    # Every position's orders by kind (`orders_of_kind`), made on first use
+    # from the `orders` named beside them.
+    _orders_by_kind: dict[str, list[tuple[int, int, Order]]] = field(
+        default_factory=dict, repr=False
+    )
+    _orders_indexed: Mapping[int, PlayerOrders] | None = field(default=None, repr=False)
 
     @property
     def turn(self) -> int:
@@ -65,6 +71,28 @@ class TurnContext:
     def orders_of(self, position: int) -> list[Order]:
         player = self.orders.get(position)
         return list(player.orders) if player else []
+
+    def orders_of_kind(self, *kinds: str) -> list[tuple[int, Order]]:
+        """Every position's orders of these kinds with the position giving
+        each, in position order and then as written: what walking
+        `orders_of` for each position in turn and keeping these kinds gives,
+        from an index of the turn's orders by kind made once."""
+        index = self._orders_by_kind
+        if self._orders_indexed is not self.orders:
+            index = self._orders_by_kind = {}
+            for position in sorted(self.orders):
+                for number, order in enumerate(self.orders[position].orders):
+                    found = index.get(order.kind)
+                    if found is None:
+                        index[order.kind] = [(position, number, order)]
+                    else:
+                        found.append((position, number, order))
+            self._orders_indexed = self.orders
+        if len(kinds) == 1:
+            return [(position, order) for position, _, order in index.get(kinds[0], ())]
+        chosen = [entry for kind in set(kinds) for entry in index.get(kind, ())]
+        chosen.sort(key=lambda entry: (entry[0], entry[1]))
+        return [(position, order) for position, _, order in chosen]
 
     def emit(self, event: Event) -> None:
         self.events.append(event)

@@ -553,35 +553,33 @@ def _settle_insolvency(ctx: TurnContext, rr: Railroad, short_loan: bool = True) 
 def _dividend_orders(ctx: TurnContext) -> dict[str, tuple[int, SetDividend]]:
     """The president's dividend order per railroad; a later order replaces an earlier."""
     chosen: dict[str, tuple[int, SetDividend]] = {}
-    for position in sorted(ctx.orders):
-        for order in ctx.orders_of(position):
-            if not isinstance(order, SetDividend):
-                continue
-            rr = ctx.state.railroads.get(order.railroad)
-            if rr is None:
+    for position, order in ctx.orders_of_kind("dividend"):
+        assert isinstance(order, SetDividend)
+        rr = ctx.state.railroads.get(order.railroad)
+        if rr is None:
+            ctx.reject(
+                position,
+                order,
+                reasons.UNKNOWN_RAILROAD,
+                f"There is no railroad {order.railroad} (merged away or misspelt).",
+            )
+        elif rr.president != position:
+            ctx.reject(
+                position,
+                order,
+                reasons.NOT_PRESIDENT,
+                f"Only the president of {order.railroad} sets its dividend.",
+            )
+        else:
+            if order.railroad in chosen:
+                earlier = chosen[order.railroad]
                 ctx.reject(
-                    position,
-                    order,
-                    reasons.UNKNOWN_RAILROAD,
-                    f"There is no railroad {order.railroad} (merged away or misspelt).",
+                    earlier[0],
+                    earlier[1],
+                    reasons.DUPLICATE_ORDER,
+                    f"A later dividend order for {order.railroad} replaced this one.",
                 )
-            elif rr.president != position:
-                ctx.reject(
-                    position,
-                    order,
-                    reasons.NOT_PRESIDENT,
-                    f"Only the president of {order.railroad} sets its dividend.",
-                )
-            else:
-                if order.railroad in chosen:
-                    earlier = chosen[order.railroad]
-                    ctx.reject(
-                        earlier[0],
-                        earlier[1],
-                        reasons.DUPLICATE_ORDER,
-                        f"A later dividend order for {order.railroad} replaced this one.",
-                    )
-                chosen[order.railroad] = (position, order)
+            chosen[order.railroad] = (position, order)
     return chosen
 
 

@@ -129,29 +129,26 @@ def president_orders(ctx: TurnContext, *kinds: str) -> Iterator[tuple[int, Order
     Orders naming an unknown railroad, or given by someone who is not its
     president, are rejected here and never yielded.
     """
-    for position in sorted(ctx.orders):
-        for order in ctx.orders_of(position):
-            if order.kind not in kinds:
-                continue
-            code = getattr(order, "railroad", "")
-            rr = ctx.state.railroads.get(code)
-            if rr is None:
-                ctx.reject(
-                    position,
-                    order,
-                    reasons.UNKNOWN_RAILROAD,
-                    f"There is no railroad {code}; use a code or number from the railroad summary.",
-                )
-                continue
-            if rr.president != position:
-                ctx.reject(
-                    position,
-                    order,
-                    reasons.NOT_PRESIDENT,
-                    f"Only the president of {code} may give its orders.",
-                )
-                continue
-            yield position, order, rr
+    for position, order in ctx.orders_of_kind(*kinds):
+        code = getattr(order, "railroad", "")
+        rr = ctx.state.railroads.get(code)
+        if rr is None:
+            ctx.reject(
+                position,
+                order,
+                reasons.UNKNOWN_RAILROAD,
+                f"There is no railroad {code}; use a code or number from the railroad summary.",
+            )
+            continue
+        if rr.president != position:
+            ctx.reject(
+                position,
+                order,
+                reasons.NOT_PRESIDENT,
+                f"Only the president of {code} may give its orders.",
+            )
+            continue
+        yield position, order, rr
 
 
 def max_efficiency(scenario: Scenario, rr: Railroad, best_locomotive: int) -> int:
