@@ -19,7 +19,7 @@ until covered.
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Literal, Self
+from typing import ClassVar, Literal, NamedTuple, Self
 
 from pydantic import BaseModel, model_validator
 
@@ -198,13 +198,13 @@ def max_bid(state: GameState, position: int, code: str, params: MarketParams) ->
 # --- 6.1 order checking --------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class CheckedOrder:
+class CheckedOrder(NamedTuple):
     """One stock order after order checking (6.1).
 
     `checked` is the order as it will trade (None if refused), `cash_after` the
     cash (and credit) left after it, `amount` its checked cash effect (+ credit,
-    - debit); `code`/`hint` say why it was cut or refused.
+    - debit); `code`/`hint` say why it was cut or refused. A named tuple: every
+    position's stock orders are checked every turn.
     """
 
     order: Order
@@ -253,7 +253,7 @@ def check_stock_orders_detailed(
     for order in orders:
         if order.kind not in STOCK_KINDS:
             continue
-        assert isinstance(order, BuyStock | SellStock | ShortSell | CoverShort)
+        assert isinstance(order, (BuyStock, SellStock, ShortSell, CoverShort))
         code = order.railroad
         rr = state.railroads.get(code)
         if rr is None:
