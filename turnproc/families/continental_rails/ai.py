@@ -279,7 +279,7 @@ class TurnFacts:
         self._directors_held: dict[str, tuple[int, frozenset[int], int]] | None = None
         self._traded: list[tuple[Railroad, int, int]] | None = None
         self._yields: list[tuple[int, str]] | None = None
-        self._open_adjacency: dict[str, list[tuple[str, str, int]]] | None = None
+        self._open_adjacency: _OpenLinks | None = None
         self.presidencies: dict[int, list[str]] = {}
         for code in sorted(state.railroads):
             president = state.railroads[code].president
@@ -307,15 +307,12 @@ class TurnFacts:
             cost = costs[key] = rights_of_way.building_cost(self.scenario, code, key[1])
         return cost
 
-    def open_adjacency(self) -> dict[str, list[tuple[str, str, int]]]:
+    def open_adjacency(self) -> "_OpenLinks":
         """`_row_adjacency` without the RoWs closed this turn (`closed_rows`):
-        the map a railroad's search for new regions walks."""
+        the map a railroad's search for new regions walks (`adjacency[town]`,
+        each town's links sorted out when the first search reaches it)."""
         if self._open_adjacency is None:
-            closed = self.closed_rows()
-            self._open_adjacency = {
-                town: [link for link in links if link[0] not in closed]
-                for town, links in _row_adjacency(self.scenario).items()
-            }
+            self._open_adjacency = _OpenLinks(_row_adjacency(self.scenario), self.closed_rows())
         return self._open_adjacency
 
     def bid_limits(self, position: int) -> dict[str, int]:
@@ -1309,7 +1306,7 @@ class _Planner:
                                 kth_best = sorted(best_by_first.values())[-wanted]
                 if town in no_through:
                     continue  # a path may end in Chicago, never run through it
-            for code, other, length in adjacency.get(town, ()):
+            for code, other, length in adjacency[town]:
                 if code in doubles or other in blocked:
                     continue
                 nd = d + length
@@ -1324,7 +1321,7 @@ class _Planner:
         # Nothing new within reach: grow toward the biggest town next door.
         best = []
         for town in sorted(mine - no_through):
-            for code, other, _ in adjacency.get(town, ()):
+            for code, other, _ in adjacency[town]:
                 if code in doubles or other in blocked:
                     continue
                 if other in mine:
@@ -1332,6 +1329,22 @@ class _Planner:
                 best.append((-scenario.towns[other].value, code))
         best.sort()
         return [(code, 0) for _, code in best[:1]]
+
+
+class _OpenLinks(dict[str, list[tuple[str, str, int]]]):
+    """Town -> (RoW code, town at the other end, length) for every RoW of the
+    map not closed this turn (`TurnFacts.open_adjacency`), a town's links
+    sorted out the first time it is asked for (none for a town without RoWs)."""
+
+    def __init__(self, links: dict[str, list[tuple[str, str, int]]], closed: frozenset[str]):
+        super().__init__()
+        self._links = links
+        self._closed = closed
+
+    def __missing__(self, town: str) -> list[tuple[str, str, int]]:
+        closed = self._closed
+        found = self[town] = [link for link in self._links.get(town, ()) if link[0] not in closed]
+        return found
 
 
 def _no_costs(scenario: Scenario) -> dict[tuple[str, int], int]:
