@@ -141,6 +141,9 @@ class StockTradeSummary(Event):
 
 
 _stock_trade_summary = maker(StockTradeSummary)
+# Stock orders cut in checking or by a shortage on the market, made by their validators.
+_buy_stock = maker(BuyStock)
+_short_sell = maker(ShortSell)
 
 
 class StockSplit(Event):
@@ -416,7 +419,11 @@ def check_stock_orders_detailed(
             checked = order if shares == order.shares else ShortSell(railroad=code, shares=shares)
         else:
             bought[code] = bought.get(code, 0) + shares
-            checked = order if shares == order.shares else BuyStock(railroad=code, shares=shares)
+            checked = (
+                order
+                if shares == order.shares
+                else _buy_stock({"railroad": code, "shares": shares})
+            )
         cash -= amount
         result.append(CheckedOrder(order, checked, cash, -amount, reason, hint))
     return result
@@ -706,9 +713,9 @@ def stock_market(ctx: TurnContext) -> None:
                 if shares < fill.shares:
                     cut: StockOrder | None = None
                     if shares and kind == "buy":
-                        cut = BuyStock(railroad=code, shares=shares)
+                        cut = _buy_stock({"railroad": code, "shares": shares})
                     elif shares:
-                        cut = ShortSell(railroad=code, shares=shares)
+                        cut = _short_sell({"railroad": code, "shares": shares})
                     ctx.reject(
                         fill.position,
                         fill.item.order,
