@@ -401,12 +401,19 @@ def _line_revenues(
 
 def expense_permille(scenario: Scenario, efficiency: int) -> int:
     """4.6 [designed] Operating expense per thousand dollars of traffic revenue."""
+    base, slope, poor_below, poor_slope = scenario.derived("expense_rates", _expense_rates)
+    poor = max(0, poor_below - efficiency)
+    return base + (100 - efficiency) * slope + poor * poor_slope
+
+
+def _expense_rates(scenario: Scenario) -> tuple[int, int, int, int]:
+    """operations.toml [expense] as `expense_permille` reads it."""
     params = operations_params(scenario).expense
-    poor = max(0, params.poor_below - efficiency)
     return (
-        params.base_permille
-        + (100 - efficiency) * params.slope_permille
-        + poor * params.poor_slope_permille
+        params.base_permille,
+        params.slope_permille,
+        params.poor_below,
+        params.poor_slope_permille,
     )
 
 
@@ -415,9 +422,19 @@ def operating_expense(scenario: Scenario, rr: Railroad, traffic: int, efficiency
     double track, Grand Station and technology bonuses, which carry no extra
     cost, and before rate-war cuts, 4.16 [original]) x the efficiency's expense
     rate, less the cost technologies' cuts."""
-    techs = technology_params(scenario)
-    cut = sum(t.expense_percent for t in techs.technologies if t.letter in rr.technologies)
+    owned = rr.technologies
+    cut = 0
+    if owned:
+        for letter, percent in scenario.derived("technology_expense_cuts", _expense_cuts):
+            if letter in owned:
+                cut += percent
     return traffic * expense_permille(scenario, efficiency) * max(0, 100 - cut) // 100_000
+
+
+def _expense_cuts(scenario: Scenario) -> tuple[tuple[str, int], ...]:
+    """Each technology's letter and the operating expense it cuts (%), in
+    technology.toml's order, for `operating_expense`."""
+    return tuple((t.letter, t.expense_percent) for t in technology_params(scenario).technologies)
 
 
 def effective_efficiency(scenario: Scenario, state: GameState, rr: Railroad) -> int:
