@@ -12,7 +12,7 @@ turn's president and do not change this turn's points.
 """
 
 from collections.abc import Iterable
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, NamedTuple
 
 from pydantic import BaseModel
 
@@ -60,6 +60,35 @@ class RegionBonus(BaseModel):
 
     def linked(self, regions: set[str]) -> bool:
         return not regions.isdisjoint(self.a) and not regions.isdisjoint(self.b)
+
+
+class _Bonus(NamedTuple):
+    """A `RegionBonus` as the points are worked out from it each turn: its
+    regions as sets, its fields read without pydantic's attribute hook."""
+
+    id: str
+    a: frozenset[str]
+    b: frozenset[str]
+    points: int
+
+    def linked(self, regions: set[str]) -> bool:
+        return not regions.isdisjoint(self.a) and not regions.isdisjoint(self.b)
+
+
+# `_bonus_table` by the bonuses' list (kept, so its id stays its own).
+_BONUS_TABLES: dict[int, tuple[list[RegionBonus], tuple[_Bonus, ...]]] = {}
+
+
+def _bonus_table(bonuses: list[RegionBonus]) -> tuple[_Bonus, ...]:
+    """The bonuses of a section of victory.toml as `_Bonus`es, in their order,
+    made once per section read."""
+    found = _BONUS_TABLES.get(id(bonuses))
+    if found is None or found[0] is not bonuses:
+        if len(_BONUS_TABLES) >= 64:
+            _BONUS_TABLES.clear()
+        table = tuple(_Bonus(b.id, frozenset(b.a), frozenset(b.b), b.points) for b in bonuses)
+        found = _BONUS_TABLES[id(bonuses)] = (bonuses, table)
+    return found[1]
 
 
 class BuilderParams(BaseModel):
@@ -307,10 +336,11 @@ def _record_links(
     # The bonuses no railroad has linked yet, in the parameters' order: once
     # all are linked (mid-game) no railroad is tested against them again.
     recorded = state.first_bonus_pairs
-    pending = [bonus for bonus in params.bonuses if bonus.id not in recorded]
+    first_links = state.first_region_links
+    pending = [bonus for bonus in _bonus_table(params.bonuses) if bonus.id not in recorded]
     for code, regions in linked:
         for region in sorted(regions):
-            state.first_region_links.setdefault(region, code)
+            first_links.setdefault(region, code)
         if not pending:
             continue
         for bonus in pending:
@@ -348,7 +378,7 @@ def rail_builder(
             _award(ctx, pos, "rail_builder", points, "new_region", code, region, first)
         if after[code] <= before[code]:
             continue  # no new region, so no bonus newly linked
-        for bonus in params.bonuses:
+        for bonus in _bonus_table(params.bonuses):
             if not bonus.linked(after[code]) or bonus.linked(before[code]):
                 continue
             if bonus.id in tycoon.builder_bonuses:
@@ -363,7 +393,7 @@ def rail_builder(
 
 def system_score(params: MagnateParams, regions: set[str]) -> int:
     """1.2 Rail Magnate VP for a railroad system linking `regions`."""
-    bonus = sum(b.points for b in params.bonuses if b.linked(regions))
+    bonus = sum(b.points for b in _bonus_table(params.bonuses) if b.linked(regions))
     return params.per_region * len(regions) + bonus
 
 
