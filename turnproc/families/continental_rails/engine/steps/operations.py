@@ -619,20 +619,23 @@ def _pay_dividends(ctx: TurnContext, rr: Railroad, per_share: int) -> int:
         return 0
     paid = 0
     held = 0
-    account = railroad_account(rr.code)
-    for tycoon in ctx.state.tycoons:
-        shares = tycoon.holdings.get(rr.code, 0)
+    code = rr.code
+    account = railroad_account(code)
+    tycoons = ctx.state.tycoons
+    for tycoon in tycoons:
+        shares = tycoon.holdings.get(code, 0)
         if shares <= 0:
             continue
         held += shares
         amount = shares * per_share
-        ctx.transfer(account, tycoon_account(tycoon.position), amount, "dividend", rr.code)
+        position = tycoon.position
+        ctx.transfer(account, tycoon_account(position), amount, "dividend", code)
         paid += amount
         ctx.emit(
             _dividend_received(
                 {
-                    "position": tycoon.position,
-                    "railroad": rr.code,
+                    "position": position,
+                    "railroad": code,
                     "shares": shares,
                     "per_share": per_share,
                     "amount": amount,
@@ -640,10 +643,10 @@ def _pay_dividends(ctx: TurnContext, rr: Railroad, per_share: int) -> int:
             )
         )
     public = max(0, rr.issued - held) * per_share
-    ctx.transfer(account, BANK, public, "dividend to the public", rr.code)
+    ctx.transfer(account, BANK, public, "dividend to the public", code)
     paid += public
-    for tycoon in ctx.state.tycoons:
-        owed = tycoon.shorts.get(rr.code, 0)
+    for tycoon in tycoons:
+        owed = tycoon.shorts.get(code, 0)
         if owed <= 0:
             continue
         # A short seller with too little cash pays what he has; the lender's
@@ -764,7 +767,8 @@ def _per_share(amount: int, shares: int) -> int:
 def paying_shares(state: GameState, rr: Railroad) -> int:
     """Shares a dividend is paid on: the issued shares, or the players' holdings
     if short sales have pushed them above the shares issued."""
-    held = sum(t.holdings.get(rr.code, 0) for t in state.tycoons)
+    code = rr.code
+    held = sum([t.holdings.get(code, 0) for t in state.tycoons])
     return max(rr.issued, held)
 
 
