@@ -169,9 +169,10 @@ class TurnContext:
             return
         # The accounts' holders are found here, not by a method called twice:
         # a turn makes some 500 transfers, most between a railroad and a tycoon.
-        # Cash is written straight into the models' fields: the state models
-        # validate nothing on assignment, and pydantic's __setattr__ (two
-        # Python calls a change) was an eighth of a transfer's instructions.
+        # Cash is read and written straight in the models' dicts: the state
+        # models validate nothing on assignment, pydantic's __setattr__ (two
+        # Python calls a change) was an eighth of a transfer's instructions,
+        # and each attribute read goes through its `__getattr__` hook.
         state = self.state
         payer: Tycoon | Railroad | None = None
         payee: Tycoon | Railroad | None = None
@@ -190,11 +191,12 @@ class TurnContext:
             else:
                 raise EngineError(f"unknown account {dst!r}")
         if payer is not None:
-            if not overdraft and payer.cash < amount:
+            values = payer.__dict__
+            if not overdraft and values["cash"] < amount:
                 raise InsufficientFunds(f"{src} has {payer.cash}, cannot pay {amount} for {reason}")
-            payer.__dict__["cash"] = payer.cash - amount
+            values["cash"] -= amount
         if payee is not None:
-            payee.__dict__["cash"] = payee.cash + amount
+            payee.__dict__["cash"] += amount
         self.ledger.append(
             _new_entry({"src": src, "dst": dst, "amount": amount, "reason": reason, "ref": ref})
         )

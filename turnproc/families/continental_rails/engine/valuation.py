@@ -47,9 +47,10 @@ class BalanceSheet(BaseModel):
 def stock_value(state: GameState, position: int) -> int:
     """Market value of the shares `position` holds."""
     tycoon = state.tycoon(position)
+    railroads = state.railroads
     total = 0
     for code, shares in tycoon.holdings.items():
-        rr = state.railroads.get(code)
+        rr = railroads.get(code)
         if rr is not None and shares > 0:
             total += shares * rr.price
     return total
@@ -73,7 +74,7 @@ def short_collateral(state: GameState, position: int) -> int:
 
 def loans_to_railroads(state: GameState, position: int) -> int:
     """4.5 Money railroads owe `position` as their lender."""
-    return sum(rr.owed_to_president for rr in state.railroads.values() if rr.lender == position)
+    return sum([rr.owed_to_president for rr in state.railroads.values() if rr.lender == position])
 
 
 def pcs_value(state: GameState, scenario: Scenario, position: int) -> int:
