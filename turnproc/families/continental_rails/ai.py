@@ -567,6 +567,13 @@ class _Planner:
         # The climate the turn starts in (5), as the personalities read it.
         self.bad_times = view.climate >= self.g.bad_climate_from
         self.good_times = view.climate <= self.g.good_climate_until
+        # What the stock planning reads for every railroad, read once: a
+        # pydantic model's fields go through its `__getattr__` hook.
+        self.position = position
+        self.holdings = self.me.holdings  # never changed by the planner
+        self.director_percent = self.market.director_percent
+        self.bid_limit_percent = self.market.bid_limit_percent
+        self.corner_percent = self.market.cornered_percent - self.g.corner_margin_percent
 
     # -- money ------------------------------------------------------------------
 
@@ -894,7 +901,7 @@ class _Planner:
     def _bid_limit(self, rr: Railroad) -> int:
         """6.1 The most shares I may bid for (the stock report's "max you can
         bid" column, 9.4: the position's to see)."""
-        return self.facts.bid_limit(self.me.position, self.me.holdings, rr.code)
+        return self.facts.bid_limit(self.position, self.holdings, rr.code)
 
     def _buy_targets(self, keep: set[str]) -> dict[str, int]:
         """Railroads to buy and the holding aimed at in each, most important first."""
@@ -931,15 +938,17 @@ class _Planner:
                 self.seeking = rr.code
         directors = self.persona.directorships
         candidates = []
+        holdings = self.holdings
         for rr, need, value in self.facts.traded():
-            if rr.code in targets or rr.code in keep:
+            code = rr.code
+            if code in targets or code in keep:
                 continue
-            if me.holdings.get(rr.code, 0) >= need:
-                targets[rr.code] = need
+            if holdings.get(code, 0) >= need:
+                targets[code] = need
                 directors -= 1
                 continue
             cheapness = value / rr.price
-            candidates.append((cheapness * (0.8 + (1.2 - 0.8) * draw()), rr.code, need))
+            candidates.append((cheapness * (0.8 + (1.2 - 0.8) * draw()), code, need))
         candidates.sort(reverse=True)
         for cheapness, code, need in candidates:
             if directors <= 0:
@@ -968,20 +977,20 @@ class _Planner:
     def _directors_shares(self, rr: Railroad) -> int:
         """6.4 Shares the directors hold, as the stock report shows it: the bid
         limit column is 20% of the shares held neither by me nor by them."""
-        base = self._bid_limit(rr) * 100 // max(1, self.market.bid_limit_percent)
-        mine = self.me.holdings.get(rr.code, 0)
-        outside = 0 if self.me.position in rr.directors else mine
+        base = self._bid_limit(rr) * 100 // max(1, self.bid_limit_percent)
+        mine = self.holdings.get(rr.code, 0)
+        outside = 0 if self.position in rr.directors else mine
         return max(0, rr.issued - base - outside)
 
     def _corner_room(self, rr: Railroad, aim: int) -> int:
         """The holding I may aim at without the directors owning more than half
         (playing tips: a cornered stock falls, and its biggest holder loses most)."""
-        mine = self.me.holdings.get(rr.code, 0)
-        need = -(-rr.issued * self.market.director_percent // 100)
-        others = self._directors_shares(rr) - (mine if self.me.position in rr.directors else 0)
-        limit = rr.issued * (self.market.cornered_percent - self.g.corner_margin_percent) // 100
-        if aim < need:
+        issued = rr.issued
+        if aim < -(-issued * self.director_percent // 100):
             return aim  # below a directorship it does not count toward a corner
+        mine = self.holdings.get(rr.code, 0)
+        others = self._directors_shares(rr) - (mine if self.position in rr.directors else 0)
+        limit = issued * self.corner_percent // 100
         return max(mine, min(aim, limit - others))
 
     def _presidency_requests(self, merger: MergeRailroads | None) -> list[str]:
