@@ -369,10 +369,12 @@ def _line_revenues(
 ) -> list[LineRevenue]:
     """`line_revenues` worked out."""
     params = operations_params(scenario).revenue
-    techs = technology_params(scenario)
-    tech_percent = 100 + sum(
-        t.revenue_percent for t in techs.technologies if t.letter in rr.technologies
-    )
+    owned = rr.technologies
+    tech_percent = 100
+    if owned:
+        for letter, percent in scenario.derived("technology_revenue_gains", _revenue_gains):
+            if letter in owned:
+                tech_percent += percent
     weights = scenario.derived("line_weights", _line_weights)
     rate = params.rate_percent * params.climate_percent[climate]
     double_tracked = rr.double_tracked
@@ -431,6 +433,12 @@ def operating_expense(scenario: Scenario, rr: Railroad, traffic: int, efficiency
     return traffic * expense_permille(scenario, efficiency) * max(0, 100 - cut) // 100_000
 
 
+def _revenue_gains(scenario: Scenario) -> tuple[tuple[str, int], ...]:
+    """Each technology's letter and the revenue it adds (%), in
+    technology.toml's order, for `line_revenues`."""
+    return tuple((t.letter, t.revenue_percent) for t in technology_params(scenario).technologies)
+
+
 def _expense_cuts(scenario: Scenario) -> tuple[tuple[str, int], ...]:
     """Each technology's letter and the operating expense it cuts (%), in
     technology.toml's order, for `operating_expense`."""
@@ -468,30 +476,56 @@ def _random_events(
     """11.2 The railroad's random events this turn, each paid for as it happens;
     returns their total cost. Each event's chance is `_event_permille`'s, the
     efficiency and influence parts worked out once for all the events."""
-    params = ctx.params("events", EventParams)
-    odds = params.odds
-    eff_percent = max(odds.min_percent, 100 - (eff - odds.pivot) * odds.percent_per_point)
-    influence_cut = min(odds.max_influence_cut, rr.political // max(1, odds.influence_per_percent))
+    pivot, per_point, least, per_influence, most_cut, tech_cut = ctx.scenario.derived(
+        "event_odds", _event_odds
+    )
+    eff_percent = max(least, 100 - (eff - pivot) * per_point)
+    influence_cut = min(most_cut, rr.political // max(1, per_influence))
     odds_part = eff_percent * (100 - influence_cut)
     technologies = rr.technologies
     miles: int | None = None
     total = 0
-    for event, draw in zip(params.events, draws, strict=True):
-        chance = event.permille * odds_part
+    events = ctx.scenario.derived("random_events", _event_table)
+    for (name, permille, letters, per_mile, revenue_percent), draw in zip(
+        events, draws, strict=True
+    ):
+        chance = permille * odds_part
         divisor = 10_000
-        for letter in event.technologies:
+        for letter in letters:
             if letter in technologies:
-                chance *= 100 - odds.technology_cut_percent
+                chance *= 100 - tech_cut
                 divisor *= 100
         if draw * 1000 >= chance // divisor:
             continue
         if miles is None:
             miles = track_miles(ctx.scenario, rr)
-        cost = event.cost_per_mile * miles + revenue * event.cost_revenue_percent // 100
-        ctx.transfer(railroad_account(rr.code), BANK, cost, event.name, rr.code, overdraft=True)
-        ctx.emit(RandomEventOccurred(railroad=rr.code, event=event.name, cost=cost))
+        cost = per_mile * miles + revenue * revenue_percent // 100
+        ctx.transfer(railroad_account(rr.code), BANK, cost, name, rr.code, overdraft=True)
+        ctx.emit(RandomEventOccurred(railroad=rr.code, event=name, cost=cost))
         total += cost
     return total
+
+
+def _event_odds(scenario: Scenario) -> tuple[int, int, int, int, int, int]:
+    """events.toml [odds] as `_random_events` reads it."""
+    odds = scenario.section("events", EventParams).odds
+    return (
+        odds.pivot,
+        odds.percent_per_point,
+        odds.min_percent,
+        odds.influence_per_percent,
+        odds.max_influence_cut,
+        odds.technology_cut_percent,
+    )
+
+
+def _event_table(scenario: Scenario) -> tuple[tuple[str, int, tuple[str, ...], int, int], ...]:
+    """events.toml's events in order, each as (name, permille, technologies
+    that cut its chance, cost per mile, cost as % of revenue)."""
+    return tuple(
+        (e.name, e.permille, tuple(e.technologies), e.cost_per_mile, e.cost_revenue_percent)
+        for e in scenario.section("events", EventParams).events
+    )
 
 
 # --- 4.11 insolvency ----------------------------------------------------------
