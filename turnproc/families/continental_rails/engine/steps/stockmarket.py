@@ -699,8 +699,11 @@ def stock_market(ctx: TurnContext) -> None:
                         "cover": [],
                     }
                 kinds[order.kind].append(_Fill(pos, item, order.shares))
+    # Each tycoon's holdings before trading, read once for every railroad.
+    books = [(t.position, t.holdings) for t in state.tycoons]
     for code in sorted(state.railroads):
-        public = physical_public_shares(state, code)
+        # `physical_public_shares`, from the holdings read above.
+        public = state.railroads[code].issued - sum([held.get(code, 0) for _, held in books])
         by_kind = fills.get(code) or {"buy": [], "sell": [], "short": [], "cover": []}
         shorts = _pro_rata(by_kind["short"], public, ctx, f"stock-short-fill:{code}")
         sold = sum(f.shares for f in by_kind["sell"])
@@ -724,7 +727,7 @@ def stock_market(ctx: TurnContext) -> None:
                         "in proportion.",
                         cut_to=cut,
                     )
-        holdings = {t.position: t.holdings.get(code, 0) for t in state.tycoons}
+        holdings = {position: held.get(code, 0) for position, held in books}
         for fill, shares in zip(by_kind["buy"], buys, strict=True):
             holdings[fill.position] += shares
         for fill in by_kind["sell"]:
