@@ -254,6 +254,16 @@ class TurnFacts:
             if (company.status == "available" or (company.status == "owned" and company.for_sale))
             and company.asking_price > 0
         ]
+        # The same as (code, asking price, seller: the owner offering it or
+        # None), read once for every seat's bidding.
+        self.pcs_for_bids = [
+            (
+                company.code,
+                company.asking_price,
+                company.owner if company.status == "owned" else None,
+            )
+            for company in self.pcs_on_sale
+        ]
         # The parameters every seat reads (ai.toml and the engine's sections).
         self.params = ai_params(scenario)
         self.g = self.params.general
@@ -666,13 +676,13 @@ class _Planner:
             return orders, 0
         candidates = []
         draw = self.rand.random
-        for company in self.facts.pcs_on_sale:
-            mine = company.status == "owned" and company.owner == self.me.position
-            if mine or company.asking_price > budget:
-                continue
+        position = self.position
+        for code, asking, seller in self.facts.pcs_for_bids:
+            if seller == position or asking > budget:
+                continue  # his own PC, or beyond his budget
             # `rand.uniform(0.5, 1.5)` written out: the same draw, one call fewer.
-            score = self._pc_score(company.code) * (0.5 + (1.5 - 0.5) * draw())
-            candidates.append((score, company.code))
+            score = self._pc_score(code) * (0.5 + (1.5 - 0.5) * draw())
+            candidates.append((score, code))
         candidates.sort(reverse=True)
         # The auction gives a bidder no more PCs than his free slots, so he may
         # bid for a few more than that; he must be able to pay for every win.
