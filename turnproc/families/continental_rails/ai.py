@@ -729,7 +729,7 @@ class _Planner:
         """How much a PC is worth having: town values, regions, a link to my railroads."""
         score = self.facts.base_score(code)
         joinable = self.facts.joinable(code)
-        if any(rr.code in joinable for rr in self.mine):
+        if any(mine in joinable for mine in self.presides):  # the codes of `self.mine`
             score *= 1.5
         elif len(self.presides) >= 2 and not joinable:
             score *= 0.2  # I could neither incorporate nor merge it: only its income
