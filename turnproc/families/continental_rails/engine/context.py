@@ -50,9 +50,10 @@ class TurnContext:
     # `events` is only ever appended to, so the first `_indexed` are in it.
     _by_kind: dict[str, list[Event]] = field(default_factory=dict, repr=False)
     _indexed: int = field(default=0, repr=False)
-    # Every position's orders by kind (`orders_of_kind`), made on first use
-    # from the `orders` named beside them.
-    _orders_by_kind: dict[str, list[tuple[int, int, Order]]] = field(
+    # Every position's orders by kind, then by position in position order,
+    # each with its place in the position's orders (`_order_index`): made on
+    # first use from the `orders` named beside them.
+    _orders_by_kind: dict[str, dict[int, list[tuple[int, Order]]]] = field(
         default_factory=dict, repr=False
     )
     _orders_indexed: Mapping[int, PlayerOrders] | None = field(default=None, repr=False)
@@ -68,31 +69,57 @@ class TurnContext:
     def params(self, section: str, model: type[P]) -> P:
         return self.scenario.section(section, model)
 
-    def orders_of(self, position: int) -> list[Order]:
-        player = self.orders.get(position)
-        return list(player.orders) if player else []
+    def orders_of(self, position: int, *kinds: str) -> list[Order]:
+        """The position's orders as written; with `kinds`, only those of these
+        kinds (from the index of the turn's orders by kind, `_order_index`)."""
+        if not kinds:
+            player = self.orders.get(position)
+            return list(player.orders) if player else []
+        index = self._order_index()
+        if len(kinds) == 1:
+            return [order for _, order in index.get(kinds[0], {}).get(position, ())]
+        chosen = [entry for kind in set(kinds) for entry in index.get(kind, {}).get(position, ())]
+        chosen.sort(key=lambda entry: entry[0])
+        return [order for _, order in chosen]
 
     def orders_of_kind(self, *kinds: str) -> list[tuple[int, Order]]:
         """Every position's orders of these kinds with the position giving
         each, in position order and then as written: what walking
-        `orders_of` for each position in turn and keeping these kinds gives,
-        from an index of the turn's orders by kind made once."""
-        index = self._orders_by_kind
-        if self._orders_indexed is not self.orders:
-            index = self._orders_by_kind = {}
-            for position in sorted(self.orders):
-                for number, order in enumerate(self.orders[position].orders):
-                    found = index.get(order.kind)
-                    if found is None:
-                        index[order.kind] = [(position, number, order)]
-                    else:
-                        found.append((position, number, order))
-            self._orders_indexed = self.orders
+        `orders_of` for each position in turn and keeping these kinds gives."""
+        index = self._order_index()
         if len(kinds) == 1:
-            return [(position, order) for position, _, order in index.get(kinds[0], ())]
-        chosen = [entry for kind in set(kinds) for entry in index.get(kind, ())]
+            return [
+                (position, order)
+                for position, entries in index.get(kinds[0], {}).items()
+                for _, order in entries
+            ]
+        chosen = [
+            (position, number, order)
+            for kind in set(kinds)
+            for position, entries in index.get(kind, {}).items()
+            for number, order in entries
+        ]
         chosen.sort(key=lambda entry: (entry[0], entry[1]))
         return [(position, order) for position, _, order in chosen]
+
+    def _order_index(self) -> dict[str, dict[int, list[tuple[int, Order]]]]:
+        """The turn's orders by kind and position, made once: the steps each
+        look for a few kinds among some 250 orders a turn."""
+        if self._orders_indexed is not self.orders:
+            index: dict[str, dict[int, list[tuple[int, Order]]]] = {}
+            for position in sorted(self.orders):
+                for number, order in enumerate(self.orders[position].orders):
+                    by_position = index.get(order.kind)
+                    if by_position is None:
+                        by_position = index[order.kind] = {}
+                    found = by_position.get(position)
+                    if found is None:
+                        by_position[position] = [(number, order)]
+                    else:
+                        found.append((number, order))
+            self._orders_by_kind = index
+            self._orders_indexed = self.orders
+        return self._orders_by_kind
 
     def emit(self, event: Event) -> None:
         self.events.append(event)

@@ -147,7 +147,7 @@ def _requests(ctx: TurnContext) -> tuple[dict[int, list[str]], list[tuple[int, O
             requested[pos] = [code for code in tycoon.wants_presidency if code in state.railroads]
             continue
         wanted: list[str] = []
-        for order in ctx.orders_of(pos):
+        for order in ctx.orders_of(pos, "request_presidency"):
             if not isinstance(order, RequestPresidency) or order.railroad in wanted:
                 continue
             if order.railroad not in state.railroads:

@@ -207,7 +207,9 @@ def bank_loans(ctx: TurnContext) -> None:
         pos = tycoon.position
         # An amount of $0 asks for nothing and is passed over.
         orders = [
-            o for o in ctx.orders_of(pos) if isinstance(o, (Borrow, RepayLoan)) and o.amount > 0
+            o
+            for o in ctx.orders_of(pos, "borrow", "repay_loan")
+            if isinstance(o, (Borrow, RepayLoan)) and o.amount > 0
         ]
         if not orders:
             continue

@@ -668,7 +668,7 @@ def stock_market(ctx: TurnContext) -> None:
     for tycoon in state.tycoons:
         pos = tycoon.position
         items = check_stock_orders_detailed(
-            state, ctx.scenario, pos, ctx.orders_of(pos), tycoon.cash
+            state, ctx.scenario, pos, ctx.orders_of(pos, *STOCK_KINDS), tycoon.cash
         )
         checked[pos] = items
         for item in items:
