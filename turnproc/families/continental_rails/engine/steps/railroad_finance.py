@@ -154,9 +154,16 @@ def president_orders(ctx: TurnContext, *kinds: str) -> Iterator[tuple[int, Order
 def max_efficiency(scenario: Scenario, rr: Railroad, best_locomotive: int) -> int:
     """4.17 [designed] Maximum efficiency: falls for each locomotive type the
     railroad lags behind the best available [original: it falls]."""
-    params = railroad_params(scenario).efficiency
+    floor, top, lag_penalty = scenario.derived("efficiency_limits", _efficiency_limits)
     lag = max(0, best_locomotive - rr.locomotive)
-    return max(params.floor, params.max - lag * params.lag_penalty)
+    return max(floor, top - lag * lag_penalty)
+
+
+def _efficiency_limits(scenario: Scenario) -> tuple[int, int, int]:
+    """railroad.toml [efficiency] floor, max and lag penalty, for `max_efficiency`
+    (asked for by the thousand a game)."""
+    params = railroad_params(scenario).efficiency
+    return params.floor, params.max, params.lag_penalty
 
 
 def loan_rate(ctx: TurnContext) -> int:
