@@ -247,6 +247,8 @@ class TurnFacts:
         self.state = state
         self.hidden = [_hidden(t) for t in state.tycoons]
         self.owners = network.route_owners(state)
+        # 4.5 What the railroads owe each lender (public: the railroads' loans).
+        self.lent = valuation.loans_by_lender(state)
         # PCs anyone may bid for: released, or offered by their owner, at a price.
         self.pcs_on_sale = [
             company
@@ -591,7 +593,9 @@ class _Planner:
         """The turn's orders: loan first, then personal actions, stock orders in
         the order they should be checked (6.1), railroad actions, presidencies."""
         me = self.me
-        credit = valuation.credit_limit(self.state, self.scenario, me.position, self.state.climate)
+        credit = valuation.credit_limit(
+            self.state, self.scenario, me.position, self.state.climate, self.facts.lent
+        )
         climate_percent = self.persona.climate_borrow_percent[self.state.climate]
         safe_loan = credit * self.persona.borrow_percent * climate_percent // 10000
         repay = 0
@@ -860,7 +864,7 @@ class _Planner:
 
         short_orders: list[Order] = []
         if self.bad_times and speculates:
-            net_worth = valuation.net_worth(state, self.scenario, me.position)
+            net_worth = valuation.net_worth(state, self.scenario, me.position, self.facts.lent)
             room = max(0, net_worth) * self.persona.shorts_percent // 100
             for rr in sorted(state.railroads.values(), key=lambda r: r.code):
                 if rr.code in keep or me.holdings.get(rr.code) or me.shorts.get(rr.code):

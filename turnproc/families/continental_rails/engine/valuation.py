@@ -77,26 +77,44 @@ def loans_to_railroads(state: GameState, position: int) -> int:
     return sum([rr.owed_to_president for rr in state.railroads.values() if rr.lender == position])
 
 
+def loans_by_lender(state: GameState) -> dict[int, int]:
+    """4.5 `loans_to_railroads` of every lender, in one pass over the railroads
+    (a position missing from it is owed nothing)."""
+    owed: dict[int, int] = {}
+    for rr in state.railroads.values():
+        lender = rr.lender
+        if lender is not None:
+            owed[lender] = owed.get(lender, 0) + rr.owed_to_president
+    return owed
+
+
 def pcs_value(state: GameState, scenario: Scenario, position: int) -> int:
     return sum(pc_value(scenario, code) for code in state.tycoon(position).pcs)
 
 
-def assets(state: GameState, scenario: Scenario, position: int) -> int:
+def assets(
+    state: GameState, scenario: Scenario, position: int, lent: dict[int, int] | None = None
+) -> int:
     """3.4 Assets the bank lends against: cash, stock, PCs and loans to railroads,
-    plus short-sale collateral, less the cost to cover shorts."""
+    plus short-sale collateral, less the cost to cover shorts. `lent`, when
+    given, is `loans_by_lender(state)` (worked out once for many positions)."""
+    loans = loans_to_railroads(state, position) if lent is None else lent.get(position, 0)
     return (
         state.tycoon(position).cash
         + stock_value(state, position)
         + pcs_value(state, scenario, position)
-        + loans_to_railroads(state, position)
+        + loans
         + short_collateral(state, position)
         - cover_cost(state, position)
     )
 
 
-def net_worth(state: GameState, scenario: Scenario, position: int) -> int:
-    """1.2 Net worth (Robber Baron, the player summary's order): assets less the bank loan."""
-    return assets(state, scenario, position) - state.tycoon(position).loan
+def net_worth(
+    state: GameState, scenario: Scenario, position: int, lent: dict[int, int] | None = None
+) -> int:
+    """1.2 Net worth (Robber Baron, the player summary's order): assets less
+    the bank loan (`lent` as `assets` takes it)."""
+    return assets(state, scenario, position, lent) - state.tycoon(position).loan
 
 
 def margin_permille(scenario: Scenario, climate_index: int) -> int:
@@ -105,9 +123,16 @@ def margin_permille(scenario: Scenario, climate_index: int) -> int:
     return levels[climate_index].margin_permille
 
 
-def credit_limit(state: GameState, scenario: Scenario, position: int, climate_index: int) -> int:
-    """3.4 Credit limit = margin (climate table) x assets, rounded down, at least 0."""
-    value = assets(state, scenario, position)
+def credit_limit(
+    state: GameState,
+    scenario: Scenario,
+    position: int,
+    climate_index: int,
+    lent: dict[int, int] | None = None,
+) -> int:
+    """3.4 Credit limit = margin (climate table) x assets, rounded down, at
+    least 0 (`lent` as `assets` takes it)."""
+    value = assets(state, scenario, position, lent)
     return max(0, value * margin_permille(scenario, climate_index) // 1000)
 
 

@@ -16,7 +16,7 @@ from turnproc.families.continental_rails.engine.orders import BidForPC, OfferPC
 from turnproc.families.continental_rails.engine.pcs import list_price
 from turnproc.families.continental_rails.engine.state import PrivateCompany
 from turnproc.families.continental_rails.engine.steps.operations import is_western
-from turnproc.families.continental_rails.engine.valuation import net_worth
+from turnproc.families.continental_rails.engine.valuation import loans_by_lender, net_worth
 from turnproc.scenario.model import Scenario
 
 # --- parameters (auctions.toml) ------------------------------------------------
@@ -143,7 +143,8 @@ def pc_auction(ctx: TurnContext) -> None:
     draw = list(range(1, len(ctx.state.tycoons) + 1))
     ctx.rng("pc-auction").shuffle(draw)
     lottery = {pos: rank for rank, pos in enumerate(draw)}
-    worth = {pos: net_worth(ctx.start, ctx.scenario, pos) for pos in owned_at_start}
+    lent = loans_by_lender(ctx.start)
+    worth = {pos: net_worth(ctx.start, ctx.scenario, pos, lent) for pos in owned_at_start}
     number = {code: ctx.scenario.routes[code].number for code in asking}
     bids.sort(
         key=lambda b: (

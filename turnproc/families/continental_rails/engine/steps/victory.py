@@ -23,7 +23,7 @@ from turnproc.families.continental_rails.engine.events import Event
 from turnproc.families.continental_rails.engine.network import regions_linked, towns_of
 from turnproc.families.continental_rails.engine.state import VP_CATEGORIES, GameState, RecordHolder
 from turnproc.families.continental_rails.engine.steps.stockmarket import cover_all_shorts
-from turnproc.families.continental_rails.engine.valuation import net_worth
+from turnproc.families.continental_rails.engine.valuation import loans_by_lender, net_worth
 from turnproc.scenario.model import Scenario
 
 # --- parameters (scenarios/continental-rails/victory.toml) -------------------
@@ -243,7 +243,8 @@ def robber_baron(ctx: TurnContext, params: RobberBaronParams) -> None:
     $10,000 in the game [designed: a fortune of the era; game dollars would be
     $100 million, Vanderbilt's whole estate]."""
     state = ctx.state
-    worths = {t.position: net_worth(state, ctx.scenario, t.position) for t in state.tycoons}
+    lent = loans_by_lender(state)
+    worths = {t.position: net_worth(state, ctx.scenario, t.position, lent) for t in state.tycoons}
     for pos, worth in worths.items():
         _award(ctx, pos, "robber_baron", robber_baron_points(params, worth), "net_worth")
     if not state.first_millionaires:
