@@ -15,7 +15,7 @@ from turnproc.families.continental_rails.engine import network, reasons
 from turnproc.families.continental_rails.engine.context import TurnContext
 from turnproc.families.continental_rails.engine.events import Event
 from turnproc.families.continental_rails.engine.orders import SetDividend
-from turnproc.families.continental_rails.engine.state import GameState, Railroad
+from turnproc.families.continental_rails.engine.state import GameState, Railroad, Tycoon
 from turnproc.families.continental_rails.engine.steps.railroad_finance import (
     RailroadDebtChanged,
     bond_room,
@@ -29,6 +29,9 @@ from turnproc.families.continental_rails.engine.steps.railroad_finance import (
     track_miles,
 )
 from turnproc.scenario.model import Scenario
+
+# A tycoon with his position, holdings and short sales (`operations`).
+_Book = tuple[Tycoon, int, dict[str, int], dict[str, int]]
 
 # --- parameters ---------------------------------------------------------------
 
@@ -646,7 +649,7 @@ def reasonable_dividend(scenario: Scenario, rr: Railroad, profit: int) -> int:
     return min(99, by_profit, by_cash)
 
 
-def _pay_dividends(ctx: TurnContext, rr: Railroad, per_share: int) -> int:
+def _pay_dividends(ctx: TurnContext, rr: Railroad, per_share: int, books: list[_Book]) -> int:
     """4.12 Pay `per_share` to the holders at the end of trading and the public;
     short sellers pay it on the shares they owe. Returns what the railroad paid."""
     if per_share <= 0:
@@ -655,14 +658,12 @@ def _pay_dividends(ctx: TurnContext, rr: Railroad, per_share: int) -> int:
     held = 0
     code = rr.code
     account = railroad_account(code)
-    tycoons = ctx.state.tycoons
-    for tycoon in tycoons:
-        shares = tycoon.holdings.get(code, 0)
+    for _, position, holdings, _ in books:
+        shares = holdings.get(code, 0)
         if shares <= 0:
             continue
         held += shares
         amount = shares * per_share
-        position = tycoon.position
         ctx.transfer(account, tycoon_account(position), amount, "dividend", code)
         paid += amount
         ctx.emit(
@@ -679,8 +680,8 @@ def _pay_dividends(ctx: TurnContext, rr: Railroad, per_share: int) -> int:
     public = max(0, rr.issued - held) * per_share
     ctx.transfer(account, BANK, public, "dividend to the public", code)
     paid += public
-    for tycoon in tycoons:
-        owed = tycoon.shorts.get(code, 0)
+    for tycoon, _, _, shorts in books:
+        owed = shorts.get(code, 0)
         if owed <= 0:
             continue
         # A short seller with too little cash pays what he has; the lender's
@@ -707,6 +708,9 @@ def operations(ctx: TurnContext) -> None:
     railroad by railroad in code order."""
     orders = _dividend_orders(ctx)
     war = civil_war_params(ctx.scenario)
+    # Each tycoon with his position, holdings and short sales, read once for
+    # every railroad's dividend (operations change no holdings).
+    books = [(t, t.position, t.holdings, t.shorts) for t in ctx.state.tycoons]
     for code in sorted(ctx.state.railroads):
         rr = ctx.state.railroads[code]
         if ctx.turn in war.turns and any(
@@ -715,10 +719,12 @@ def operations(ctx: TurnContext) -> None:
         ):
             floor = railroad_params(ctx.scenario).efficiency.floor
             rr.efficiency = max(floor, rr.efficiency - war.southern_efficiency_loss)
-        _operate(ctx, rr, orders.get(code))
+        _operate(ctx, rr, orders.get(code), books)
 
 
-def _operate(ctx: TurnContext, rr: Railroad, order: tuple[int, SetDividend] | None) -> None:
+def _operate(
+    ctx: TurnContext, rr: Railroad, order: tuple[int, SetDividend] | None, books: list[_Book]
+) -> None:
     account = railroad_account(rr.code)
     event_params = ctx.params("events", EventParams)
     stream = ctx.rng(f"random-events/{rr.code}")
@@ -740,7 +746,7 @@ def _operate(ctx: TurnContext, rr: Railroad, order: tuple[int, SetDividend] | No
     reorganized = rr.cash < 0 and _settle_insolvency(ctx, rr, short_loan=not called)
     per_share = 0
     if not reorganized and rr.issued > 0:
-        per_share = _dividend_rate(ctx, rr, order, profit)
+        per_share = _dividend_rate(ctx, rr, order, profit, books)
     elif reorganized and order is not None and order[1].per_share > 0:
         ctx.reject(
             order[0],
@@ -748,7 +754,7 @@ def _operate(ctx: TurnContext, rr: Railroad, order: tuple[int, SetDividend] | No
             reasons.NOT_ALLOWED_NOW,
             f"{rr.code} was reorganized this turn and pays no dividend.",
         )
-    paid = _pay_dividends(ctx, rr, per_share)
+    paid = _pay_dividends(ctx, rr, per_share, books)
     rr.dividend = per_share
     rr.earnings = _per_share(profit, rr.issued)
     ctx.emit(
@@ -807,11 +813,17 @@ def paying_shares(state: GameState, rr: Railroad) -> int:
 
 
 def _dividend_rate(
-    ctx: TurnContext, rr: Railroad, order: tuple[int, SetDividend] | None, profit: int
+    ctx: TurnContext,
+    rr: Railroad,
+    order: tuple[int, SetDividend] | None,
+    profit: int,
+    books: list[_Book],
 ) -> int:
     """4.12 The president's rate, cut to what the cash allows; without an order,
     the reasonable rate [designed]."""
-    shares = paying_shares(ctx.state, rr)
+    code = rr.code
+    # `paying_shares`, from the holdings read once for the step.
+    shares = max(rr.issued, sum([holdings.get(code, 0) for _, _, holdings, _ in books]))
     affordable = min(99, max(0, rr.cash) // shares)
     if order is None:
         return min(affordable, reasonable_dividend(ctx.scenario, rr, profit))
