@@ -18,19 +18,14 @@ class MapParams(BaseModel):
 
 
 def towns_of(scenario: Scenario, routes: Iterable[str]) -> set[str]:
-    """The towns the routes join."""
     towns: set[str] = set()
-    update = towns.update
-    ends = scenario.derived("route_ends", _route_ends)
+    add = towns.add
+    by_code = scenario.routes
     for code in routes:
-        update(ends[code])
+        route = by_code[code]
+        add(route.a)
+        add(route.b)
     return towns
-
-
-def _route_ends(scenario: Scenario) -> dict[str, tuple[str, str]]:
-    """Each route's two towns (`Route.towns`), read without pydantic's
-    attribute hook by `towns_of`, which is asked by the thousand a game."""
-    return {code: (route.a, route.b) for code, route in scenario.routes.items()}
 
 
 def is_connected(scenario: Scenario, routes: Iterable[str]) -> bool:
