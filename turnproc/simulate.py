@@ -99,16 +99,16 @@ def _turn_record(
 ) -> TurnRecord:
     """What the turn left behind; `west` is `western_regions(scenario)`."""
     events = list(events)
-    kinds = Counter([event.kind for event in events])
+    each_kind = [event.kind for event in events]
+    kinds = Counter(each_kind)
     record = TurnRecord(turn=before.turn, climate_start=before.climate, climate=after.climate)
     # The kinds counted on their own; the events of the two kinds read further
-    # are walked only in a turn that has them.
+    # are walked only in a turn that has them, each event's kind read once.
     record.splits = sum(count for kind, count in kinds.items() if "split" in kind)
     record.loan_recalls = kinds["loan_recalled"]
     record.bankruptcies = kinds["bankruptcy"]
     if kinds["pc_bought"] or kinds["row_built"]:
-        for event in events:
-            kind = event.kind
+        for event, kind in zip(events, each_kind, strict=True):
             if kind == "pc_bought":
                 record.pc_prices.append(int(event.price))
             elif kind == "row_built":
