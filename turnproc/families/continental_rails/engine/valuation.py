@@ -25,7 +25,7 @@ from pydantic import BaseModel
 
 from turnproc.families.continental_rails.engine.climate_table import ClimateTable
 from turnproc.families.continental_rails.engine.pcs import pc_value
-from turnproc.families.continental_rails.engine.state import GameState
+from turnproc.families.continental_rails.engine.state import GameState, Railroad
 from turnproc.scenario.model import Scenario
 
 
@@ -46,22 +46,19 @@ class BalanceSheet(BaseModel):
 
 def stock_value(state: GameState, position: int) -> int:
     """Market value of the shares `position` holds."""
-    tycoon = state.tycoon(position)
-    railroads = state.railroads
-    total = 0
-    for code, shares in tycoon.holdings.items():
-        rr = railroads.get(code)
-        if rr is not None and shares > 0:
-            total += shares * rr.price
-    return total
+    return _market_value(state.railroads, state.tycoon(position).holdings)
 
 
 def cover_cost(state: GameState, position: int) -> int:
     """6.2 What buying back every share `position` sold short would cost now."""
-    tycoon = state.tycoon(position)
+    return _market_value(state.railroads, state.tycoon(position).shorts)
+
+
+def _market_value(railroads: dict[str, Railroad], shares_of: dict[str, int]) -> int:
+    """The shares in `shares_of` (railroad code -> shares) at today's prices."""
     total = 0
-    for code, shares in tycoon.shorts.items():
-        rr = state.railroads.get(code)
+    for code, shares in shares_of.items():
+        rr = railroads.get(code)
         if rr is not None and shares > 0:
             total += shares * rr.price
     return total
@@ -99,13 +96,17 @@ def assets(
     plus short-sale collateral, less the cost to cover shorts. `lent`, when
     given, is `loans_by_lender(state)` (worked out once for many positions)."""
     loans = loans_to_railroads(state, position) if lent is None else lent.get(position, 0)
+    # `stock_value`, `pcs_value`, `short_collateral` and `cover_cost`, the
+    # tycoon and the railroads read once for all of them.
+    tycoon = state.tycoon(position)
+    railroads = state.railroads
     return (
-        state.tycoon(position).cash
-        + stock_value(state, position)
-        + pcs_value(state, scenario, position)
+        tycoon.cash
+        + _market_value(railroads, tycoon.holdings)
+        + sum(pc_value(scenario, code) for code in tycoon.pcs)
         + loans
-        + short_collateral(state, position)
-        - cover_cost(state, position)
+        + sum(tycoon.short_proceeds.values())
+        - _market_value(railroads, tycoon.shorts)
     )
 
 
