@@ -138,8 +138,9 @@ def route_owners(state: GameState) -> dict[str, str]:
     """Route code -> railroad code owning it (built line or unbuilt RoW)."""
     owners: dict[str, str] = {}
     for rr in state.railroads.values():
+        owner = rr.code
         for code in rr.lines:
-            owners[code] = rr.code
+            owners[code] = owner
         for code in rr.rows:
-            owners[code] = rr.code
+            owners[code] = owner
     return owners
