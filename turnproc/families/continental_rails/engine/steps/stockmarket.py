@@ -635,12 +635,13 @@ def new_shares_this_turn(ctx: TurnContext) -> dict[str, int]:
     """6.3 Shares each railroad created this turn before the market: new stock
     issued (4.3) and PC merger bonuses (4.1). They are supply like any sale."""
     created: dict[str, int] = {}
-    for event in ctx.events:
-        shares = getattr(event, "shares", 0) if event.kind == "stock_issued" else 0
-        if event.kind == "pc_merged":
-            shares = getattr(event, "bonus_shares", 0)
-        if shares and event.railroad is not None:
-            created[event.railroad] = created.get(event.railroad, 0) + int(shares)
+    # The two kinds' events from the turn's index by kind: each railroad's
+    # total is the same whichever order they are added in.
+    for kind, field in (("stock_issued", "shares"), ("pc_merged", "bonus_shares")):
+        for event in ctx.events_of(kind):
+            shares = getattr(event, field, 0)
+            if shares and event.railroad is not None:
+                created[event.railroad] = created.get(event.railroad, 0) + int(shares)
     return created
 
 
