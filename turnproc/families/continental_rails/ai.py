@@ -1110,10 +1110,7 @@ class _Planner:
         if rr.efficiency < ceiling:
             # Any improvement stops this turn's wear; below target, buy up to it.
             points = max(1, target - rr.efficiency)
-            cost = sum(
-                improvements.point_cost(scenario, built, rr.efficiency + i, built_miles)
-                for i in range(points)
-            )
+            cost = improvements.points_cost(scenario, built, rr.efficiency, points, built_miles)
             wanted.append(_Wanted(CapitalImprovement, {"amount": cost}, cost))
 
         best = self.state.best_locomotive
