@@ -1206,14 +1206,19 @@ class _Planner:
     def _double_tracking(self, rr: Railroad, cash: int) -> "list[_Wanted]":
         """4.15 Double track the busiest line not yet doubled, when it pays back
         within a few turns and the railroad has cash to spare."""
-        towns = self.scenario.towns
+        gains = self.scenario.derived("ai_double_track_gains", _no_gains)
+        least = self.g.double_track_min_gain
+        doubled = rr.double_tracked
         best: tuple[int, str] | None = None
         for code in rr.lines:
-            if code in rr.double_tracked:
+            if code in doubled:
                 continue
-            route = self.scenario.routes[code]
-            gain = towns[route.a].value + towns[route.b].value
-            if gain >= self.g.double_track_min_gain and (best is None or gain > best[0]):
+            gain = gains.get(code)
+            if gain is None:
+                route = self.scenario.routes[code]
+                towns = self.scenario.towns
+                gain = gains[code] = towns[route.a].value + towns[route.b].value
+            if gain >= least and (best is None or gain > best[0]):
                 best = (gain, code)
         if best is None:
             return []
@@ -1365,6 +1370,12 @@ class _OpenLinks(dict[str, list[tuple[str, str, int]]]):
         closed = self._closed
         found = self[town] = [link for link in self._links.get(town, ()) if link[0] not in closed]
         return found
+
+
+def _no_gains(scenario: Scenario) -> dict[str, int]:
+    """An empty table of what double tracking each line gains (its towns'
+    values, 4.15), filled as they are asked (`_Planner._double_tracking`)."""
+    return {}
 
 
 def _no_costs(scenario: Scenario) -> dict[tuple[str, int], int]:
