@@ -254,7 +254,8 @@ def check_stock_orders_detailed(
     result: list[CheckedOrder] = []
 
     for order in orders:
-        if order.kind not in STOCK_KINDS:
+        kind = order.kind
+        if kind not in STOCK_KINDS:
             continue
         assert isinstance(order, (BuyStock, SellStock, ShortSell, CoverShort))
         code = order.railroad
@@ -271,7 +272,9 @@ def check_stock_orders_detailed(
             )
             continue
         price = rr.price
-        if isinstance(order, SellStock):
+        # The kind is tested before the class: a pydantic model's class is
+        # looked up through its attribute hook when `isinstance` fails.
+        if kind == "sell" and isinstance(order, SellStock):
             free = tycoon.holdings.get(code, 0) - sold.get(code, 0)
             shares = min(order.shares, max(0, free))
             if shares == 0:
@@ -304,7 +307,7 @@ def check_stock_orders_detailed(
                 )
             )
             continue
-        if isinstance(order, CoverShort):
+        if kind == "cover" and isinstance(order, CoverShort):
             if code in shorted:
                 result.append(
                     CheckedOrder(
@@ -370,7 +373,7 @@ def check_stock_orders_detailed(
             continue
 
         # BuyStock and ShortSell: debits limited by the bid limit and the cash.
-        is_short = isinstance(order, ShortSell)
+        is_short = kind == "short" and isinstance(order, ShortSell)
         if is_short and code in covered:
             result.append(
                 CheckedOrder(
@@ -771,15 +774,16 @@ def _settle(
     code = order.railroad
     price = market.trade_price
     account = tycoon_account(pos)
-    if isinstance(order, SellStock):
+    kind = order.kind  # tested before the class, as in order checking
+    if kind == "sell" and isinstance(order, SellStock):
         amount = shares * price
         ctx.transfer(BANK, account, amount, "stock sale", ref=code)
         _add(tycoon.holdings, code, -shares)
-    elif isinstance(order, BuyStock):
+    elif kind == "buy" and isinstance(order, BuyStock):
         amount = shares * price
         ctx.transfer(account, BANK, amount, "stock purchase", ref=code)
         _add(tycoon.holdings, code, shares)
-    elif isinstance(order, ShortSell):
+    elif kind == "short" and isinstance(order, ShortSell):
         # The margin is a deposit fixed at the quote, exactly as checked; the
         # sale itself brings the trade price, kept by the broker as collateral.
         amount = _margin(market.start, shares, params)
@@ -793,7 +797,7 @@ def _settle(
             {
                 "position": pos,
                 "railroad": code,
-                "action": order.kind,
+                "action": kind,
                 "shares": shares,
                 "price": price,
                 "amount": amount,
