@@ -3,6 +3,7 @@
 from turnproc.families.continental_rails.engine.context import TurnContext
 from turnproc.families.continental_rails.engine.setup import PlayerSetup, new_game
 from turnproc.families.continental_rails.engine.state import GameState
+from turnproc.families.continental_rails.engine.steps import improvements
 from turnproc.families.continental_rails.engine.steps import operations as ops
 from turnproc.scenario.model import Scenario
 
@@ -108,3 +109,12 @@ def test_president_salary_is_a_fifth_of_a_profit_within_the_cash(scenario: Scena
     assert ops.president_salary(scenario, led.model_copy(update={"cash": -10}), 2043) == 0
     # never more than the cash the railroad has
     assert ops.president_salary(scenario, led.model_copy(update={"cash": 100}), 2043) == 100
+
+
+def test_several_efficiency_points_cost_the_sum_of_each_point(scenario: Scenario) -> None:
+    state = _game(scenario)
+    rr = state.railroads["PENN"].model_copy(update={"lines": ["PENN", "PA8"]})
+    for efficiency in (40, 55, 69, 70, 85):
+        for points in (0, 1, 7, 20):
+            each = sum(improvements.point_cost(scenario, rr, efficiency + i) for i in range(points))
+            assert improvements.points_cost(scenario, rr, efficiency, points) == each

@@ -98,26 +98,26 @@ def _turn_record(
     west: frozenset[str],
 ) -> TurnRecord:
     """What the turn left behind; `west` is `western_regions(scenario)`."""
-    kinds: Counter[str] = Counter()
+    events = list(events)
+    each_kind = [event.kind for event in events]
+    kinds = Counter(each_kind)
     record = TurnRecord(turn=before.turn, climate_start=before.climate, climate=after.climate)
-    for event in events:
-        kind = event.kind
-        kinds[kind] += 1
-        if kind == "pc_bought":
-            record.pc_prices.append(int(event.price))
-        elif "split" in kind:
-            record.splits += 1
-        elif kind == "loan_recalled":
-            record.loan_recalls += 1
-        elif kind == "bankruptcy":
-            record.bankruptcies += 1
-        elif kind == "row_built":
-            if ai.is_western_route(scenario, str(event.row)):
-                record.rows_built_west += 1
-            else:
-                record.rows_built_east += 1
+    # The kinds counted on their own; the events of the two kinds read further
+    # are walked only in a turn that has them, each event's kind read once.
+    record.splits = sum(count for kind, count in kinds.items() if "split" in kind)
+    record.loan_recalls = kinds["loan_recalled"]
+    record.bankruptcies = kinds["bankruptcy"]
+    if kinds["pc_bought"] or kinds["row_built"]:
+        for event, kind in zip(events, each_kind, strict=True):
+            if kind == "pc_bought":
+                record.pc_prices.append(int(event.price))
+            elif kind == "row_built":
+                if ai.is_western_route(scenario, str(event.row)):
+                    record.rows_built_west += 1
+                else:
+                    record.rows_built_east += 1
     record.events = dict(sorted(kinds.items()))
-    record.rejections = dict(sorted(Counter(r.code for r in rejections).items()))
+    record.rejections = dict(sorted(Counter([r.code for r in rejections]).items()))
     record.stock_prices = sorted(rr.price for rr in after.railroads.values())
     record.railroads = len(after.railroads)
     for region in set(after.first_region_links) - set(before.first_region_links):

@@ -85,32 +85,41 @@ class Scenario(BaseModel):
         it freely; validated again if the parameters are replaced
         (`model_copy(update=...)` shares the cache with the copy).
         """
-        key = (name, model)
-        cache: dict[tuple[str, type[BaseModel]], tuple[Any, BaseModel]] = self.__dict__.setdefault(
-            "_section_cache", {}
+        # The fields are read from the instance's dict: a pydantic model's
+        # attribute goes through its `__getattr__` hook, and sections are
+        # asked for by the ten thousand in a game.
+        values = self.__dict__
+        params = values["params"]
+        cache: dict[tuple[str, type[BaseModel]], tuple[Any, BaseModel]] | None = values.get(
+            "_section_cache"
         )
-        found = cache.get(key)
-        if found is not None and found[0] is self.params:
+        if cache is None:  # looked up first, not made afresh at every call
+            cache = values["_section_cache"] = {}
+        found = cache.get((name, model))
+        if found is not None and found[0] is params:
             return found[1]  # type: ignore[return-value]
-        section = model.model_validate(self.params.get(name, {}))
-        cache[key] = (self.params, section)
+        section = model.model_validate(params.get(name, {}))
+        cache[(name, model)] = (params, section)
         return section
 
     def derived(self, name: str, make: Callable[["Scenario"], T]) -> T:
         """The value `make` works out from this scenario's data, kept under
         `name`: worked out once per scenario object, and again if its towns,
         routes or parameters are replaced (`model_copy(update=...)`)."""
-        cache: dict[str, tuple[Any, Any, Any, Any]] = self.__dict__.setdefault("_derived_cache", {})
+        values = self.__dict__  # the fields read as `section` reads them
+        cache: dict[str, tuple[Any, Any, Any, Any]] | None = values.get("_derived_cache")
+        if cache is None:
+            cache = values["_derived_cache"] = {}
         found = cache.get(name)
         if (
             found is not None
-            and found[0] is self.towns
-            and found[1] is self.routes
-            and found[2] is self.params
+            and found[0] is values["towns"]
+            and found[1] is values["routes"]
+            and found[2] is values["params"]
         ):
             return found[3]
         value = make(self)
-        cache[name] = (self.towns, self.routes, self.params, value)
+        cache[name] = (values["towns"], values["routes"], values["params"], value)
         return value
 
     @cached_property

@@ -81,6 +81,25 @@ _offer_pc = maker(OfferPC)
 _request_presidency = maker(RequestPresidency)
 _sell_stock = maker(SellStock)
 _set_dividend = maker(SetDividend)
+_borrow = maker(Borrow)
+_repay_loan = maker(RepayLoan)
+_prodigal_spending = maker(ProdigalSpending)
+_issue_bonds = maker(IssueBonds)
+_issue_stock = maker(IssueStock)
+_capital_improvement = maker(CapitalImprovement)
+# A president's wanted orders (`_Wanted`), made the same way when given.
+_WANTED_MAKERS: dict[Callable[..., Order], Callable[[dict[str, Any]], Order]] = {
+    cls: maker(cls)
+    for cls in (
+        BuildRoW,
+        CapitalImprovement,
+        UpgradeLocomotive,
+        BuyTechnology,
+        DoubleTrack,
+        BidForRoW,
+        PoliticalDonation,
+    )
+}
 
 # --- parameters (ai.toml) ------------------------------------------------------
 
@@ -228,12 +247,24 @@ class TurnFacts:
         self.state = state
         self.hidden = [_hidden(t) for t in state.tycoons]
         self.owners = network.route_owners(state)
+        # 4.5 What the railroads owe each lender (public: the railroads' loans).
+        self.lent = valuation.loans_by_lender(state)
         # PCs anyone may bid for: released, or offered by their owner, at a price.
         self.pcs_on_sale = [
             company
             for company in state.pcs.values()
             if (company.status == "available" or (company.status == "owned" and company.for_sale))
             and company.asking_price > 0
+        ]
+        # The same as (code, asking price, seller: the owner offering it or
+        # None), read once for every seat's bidding.
+        self.pcs_for_bids = [
+            (
+                company.code,
+                company.asking_price,
+                company.owner if company.status == "owned" else None,
+            )
+            for company in self.pcs_on_sale
         ]
         # The parameters every seat reads (ai.toml and the engine's sections).
         self.params = ai_params(scenario)
@@ -260,7 +291,7 @@ class TurnFacts:
         self._directors_held: dict[str, tuple[int, frozenset[int], int]] | None = None
         self._traded: list[tuple[Railroad, int, int]] | None = None
         self._yields: list[tuple[int, str]] | None = None
-        self._open_adjacency: dict[str, list[tuple[str, str, int]]] | None = None
+        self._open_adjacency: _OpenLinks | None = None
         self.presidencies: dict[int, list[str]] = {}
         for code in sorted(state.railroads):
             president = state.railroads[code].president
@@ -288,15 +319,12 @@ class TurnFacts:
             cost = costs[key] = rights_of_way.building_cost(self.scenario, code, key[1])
         return cost
 
-    def open_adjacency(self) -> dict[str, list[tuple[str, str, int]]]:
+    def open_adjacency(self) -> "_OpenLinks":
         """`_row_adjacency` without the RoWs closed this turn (`closed_rows`):
-        the map a railroad's search for new regions walks."""
+        the map a railroad's search for new regions walks (`adjacency[town]`,
+        each town's links sorted out when the first search reaches it)."""
         if self._open_adjacency is None:
-            closed = self.closed_rows()
-            self._open_adjacency = {
-                town: [link for link in links if link[0] not in closed]
-                for town, links in _row_adjacency(self.scenario).items()
-            }
+            self._open_adjacency = _OpenLinks(_row_adjacency(self.scenario), self.closed_rows())
         return self._open_adjacency
 
     def bid_limits(self, position: int) -> dict[str, int]:
@@ -336,6 +364,7 @@ class TurnFacts:
         return _changed(self.state, {"tycoons": tycoons})
 
     def line_towns(self, rr: Railroad) -> set[str]:
+        """The towns the railroad's lines reach (shared: not to be changed)."""
         towns = self._line_towns.get(rr.code)
         if towns is None:
             towns = self._line_towns[rr.code] = network.towns_of(self.scenario, rr.lines)
@@ -505,8 +534,8 @@ def computer_orders(
 
 class _Wanted(NamedTuple):
     """A railroad order its president would give if the money allows, and its
-    cost; the order itself (`make(railroad=..., **fields)`) is made only when
-    given, as most are not."""
+    cost; the order itself (`make(railroad=..., **fields)`, by its validator
+    in `_WANTED_MAKERS`) is made only when given, as most are not."""
 
     make: Callable[..., Order]
     fields: dict[str, Any]
@@ -550,6 +579,13 @@ class _Planner:
         # The climate the turn starts in (5), as the personalities read it.
         self.bad_times = view.climate >= self.g.bad_climate_from
         self.good_times = view.climate <= self.g.good_climate_until
+        # What the stock planning reads for every railroad, read once: a
+        # pydantic model's fields go through its `__getattr__` hook.
+        self.position = position
+        self.holdings = self.me.holdings  # never changed by the planner
+        self.director_percent = self.market.director_percent
+        self.bid_limit_percent = self.market.bid_limit_percent
+        self.corner_percent = self.market.cornered_percent - self.g.corner_margin_percent
 
     # -- money ------------------------------------------------------------------
 
@@ -557,7 +593,9 @@ class _Planner:
         """The turn's orders: loan first, then personal actions, stock orders in
         the order they should be checked (6.1), railroad actions, presidencies."""
         me = self.me
-        credit = valuation.credit_limit(self.state, self.scenario, me.position, self.state.climate)
+        credit = valuation.credit_limit(
+            self.state, self.scenario, me.position, self.state.climate, self.facts.lent
+        )
         climate_percent = self.persona.climate_borrow_percent[self.state.climate]
         safe_loan = credit * self.persona.borrow_percent * climate_percent // 10000
         repay = 0
@@ -578,7 +616,7 @@ class _Planner:
         lavish = spendable if self.persona.borrows_for_prodigal and self.good_times else own_cash
         prodigal = self._prodigal(lavish - spent)
         if prodigal:
-            personal.append(ProdigalSpending(amount=prodigal))
+            personal.append(_prodigal_spending({"amount": prodigal}))
             spent += prodigal
         personal += self._collect_loans()
         stock_orders, stock_spend = self._stock_orders(spendable - spent, own_cash - spent)
@@ -586,14 +624,14 @@ class _Planner:
 
         orders: list[Order] = []
         if repay > 0:
-            orders.append(RepayLoan(amount=repay))
+            orders.append(_repay_loan({"amount": repay}))
         borrow = min(headroom, max(0, spent - own_cash))
         if self.persona.stays_leveraged and not self.bad_times:
             # It carries the loan it is willing to owe, plan or no plan: the
             # margin falls with the climate (5), so a downturn recalls part of it (3.5).
             borrow = _round_down(headroom, 10)
         if borrow > 0:
-            orders.append(Borrow(amount=-(-borrow // 10) * 10))
+            orders.append(_borrow({"amount": -(-borrow // 10) * 10}))
         orders += personal
         orders += stock_orders
         merger = self._merger()
@@ -641,12 +679,14 @@ class _Planner:
         if slots <= 0 or budget <= 0:
             return orders, 0
         candidates = []
-        for company in self.facts.pcs_on_sale:
-            mine = company.status == "owned" and company.owner == self.me.position
-            if mine or company.asking_price > budget:
-                continue
-            score = self._pc_score(company.code) * self.rand.uniform(0.5, 1.5)
-            candidates.append((score, company.code))
+        draw = self.rand.random
+        position = self.position
+        for code, asking, seller in self.facts.pcs_for_bids:
+            if seller == position or asking > budget:
+                continue  # his own PC, or beyond his budget
+            # `rand.uniform(0.5, 1.5)` written out: the same draw, one call fewer.
+            score = self._pc_score(code) * (0.5 + (1.5 - 0.5) * draw())
+            candidates.append((score, code))
         candidates.sort(reverse=True)
         # The auction gives a bidder no more PCs than his free slots, so he may
         # bid for a few more than that; he must be able to pay for every win.
@@ -693,7 +733,7 @@ class _Planner:
         """How much a PC is worth having: town values, regions, a link to my railroads."""
         score = self.facts.base_score(code)
         joinable = self.facts.joinable(code)
-        if any(rr.code in joinable for rr in self.mine):
+        if any(mine in joinable for mine in self.presides):  # the codes of `self.mine`
             score *= 1.5
         elif len(self.presides) >= 2 and not joinable:
             score *= 0.2  # I could neither incorporate nor merge it: only its income
@@ -824,7 +864,7 @@ class _Planner:
 
         short_orders: list[Order] = []
         if self.bad_times and speculates:
-            net_worth = valuation.net_worth(state, self.scenario, me.position)
+            net_worth = valuation.net_worth(state, self.scenario, me.position, self.facts.lent)
             room = max(0, net_worth) * self.persona.shorts_percent // 100
             for rr in sorted(state.railroads.values(), key=lambda r: r.code):
                 if rr.code in keep or me.holdings.get(rr.code) or me.shorts.get(rr.code):
@@ -875,7 +915,7 @@ class _Planner:
     def _bid_limit(self, rr: Railroad) -> int:
         """6.1 The most shares I may bid for (the stock report's "max you can
         bid" column, 9.4: the position's to see)."""
-        return self.facts.bid_limit(self.me.position, self.me.holdings, rr.code)
+        return self.facts.bid_limit(self.position, self.holdings, rr.code)
 
     def _buy_targets(self, keep: set[str]) -> dict[str, int]:
         """Railroads to buy and the holding aimed at in each, most important first."""
@@ -894,6 +934,8 @@ class _Planner:
             rr = state.railroads[code]
             hold = cap if rr.chairman != me.position else self.g.president_hold_percent
             targets[code] = rr.issued * hold // 100
+        # `rand.uniform(a, b)` is written out below: the same draws, a call fewer each.
+        draw = self.rand.random
         wanted_presidencies = min(self.facts.max_presidencies, self.persona.presidencies)
         if len(self.presides) + len(self.incorporating) < wanted_presidencies:
             contest = [rr for rr, _, _ in self.facts.traded() if rr.code not in keep]
@@ -901,7 +943,7 @@ class _Planner:
             contest.sort(
                 key=lambda rr: (
                     rr.president is not None,
-                    rr.issued * rr.price * self.rand.uniform(0.7, 1.3),
+                    rr.issued * rr.price * (0.7 + (1.3 - 0.7) * draw()),
                 )
             )
             if contest:
@@ -910,15 +952,17 @@ class _Planner:
                 self.seeking = rr.code
         directors = self.persona.directorships
         candidates = []
+        holdings = self.holdings
         for rr, need, value in self.facts.traded():
-            if rr.code in targets or rr.code in keep:
+            code = rr.code
+            if code in targets or code in keep:
                 continue
-            if me.holdings.get(rr.code, 0) >= need:
-                targets[rr.code] = need
+            if holdings.get(code, 0) >= need:
+                targets[code] = need
                 directors -= 1
                 continue
             cheapness = value / rr.price
-            candidates.append((cheapness * self.rand.uniform(0.8, 1.2), rr.code, need))
+            candidates.append((cheapness * (0.8 + (1.2 - 0.8) * draw()), code, need))
         candidates.sort(reverse=True)
         for cheapness, code, need in candidates:
             if directors <= 0:
@@ -947,20 +991,20 @@ class _Planner:
     def _directors_shares(self, rr: Railroad) -> int:
         """6.4 Shares the directors hold, as the stock report shows it: the bid
         limit column is 20% of the shares held neither by me nor by them."""
-        base = self._bid_limit(rr) * 100 // max(1, self.market.bid_limit_percent)
-        mine = self.me.holdings.get(rr.code, 0)
-        outside = 0 if self.me.position in rr.directors else mine
+        base = self._bid_limit(rr) * 100 // max(1, self.bid_limit_percent)
+        mine = self.holdings.get(rr.code, 0)
+        outside = 0 if self.position in rr.directors else mine
         return max(0, rr.issued - base - outside)
 
     def _corner_room(self, rr: Railroad, aim: int) -> int:
         """The holding I may aim at without the directors owning more than half
         (playing tips: a cornered stock falls, and its biggest holder loses most)."""
-        mine = self.me.holdings.get(rr.code, 0)
-        need = -(-rr.issued * self.market.director_percent // 100)
-        others = self._directors_shares(rr) - (mine if self.me.position in rr.directors else 0)
-        limit = rr.issued * (self.market.cornered_percent - self.g.corner_margin_percent) // 100
-        if aim < need:
+        issued = rr.issued
+        if aim < -(-issued * self.director_percent // 100):
             return aim  # below a directorship it does not count toward a corner
+        mine = self.holdings.get(rr.code, 0)
+        others = self._directors_shares(rr) - (mine if self.position in rr.directors else 0)
+        limit = issued * self.corner_percent // 100
         return max(mine, min(aim, limit - others))
 
     def _presidency_requests(self, merger: MergeRailroads | None) -> list[str]:
@@ -1026,7 +1070,7 @@ class _Planner:
                 cash += room
             bonds = _round_down(railroad_finance.bond_room(scenario, rr), 10)
             if bonds > 0:
-                orders.append(IssueBonds(railroad=rr.code, amount=bonds))
+                orders.append(_issue_bonds({"railroad": rr.code, "amount": bonds}))
                 cash += bonds
 
         dividend = 0
@@ -1047,7 +1091,7 @@ class _Planner:
         # Track is laid before improvements are bought, so they are priced on
         # the railroad as it will be after building (4.6, then 4.15-4.18).
         network_routes = list(rr.lines)
-        reached = network.towns_of(scenario, network_routes)
+        reached = set(self.facts.line_towns(rr))
         for row in sorted(rr.rows):
             route = scenario.routes[row]
             if route.a in reached or route.b in reached:
@@ -1066,10 +1110,7 @@ class _Planner:
         if rr.efficiency < ceiling:
             # Any improvement stops this turn's wear; below target, buy up to it.
             points = max(1, target - rr.efficiency)
-            cost = sum(
-                improvements.point_cost(scenario, built, rr.efficiency + i, built_miles)
-                for i in range(points)
-            )
+            cost = improvements.points_cost(scenario, built, rr.efficiency, points, built_miles)
             wanted.append(_Wanted(CapitalImprovement, {"amount": cost}, cost))
 
         best = self.state.best_locomotive
@@ -1098,7 +1139,7 @@ class _Planner:
             finance, raised = self._raise_money(rr, total - budget)
             orders += finance
             budget += raised
-        laid = network.towns_of(scenario, rr.lines)
+        laid = set(self.facts.line_towns(rr))
         for item in wanted:
             cost = item.cost
             if item.make is BuildRoW:
@@ -1108,10 +1149,10 @@ class _Planner:
                     continue
                 laid.update(route.towns)
             if cost <= budget:
-                orders.append(item.make(railroad=rr.code, **item.fields))
+                orders.append(_WANTED_MAKERS[item.make]({"railroad": rr.code, **item.fields}))
                 budget -= cost
             elif item.make is CapitalImprovement and budget >= one_point:
-                orders.append(CapitalImprovement(railroad=rr.code, amount=budget))
+                orders.append(_capital_improvement({"railroad": rr.code, "amount": budget}))
                 budget = 0
         if milking and rr.issued > 0:
             reserve = self.rr_params.dividends.reserve_per_mile * self._miles(rr)
@@ -1144,7 +1185,7 @@ class _Planner:
         room = railroad_finance.bond_room(self.scenario, rr) // 2
         amount = _round_down(min(room, shortfall), 10)
         if amount > 0:
-            orders.append(IssueBonds(railroad=rr.code, amount=amount))
+            orders.append(_issue_bonds({"railroad": rr.code, "amount": amount}))
             raised += amount
             shortfall -= amount
         least = max(self.rr_params.stock_issue.min_price, self.g.issue_min_price)
@@ -1158,21 +1199,26 @@ class _Planner:
                 -(-shortfall // net_price),
             )
             if shares > 0:
-                orders.append(IssueStock(railroad=rr.code, shares=shares))
+                orders.append(_issue_stock({"railroad": rr.code, "shares": shares}))
                 raised += shares * net_price
         return orders, raised
 
     def _double_tracking(self, rr: Railroad, cash: int) -> "list[_Wanted]":
         """4.15 Double track the busiest line not yet doubled, when it pays back
         within a few turns and the railroad has cash to spare."""
-        towns = self.scenario.towns
+        gains = self.scenario.derived("ai_double_track_gains", _no_gains)
+        least = self.g.double_track_min_gain
+        doubled = rr.double_tracked
         best: tuple[int, str] | None = None
         for code in rr.lines:
-            if code in rr.double_tracked:
+            if code in doubled:
                 continue
-            route = self.scenario.routes[code]
-            gain = towns[route.a].value + towns[route.b].value
-            if gain >= self.g.double_track_min_gain and (best is None or gain > best[0]):
+            gain = gains.get(code)
+            if gain is None:
+                route = self.scenario.routes[code]
+                towns = self.scenario.towns
+                gain = gains[code] = towns[route.a].value + towns[route.b].value
+            if gain >= least and (best is None or gain > best[0]):
                 best = (gain, code)
         if best is None:
             return []
@@ -1187,9 +1233,7 @@ class _Planner:
             return None
         first, second = (self.state.railroads[code] for code in self.presides[:2])
         survivor, other = sorted((first, second), key=lambda rr: (-self._miles(rr), rr.code))
-        touch = network.towns_of(self.scenario, survivor.lines) & network.towns_of(
-            self.scenario, other.lines
-        )
+        touch = self.facts.line_towns(survivor) & self.facts.line_towns(other)
         combined = survivor.lines + survivor.rows + other.lines + other.rows
         if touch and network.prohibited_reason(self.scenario, combined) is None:
             return MergeRailroads(railroad=survivor.code, other=other.code)
@@ -1203,7 +1247,7 @@ class _Planner:
         slots = auction.max_unbuilt_rows - len(rr.rows)
         if slots <= 0:
             return []
-        paths = self._paths_to_new_regions(rr)
+        paths = self._paths_to_new_regions(rr, min(slots, 2))
         bids: list[_Wanted] = []
         chosen: set[str] = set()
         for first, keen in paths:
@@ -1227,12 +1271,16 @@ class _Planner:
         at = self.facts.railroads_at
         return any(other.code != rr.code for other in (*at(route.a), *at(route.b)))
 
-    def _paths_to_new_regions(self, rr: Railroad) -> list[tuple[str, int]]:
+    def _paths_to_new_regions(self, rr: Railroad, wanted: int) -> list[tuple[str, int]]:
         """First RoWs of the shortest open paths from the railroad to starred towns
-        of regions it does not link, best first, with how keen it is (0-2)."""
+        of regions it does not link, best first, with how keen it is (0-2).
+
+        Only the `wanted` best first RoWs are sure to be found: the search
+        stops once no path further out can rank above them (a path's worth
+        falls with its length), so the list may end sooner than the map's."""
         scenario = self.scenario
         routes = rr.lines + rr.rows
-        mine = network.towns_of(scenario, routes)
+        mine = self.facts.line_towns(rr) | network.towns_of(scenario, rr.rows)
         region_of = _town_regions(scenario)
         # 1.2 The regions it links: those of the starred towns it reaches.
         have = {region for town in mine if (region := region_of[town])}
@@ -1255,6 +1303,10 @@ class _Planner:
             first_edge[town] = None
             heapq.heappush(heap, (0, town))
         found: list[tuple[float, str, int]] = []
+        # The best worth found through each first RoW, and the `wanted`-th
+        # best of those: a path of length d is worth at most 2000 / (d + 100).
+        best_by_first: dict[str, float] = {}
+        kth_best = -math.inf
         pop = heapq.heappop
         push = heapq.heappush
         far = math.inf
@@ -1263,16 +1315,23 @@ class _Planner:
             d, town = pop(heap)
             if d > dist[town]:
                 continue
+            if kth_best > 2.0 * 1000 / (d + 100):
+                break  # nothing from here on can rank among the `wanted` best
             first = first_edge[town]
             if d > 0:
                 region = region_of[town]
                 if region and region not in have:
                     value = 2.0 if region not in first_links else 1.0
                     if first is not None:
-                        found.append((value * 1000 / (d + 100), first, 2 if d < 250 else 1))
+                        worth = value * 1000 / (d + 100)
+                        found.append((worth, first, 2 if d < 250 else 1))
+                        if worth > best_by_first.get(first, -math.inf):
+                            best_by_first[first] = worth
+                            if len(best_by_first) >= wanted:
+                                kth_best = sorted(best_by_first.values())[-wanted]
                 if town in no_through:
                     continue  # a path may end in Chicago, never run through it
-            for code, other, length in adjacency.get(town, ()):
+            for code, other, length in adjacency[town]:
                 if code in doubles or other in blocked:
                     continue
                 nd = d + length
@@ -1287,7 +1346,7 @@ class _Planner:
         # Nothing new within reach: grow toward the biggest town next door.
         best = []
         for town in sorted(mine - no_through):
-            for code, other, _ in adjacency.get(town, ()):
+            for code, other, _ in adjacency[town]:
                 if code in doubles or other in blocked:
                     continue
                 if other in mine:
@@ -1295,6 +1354,28 @@ class _Planner:
                 best.append((-scenario.towns[other].value, code))
         best.sort()
         return [(code, 0) for _, code in best[:1]]
+
+
+class _OpenLinks(dict[str, list[tuple[str, str, int]]]):
+    """Town -> (RoW code, town at the other end, length) for every RoW of the
+    map not closed this turn (`TurnFacts.open_adjacency`), a town's links
+    sorted out the first time it is asked for (none for a town without RoWs)."""
+
+    def __init__(self, links: dict[str, list[tuple[str, str, int]]], closed: frozenset[str]):
+        super().__init__()
+        self._links = links
+        self._closed = closed
+
+    def __missing__(self, town: str) -> list[tuple[str, str, int]]:
+        closed = self._closed
+        found = self[town] = [link for link in self._links.get(town, ()) if link[0] not in closed]
+        return found
+
+
+def _no_gains(scenario: Scenario) -> dict[str, int]:
+    """An empty table of what double tracking each line gains (its towns'
+    values, 4.15), filled as they are asked (`_Planner._double_tracking`)."""
+    return {}
 
 
 def _no_costs(scenario: Scenario) -> dict[tuple[str, int], int]:

@@ -25,6 +25,7 @@ P = TypeVar("P", bound=BaseModel)
 
 
 _new_entry = maker(LedgerEntry)
+_new_rejection = maker(Rejection)
 
 
 class InsufficientFunds(EngineError):
@@ -49,6 +50,13 @@ class TurnContext:
     # `events` is only ever appended to, so the first `_indexed` are in it.
     _by_kind: dict[str, list[Event]] = field(default_factory=dict, repr=False)
     _indexed: int = field(default=0, repr=False)
+    # Every position's orders by kind, then by position in position order,
+    # each with its place in the position's orders (`_order_index`): made on
+    # first use from the `orders` named beside them.
+    _orders_by_kind: dict[str, dict[int, list[tuple[int, Order]]]] = field(
+        default_factory=dict, repr=False
+    )
+    _orders_indexed: Mapping[int, PlayerOrders] | None = field(default=None, repr=False)
 
     @property
     def turn(self) -> int:
@@ -61,9 +69,57 @@ class TurnContext:
     def params(self, section: str, model: type[P]) -> P:
         return self.scenario.section(section, model)
 
-    def orders_of(self, position: int) -> list[Order]:
-        player = self.orders.get(position)
-        return list(player.orders) if player else []
+    def orders_of(self, position: int, *kinds: str) -> list[Order]:
+        """The position's orders as written; with `kinds`, only those of these
+        kinds (from the index of the turn's orders by kind, `_order_index`)."""
+        if not kinds:
+            player = self.orders.get(position)
+            return list(player.orders) if player else []
+        index = self._order_index()
+        if len(kinds) == 1:
+            return [order for _, order in index.get(kinds[0], {}).get(position, ())]
+        chosen = [entry for kind in set(kinds) for entry in index.get(kind, {}).get(position, ())]
+        chosen.sort(key=lambda entry: entry[0])
+        return [order for _, order in chosen]
+
+    def orders_of_kind(self, *kinds: str) -> list[tuple[int, Order]]:
+        """Every position's orders of these kinds with the position giving
+        each, in position order and then as written: what walking
+        `orders_of` for each position in turn and keeping these kinds gives."""
+        index = self._order_index()
+        if len(kinds) == 1:
+            return [
+                (position, order)
+                for position, entries in index.get(kinds[0], {}).items()
+                for _, order in entries
+            ]
+        chosen = [
+            (position, number, order)
+            for kind in set(kinds)
+            for position, entries in index.get(kind, {}).items()
+            for number, order in entries
+        ]
+        chosen.sort(key=lambda entry: (entry[0], entry[1]))
+        return [(position, order) for position, _, order in chosen]
+
+    def _order_index(self) -> dict[str, dict[int, list[tuple[int, Order]]]]:
+        """The turn's orders by kind and position, made once: the steps each
+        look for a few kinds among some 250 orders a turn."""
+        if self._orders_indexed is not self.orders:
+            index: dict[str, dict[int, list[tuple[int, Order]]]] = {}
+            for position in sorted(self.orders):
+                for number, order in enumerate(self.orders[position].orders):
+                    by_position = index.get(order.kind)
+                    if by_position is None:
+                        by_position = index[order.kind] = {}
+                    found = by_position.get(position)
+                    if found is None:
+                        by_position[position] = [(number, order)]
+                    else:
+                        found.append((number, order))
+            self._orders_by_kind = index
+            self._orders_indexed = self.orders
+        return self._orders_by_kind
 
     def emit(self, event: Event) -> None:
         self.events.append(event)
@@ -95,17 +151,19 @@ class TurnContext:
         cut_to: Order | None = None,
     ) -> None:
         index = -1
-        if order is not None:
-            orders = self.orders_of(position)
-            index = next((i for i, o in enumerate(orders) if o is order), -1)
+        player = self.orders.get(position)
+        if order is not None and player is not None:
+            index = next((i for i, o in enumerate(player.orders) if o is order), -1)
         self.rejections.append(
-            Rejection(
-                position=position,
-                order_index=index,
-                order=order.model_dump() if order is not None else {},
-                code=code,
-                hint=hint,
-                cut_to=cut_to.model_dump() if cut_to is not None else None,
+            _new_rejection(
+                {
+                    "position": position,
+                    "order_index": index,
+                    "order": order.model_dump() if order is not None else {},
+                    "code": code,
+                    "hint": hint,
+                    "cut_to": cut_to.model_dump() if cut_to is not None else None,
+                }
             )
         )
 
@@ -116,16 +174,6 @@ class TurnContext:
         if kind == "railroad":
             return self.state.railroads[key].cash
         raise EngineError(f"account {account!r} has no balance")
-
-    def _holder(self, account: str) -> Tycoon | Railroad | None:
-        """The tycoon or railroad whose cash `account` is; None for the bank."""
-        if account == BANK:
-            return None
-        if account.startswith("railroad:"):
-            return self.state.railroads[account[9:]]
-        if account.startswith("tycoon:"):
-            return self.state.tycoons[int(account[7:]) - 1]
-        raise EngineError(f"unknown account {account!r}")
 
     def transfer(
         self,
@@ -142,21 +190,40 @@ class TurnContext:
         unless `overdraft` is given: the caller then settles the deficit as the
         rules say (forced loan, insolvency).
         """
-        if amount < 0:
-            raise EngineError(f"negative transfer {amount} ({reason})")
-        if amount == 0:
+        if amount <= 0:
+            if amount < 0:
+                raise EngineError(f"negative transfer {amount} ({reason})")
             return
-        payer = None if src == BANK else self._holder(src)
-        payee = None if dst == BANK else self._holder(dst)
-        # Cash is written straight into the models' fields: the state models
-        # validate nothing on assignment, and pydantic's __setattr__ (two
-        # Python calls a change) was an eighth of a transfer's instructions.
+        # The accounts' holders are found here, not by a method called twice:
+        # a turn makes some 500 transfers, most between a railroad and a tycoon.
+        # Cash is read and written straight in the models' dicts: the state
+        # models validate nothing on assignment, pydantic's __setattr__ (two
+        # Python calls a change) was an eighth of a transfer's instructions,
+        # and each attribute read goes through its `__getattr__` hook.
+        state = self.state
+        payer: Tycoon | Railroad | None = None
+        payee: Tycoon | Railroad | None = None
+        if src != BANK:
+            if src.startswith("railroad:"):
+                payer = state.railroads[src[9:]]
+            elif src.startswith("tycoon:"):
+                payer = state.tycoons[int(src[7:]) - 1]
+            else:
+                raise EngineError(f"unknown account {src!r}")
+        if dst != BANK:
+            if dst.startswith("railroad:"):
+                payee = state.railroads[dst[9:]]
+            elif dst.startswith("tycoon:"):
+                payee = state.tycoons[int(dst[7:]) - 1]
+            else:
+                raise EngineError(f"unknown account {dst!r}")
         if payer is not None:
-            if not overdraft and payer.cash < amount:
+            values = payer.__dict__
+            if not overdraft and values["cash"] < amount:
                 raise InsufficientFunds(f"{src} has {payer.cash}, cannot pay {amount} for {reason}")
-            payer.__dict__["cash"] = payer.cash - amount
+            values["cash"] -= amount
         if payee is not None:
-            payee.__dict__["cash"] = payee.cash + amount
+            payee.__dict__["cash"] += amount
         self.ledger.append(
             _new_entry({"src": src, "dst": dst, "amount": amount, "reason": reason, "ref": ref})
         )

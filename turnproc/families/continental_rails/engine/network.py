@@ -64,16 +64,29 @@ def prohibited_reason(scenario: Scenario, routes: Iterable[str]) -> str | None:
     touching each no-through town.
     """
     codes = set(routes)
-    for code in sorted(codes):
-        other = scenario.routes[code].double_with
-        if other and other in codes:
-            return f"both routes of the double route {code}/{other}"
+    by_code = scenario.routes
+    # Each rule is tested in one pass over the routes; the first offence in
+    # the order the rules name them (codes, then no-through towns) is told.
+    doubled = [code for code in codes if (other := by_code[code].double_with) and other in codes]
+    if doubled:
+        code = min(doubled)
+        return f"both routes of the double route {code}/{by_code[code].double_with}"
     no_through = scenario.section("map", MapParams).no_through
+    if not no_through:
+        return None
+    watched = set(no_through)
+    into: dict[str, list[str]] = {}
+    for code in codes:
+        route = by_code[code]
+        if route.a in watched:
+            into.setdefault(route.a, []).append(code)
+        if route.b in watched and route.b != route.a:
+            into.setdefault(route.b, []).append(code)
     for town in no_through:
-        at = sorted(code for code in codes if town in scenario.routes[code].towns)
+        at = into.get(town, [])
         if len(at) > 1:
             name = scenario.towns[town].name if town in scenario.towns else town
-            return f"more than one route into {name} ({', '.join(at)})"
+            return f"more than one route into {name} ({', '.join(sorted(at))})"
     return None
 
 
@@ -125,8 +138,9 @@ def route_owners(state: GameState) -> dict[str, str]:
     """Route code -> railroad code owning it (built line or unbuilt RoW)."""
     owners: dict[str, str] = {}
     for rr in state.railroads.values():
+        owner = rr.code
         for code in rr.lines:
-            owners[code] = rr.code
+            owners[code] = owner
         for code in rr.rows:
-            owners[code] = rr.code
+            owners[code] = owner
     return owners

@@ -66,7 +66,16 @@ class PlayerSetup(BaseModel):
 
 def pc_asking_price(scenario: Scenario, code: str) -> int:
     """2.3 Asking price of a newly released PC [designed]: longer routes between
-    bigger towns ask more; rounded down to $10."""
+    bigger towns ask more; rounded down to $10. Worked out once per PC."""
+    prices: dict[str, int] = scenario.derived("pc_asking_prices", lambda _: {})
+    price = prices.get(code)
+    if price is None:
+        price = prices[code] = _asking_price(scenario, code)
+    return price
+
+
+def _asking_price(scenario: Scenario, code: str) -> int:
+    """`pc_asking_price` worked out."""
     params = scenario.section("start", StartParams)
     route = scenario.routes[code]
     value = scenario.towns[route.a].value + scenario.towns[route.b].value

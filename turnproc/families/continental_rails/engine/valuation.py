@@ -25,7 +25,7 @@ from pydantic import BaseModel
 
 from turnproc.families.continental_rails.engine.climate_table import ClimateTable
 from turnproc.families.continental_rails.engine.pcs import pc_value
-from turnproc.families.continental_rails.engine.state import GameState
+from turnproc.families.continental_rails.engine.state import GameState, Railroad
 from turnproc.scenario.model import Scenario
 
 
@@ -46,21 +46,19 @@ class BalanceSheet(BaseModel):
 
 def stock_value(state: GameState, position: int) -> int:
     """Market value of the shares `position` holds."""
-    tycoon = state.tycoon(position)
-    total = 0
-    for code, shares in tycoon.holdings.items():
-        rr = state.railroads.get(code)
-        if rr is not None and shares > 0:
-            total += shares * rr.price
-    return total
+    return _market_value(state.railroads, state.tycoon(position).holdings)
 
 
 def cover_cost(state: GameState, position: int) -> int:
     """6.2 What buying back every share `position` sold short would cost now."""
-    tycoon = state.tycoon(position)
+    return _market_value(state.railroads, state.tycoon(position).shorts)
+
+
+def _market_value(railroads: dict[str, Railroad], shares_of: dict[str, int]) -> int:
+    """The shares in `shares_of` (railroad code -> shares) at today's prices."""
     total = 0
-    for code, shares in tycoon.shorts.items():
-        rr = state.railroads.get(code)
+    for code, shares in shares_of.items():
+        rr = railroads.get(code)
         if rr is not None and shares > 0:
             total += shares * rr.price
     return total
@@ -73,29 +71,51 @@ def short_collateral(state: GameState, position: int) -> int:
 
 def loans_to_railroads(state: GameState, position: int) -> int:
     """4.5 Money railroads owe `position` as their lender."""
-    return sum(rr.owed_to_president for rr in state.railroads.values() if rr.lender == position)
+    return sum([rr.owed_to_president for rr in state.railroads.values() if rr.lender == position])
+
+
+def loans_by_lender(state: GameState) -> dict[int, int]:
+    """4.5 `loans_to_railroads` of every lender, in one pass over the railroads
+    (a position missing from it is owed nothing)."""
+    owed: dict[int, int] = {}
+    for rr in state.railroads.values():
+        lender = rr.lender
+        if lender is not None:
+            owed[lender] = owed.get(lender, 0) + rr.owed_to_president
+    return owed
 
 
 def pcs_value(state: GameState, scenario: Scenario, position: int) -> int:
     return sum(pc_value(scenario, code) for code in state.tycoon(position).pcs)
 
 
-def assets(state: GameState, scenario: Scenario, position: int) -> int:
+def assets(
+    state: GameState, scenario: Scenario, position: int, lent: dict[int, int] | None = None
+) -> int:
     """3.4 Assets the bank lends against: cash, stock, PCs and loans to railroads,
-    plus short-sale collateral, less the cost to cover shorts."""
+    plus short-sale collateral, less the cost to cover shorts. `lent`, when
+    given, is `loans_by_lender(state)` (worked out once for many positions)."""
+    loans = loans_to_railroads(state, position) if lent is None else lent.get(position, 0)
+    # `stock_value`, `pcs_value`, `short_collateral` and `cover_cost`, the
+    # tycoon and the railroads read once for all of them.
+    tycoon = state.tycoon(position)
+    railroads = state.railroads
     return (
-        state.tycoon(position).cash
-        + stock_value(state, position)
-        + pcs_value(state, scenario, position)
-        + loans_to_railroads(state, position)
-        + short_collateral(state, position)
-        - cover_cost(state, position)
+        tycoon.cash
+        + _market_value(railroads, tycoon.holdings)
+        + sum(pc_value(scenario, code) for code in tycoon.pcs)
+        + loans
+        + sum(tycoon.short_proceeds.values())
+        - _market_value(railroads, tycoon.shorts)
     )
 
 
-def net_worth(state: GameState, scenario: Scenario, position: int) -> int:
-    """1.2 Net worth (Robber Baron, the player summary's order): assets less the bank loan."""
-    return assets(state, scenario, position) - state.tycoon(position).loan
+def net_worth(
+    state: GameState, scenario: Scenario, position: int, lent: dict[int, int] | None = None
+) -> int:
+    """1.2 Net worth (Robber Baron, the player summary's order): assets less
+    the bank loan (`lent` as `assets` takes it)."""
+    return assets(state, scenario, position, lent) - state.tycoon(position).loan
 
 
 def margin_permille(scenario: Scenario, climate_index: int) -> int:
@@ -104,9 +124,16 @@ def margin_permille(scenario: Scenario, climate_index: int) -> int:
     return levels[climate_index].margin_permille
 
 
-def credit_limit(state: GameState, scenario: Scenario, position: int, climate_index: int) -> int:
-    """3.4 Credit limit = margin (climate table) x assets, rounded down, at least 0."""
-    value = assets(state, scenario, position)
+def credit_limit(
+    state: GameState,
+    scenario: Scenario,
+    position: int,
+    climate_index: int,
+    lent: dict[int, int] | None = None,
+) -> int:
+    """3.4 Credit limit = margin (climate table) x assets, rounded down, at
+    least 0 (`lent` as `assets` takes it)."""
+    value = assets(state, scenario, position, lent)
     return max(0, value * margin_permille(scenario, climate_index) // 1000)
 
 

@@ -16,7 +16,7 @@ from turnproc.families.continental_rails.engine.orders import BidForPC, OfferPC
 from turnproc.families.continental_rails.engine.pcs import list_price
 from turnproc.families.continental_rails.engine.state import PrivateCompany
 from turnproc.families.continental_rails.engine.steps.operations import is_western
-from turnproc.families.continental_rails.engine.valuation import net_worth
+from turnproc.families.continental_rails.engine.valuation import loans_by_lender, net_worth
 from turnproc.scenario.model import Scenario
 
 # --- parameters (auctions.toml) ------------------------------------------------
@@ -104,7 +104,7 @@ def _asking_this_turn(ctx: TurnContext, params: OfferParams) -> dict[str, int]:
             asking[code] = pc.asking_price or release_price(ctx.scenario, code, ctx.turn)
         elif pc.status == "owned" and pc.for_sale and pc.owner is not None:
             asking[code] = pc.asking_price
-            for order in ctx.orders_of(pc.owner):
+            for order in ctx.orders_of(pc.owner, "offer_pc"):
                 if isinstance(order, OfferPC) and order.pc == code:
                     cap = pc.asking_price * (100 + params.max_raise_percent) // 100
                     asking[code] = max(params.min_price, min(order.price, cap))
@@ -132,7 +132,7 @@ def pc_auction(ctx: TurnContext) -> None:
     for tycoon in ctx.state.tycoons:
         pos = tycoon.position
         seen: set[str] = set()
-        for order in ctx.orders_of(pos):
+        for order in ctx.orders_of(pos, "bid_pc"):
             if isinstance(order, BidForPC) and _valid_bid(
                 ctx, pos, order, asking, seen, owned_at_start[pos], params.auction.max_pcs
             ):
@@ -143,7 +143,8 @@ def pc_auction(ctx: TurnContext) -> None:
     draw = list(range(1, len(ctx.state.tycoons) + 1))
     ctx.rng("pc-auction").shuffle(draw)
     lottery = {pos: rank for rank, pos in enumerate(draw)}
-    worth = {pos: net_worth(ctx.start, ctx.scenario, pos) for pos in owned_at_start}
+    lent = loans_by_lender(ctx.start)
+    worth = {pos: net_worth(ctx.start, ctx.scenario, pos, lent) for pos in owned_at_start}
     number = {code: ctx.scenario.routes[code].number for code in asking}
     bids.sort(
         key=lambda b: (
@@ -260,7 +261,7 @@ def pc_offers(ctx: TurnContext) -> None:
     offered: set[str] = set()
     for tycoon in ctx.state.tycoons:
         pos = tycoon.position
-        for order in ctx.orders_of(pos):
+        for order in ctx.orders_of(pos, "offer_pc"):
             if not isinstance(order, OfferPC):
                 continue
             pc = ctx.state.pcs.get(order.pc)

@@ -95,7 +95,7 @@ def incorporate_pcs(ctx: TurnContext) -> None:
     params = ctx.params("companies", CompaniesParams).incorporation
     for tycoon in ctx.state.tycoons:
         pos = tycoon.position
-        for order in ctx.orders_of(pos):
+        for order in ctx.orders_of(pos, "incorporate_pc"):
             if not isinstance(order, IncorporatePC) or not _owned_pc_or_reject(ctx, pos, order):
                 continue
             presiding = sum(1 for rr in ctx.state.railroads.values() if rr.president == pos)
@@ -173,7 +173,7 @@ def merge_pcs(ctx: TurnContext) -> None:
     bonus_percent = ctx.params("companies", CompaniesParams).merger.bonus_percent
     for tycoon in ctx.state.tycoons:
         pos = tycoon.position
-        for order in ctx.orders_of(pos):
+        for order in ctx.orders_of(pos, "merge_pc"):
             if not isinstance(order, MergePC) or not _owned_pc_or_reject(ctx, pos, order):
                 continue
             rr = ctx.state.railroads.get(order.railroad)

@@ -56,19 +56,27 @@ class StockCornered(Event):
     news_order: ClassVar[int] = 160
 
 
-def directors_of(state: GameState, params: MarketParams, code: str) -> list[int]:
+def directors_of(
+    state: GameState,
+    params: MarketParams,
+    code: str,
+    books: list[tuple[int, dict[str, int]]] | None = None,
+) -> list[int]:
     """4.14 Tycoons holding a directorship's share of `code`, most shares first
-    (ties: lower position number)."""
+    (ties: lower position number). `books`, when given, is every tycoon's
+    (position, holdings), read once for many railroads."""
     issued = state.railroads[code].issued
     if issued <= 0:
         return []
+    if books is None:
+        books = [(t.position, t.holdings) for t in state.tycoons]
     # `is_director_holding` worked out once for the railroad, not once a tycoon.
     needed = issued * params.director_percent
     holders = []
-    for t in state.tycoons:
-        shares = t.holdings.get(code, 0)
+    for position, holdings in books:
+        shares = holdings.get(code, 0)
         if shares > 0 and shares * 100 >= needed:
-            holders.append((-shares, t.position))
+            holders.append((-shares, position))
     holders.sort()
     return [pos for _, pos in holders]
 
@@ -147,7 +155,7 @@ def _requests(ctx: TurnContext) -> tuple[dict[int, list[str]], list[tuple[int, O
             requested[pos] = [code for code in tycoon.wants_presidency if code in state.railroads]
             continue
         wanted: list[str] = []
-        for order in ctx.orders_of(pos):
+        for order in ctx.orders_of(pos, "request_presidency"):
             if not isinstance(order, RequestPresidency) or order.railroad in wanted:
                 continue
             if order.railroad not in state.railroads:
@@ -180,7 +188,8 @@ def elections(ctx: TurnContext) -> None:
     params = market_params(ctx.scenario)
     state = ctx.state
     incumbents = {code: rr.president for code, rr in state.railroads.items()}
-    directors = {code: directors_of(state, params, code) for code in state.railroads}
+    books = [(t.position, t.holdings) for t in state.tycoons]
+    directors = {code: directors_of(state, params, code, books) for code in state.railroads}
     requested, asked = _requests(ctx)
     wishes = presidency_wishes(ctx, requested, incumbents)
     eligible = {code: set(board) for code, board in directors.items()}

@@ -18,7 +18,7 @@ from turnproc.families.continental_rails.engine.orders import Borrow, RepayLoan
 from turnproc.families.continental_rails.engine.pcs import pc_income, pc_value
 from turnproc.families.continental_rails.engine.state import GameState, Tycoon
 from turnproc.families.continental_rails.engine.steps.auctions import release_price
-from turnproc.families.continental_rails.engine.valuation import credit_limit
+from turnproc.families.continental_rails.engine.valuation import credit_limit, loans_by_lender
 
 # --- parameters (finance.toml) -------------------------------------------------
 
@@ -203,15 +203,20 @@ def bank_loans(ctx: TurnContext) -> None:
     more than the room left is cut to the room; repaying more than the loan
     or the cash is cut.
     """
+    lent: dict[int, int] | None = None
     for tycoon in ctx.state.tycoons:
         pos = tycoon.position
         # An amount of $0 asks for nothing and is passed over.
         orders = [
-            o for o in ctx.orders_of(pos) if isinstance(o, Borrow | RepayLoan) and o.amount > 0
+            o
+            for o in ctx.orders_of(pos, "borrow", "repay_loan")
+            if isinstance(o, (Borrow, RepayLoan)) and o.amount > 0
         ]
         if not orders:
             continue
-        limit = credit_limit(ctx.start, ctx.scenario, pos, ctx.start.climate)
+        if lent is None:  # the start of the turn's loans to railroads, read once
+            lent = loans_by_lender(ctx.start)
+        limit = credit_limit(ctx.start, ctx.scenario, pos, ctx.start.climate, lent)
         for order in orders:
             if isinstance(order, Borrow):
                 _borrow(ctx, tycoon, order, limit)

@@ -165,6 +165,27 @@ def point_cost(scenario: Scenario, rr: Railroad, efficiency: int, miles: int | N
     return max(1, miles * params.point_cost_per_mile * multiplier)
 
 
+def points_cost(
+    scenario: Scenario, rr: Railroad, efficiency: int, points: int, miles: int | None = None
+) -> int:
+    """4.6 [designed] Cost of raising efficiency `points` points from
+    `efficiency`, one point at a time: the sum of each point's `point_cost`,
+    the parameters read once for all of them."""
+    params = railroad_params(scenario).efficiency
+    steps = params.cost_steps
+    per_mile = params.point_cost_per_mile
+    if miles is None:
+        miles = track_miles(scenario, rr)
+    total = 0
+    for level in range(efficiency, efficiency + points):
+        multiplier = 1
+        for threshold, factor in steps:
+            if level >= threshold:
+                multiplier = factor
+        total += max(1, miles * per_mile * multiplier)
+    return total
+
+
 # --- the step -----------------------------------------------------------------
 
 

@@ -5,8 +5,7 @@ Revenues, interest rates and costs use the climate at the START of the turn
 (5 [original]); dividends go to the holders at the end of trading.
 """
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel
 
@@ -16,7 +15,7 @@ from turnproc.families.continental_rails.engine import network, reasons
 from turnproc.families.continental_rails.engine.context import TurnContext
 from turnproc.families.continental_rails.engine.events import Event
 from turnproc.families.continental_rails.engine.orders import SetDividend
-from turnproc.families.continental_rails.engine.state import GameState, Railroad
+from turnproc.families.continental_rails.engine.state import GameState, Railroad, Tycoon
 from turnproc.families.continental_rails.engine.steps.railroad_finance import (
     RailroadDebtChanged,
     bond_room,
@@ -30,6 +29,9 @@ from turnproc.families.continental_rails.engine.steps.railroad_finance import (
     track_miles,
 )
 from turnproc.scenario.model import Scenario
+
+# A tycoon with his position, holdings and short sales (`operations`).
+_Book = tuple[Tycoon, int, dict[str, int], dict[str, int]]
 
 # --- parameters ---------------------------------------------------------------
 
@@ -256,11 +258,12 @@ class ShortDividendCharged(Event):
 # --- revenue and expense ------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class LineRevenue:
+class LineRevenue(NamedTuple):
     """One line's revenue. `traffic`: before double track, Grand Station,
     technology bonuses and rate-war cuts (operating expense is figured on it);
-    `gross`: with the bonuses; `net`: after rate-war cuts (what is earned)."""
+    `gross`: with the bonuses; `net`: after rate-war cuts (what is earned).
+    A named tuple: a railroad's lines are worked out several times a turn
+    (operations, and its president's and the bidders' foresight)."""
 
     line: str
     traffic: int
@@ -276,6 +279,17 @@ def _route_values(scenario: Scenario) -> dict[str, int]:
     """Each route's value a + value b (a town missing from the map counts 1)."""
     return {
         code: _town_value(scenario, route.a) + _town_value(scenario, route.b)
+        for code, route in scenario.routes.items()
+    }
+
+
+def _line_weights(scenario: Scenario) -> dict[str, tuple[int, int, str, str]]:
+    """Each route's length x (line base + its value), its value and its towns:
+    the part of a line's revenue (4.10) that is the same every turn."""
+    base = operations_params(scenario).revenue.line_base
+    values = _route_values(scenario)
+    return {
+        code: (route.length * (base + values[code]), values[code], route.a, route.b)
         for code, route in scenario.routes.items()
     }
 
@@ -308,66 +322,103 @@ def rate_war_cut(scenario: Scenario, state: GameState, rr: Railroad, code: str) 
     return cut
 
 
+# The most railroads' line revenues `line_revenues` keeps for a scenario
+# before it forgets them all and starts again.
+_KEPT_REVENUES = 4096
+
+_LinesKey = tuple[tuple[str, ...], tuple[str, ...], str | None, tuple[str, ...], int, bool]
+
+
+def _no_revenues(scenario: Scenario) -> dict[_LinesKey, list[LineRevenue]]:
+    """An empty table of line revenues, filled as they are asked (`line_revenues`)."""
+    return {}
+
+
 def line_revenues(
     scenario: Scenario, state: GameState, rr: Railroad, climate: int, turn: int
 ) -> list[LineRevenue]:
     """4.10 [designed] Revenue of each line: length x (base + value a + value b)
     x the climate and war percentages; then x (100 + value a + value b)% if
     double-tracked [original], x the Grand Station and technology percentages,
-    x (100 - rate war cut)%."""
-    params = operations_params(scenario).revenue
-    techs = technology_params(scenario)
-    tech_percent = 100 + sum(
-        t.revenue_percent for t in techs.technologies if t.letter in rr.technologies
-    )
+    x (100 - rate war cut)%.
+
+    Without a rate war the revenues depend only on the railroad's lines,
+    double track, Grand Station and technologies, the climate and whether it
+    is a war turn: they are kept for the scenario under those, so a railroad
+    foreseen by its president and then operated, or unchanged from one turn
+    to the next, is worked out once."""
     at_war = turn in civil_war_params(scenario).turns
-    values = scenario.derived("route_values", _route_values)
-    routes = scenario.routes
-    base = params.line_base
+    if rr.rate_wars:
+        return _line_revenues(scenario, state, rr, climate, turn, at_war)
+    kept = scenario.derived("line_revenues", _no_revenues)
+    key = (
+        tuple(rr.lines),
+        tuple(rr.double_tracked),
+        rr.grand_station,
+        tuple(rr.technologies),
+        climate,
+        at_war,
+    )
+    found = kept.get(key)
+    if found is None:
+        if len(kept) >= _KEPT_REVENUES:
+            kept.clear()
+        found = kept[key] = _line_revenues(scenario, state, rr, climate, turn, at_war)
+    return list(found)
+
+
+def _line_revenues(
+    scenario: Scenario, state: GameState, rr: Railroad, climate: int, turn: int, at_war: bool
+) -> list[LineRevenue]:
+    """`line_revenues` worked out."""
+    params = operations_params(scenario).revenue
+    owned = rr.technologies
+    tech_percent = 100
+    if owned:
+        for letter, percent in scenario.derived("technology_revenue_gains", _revenue_gains):
+            if letter in owned:
+                tech_percent += percent
+    weights = scenario.derived("line_weights", _line_weights)
     rate = params.rate_percent * params.climate_percent[climate]
     double_tracked = rr.double_tracked
     station = rr.grand_station
     station_percent = 100 + params.grand_station_percent
     result = []
     for code in rr.lines:
-        route = routes[code]
-        value = values[code]
-        amount = (
-            route.length
-            * (base + value)
-            * rate
-            * (war_percent(scenario, code, turn) if at_war else 100)
-        )
+        weight, value, a, b = weights[code]
+        amount = weight * rate * (war_percent(scenario, code, turn) if at_war else 100)
         divisor = 1_000_000
         traffic = amount // divisor
         if code in double_tracked:
             amount *= 100 + value
             divisor *= 100
-        if station is not None and (station == route.a or station == route.b):
+        if station is not None and station in (a, b):
             amount *= station_percent
             divisor *= 100
         amount *= tech_percent
         divisor *= 100
         cut = rate_war_cut(scenario, state, rr, code) if rr.rate_wars else 0
         result.append(
-            LineRevenue(
-                line=code,
-                traffic=traffic,
-                gross=amount // divisor,
-                net=amount * (100 - cut) // (divisor * 100),
-            )
+            LineRevenue(code, traffic, amount // divisor, amount * (100 - cut) // (divisor * 100))
         )
     return result
 
 
 def expense_permille(scenario: Scenario, efficiency: int) -> int:
     """4.6 [designed] Operating expense per thousand dollars of traffic revenue."""
+    base, slope, poor_below, poor_slope = scenario.derived("expense_rates", _expense_rates)
+    poor = max(0, poor_below - efficiency)
+    return base + (100 - efficiency) * slope + poor * poor_slope
+
+
+def _expense_rates(scenario: Scenario) -> tuple[int, int, int, int]:
+    """operations.toml [expense] as `expense_permille` reads it."""
     params = operations_params(scenario).expense
-    poor = max(0, params.poor_below - efficiency)
     return (
-        params.base_permille
-        + (100 - efficiency) * params.slope_permille
-        + poor * params.poor_slope_permille
+        params.base_permille,
+        params.slope_permille,
+        params.poor_below,
+        params.poor_slope_permille,
     )
 
 
@@ -376,9 +427,25 @@ def operating_expense(scenario: Scenario, rr: Railroad, traffic: int, efficiency
     double track, Grand Station and technology bonuses, which carry no extra
     cost, and before rate-war cuts, 4.16 [original]) x the efficiency's expense
     rate, less the cost technologies' cuts."""
-    techs = technology_params(scenario)
-    cut = sum(t.expense_percent for t in techs.technologies if t.letter in rr.technologies)
+    owned = rr.technologies
+    cut = 0
+    if owned:
+        for letter, percent in scenario.derived("technology_expense_cuts", _expense_cuts):
+            if letter in owned:
+                cut += percent
     return traffic * expense_permille(scenario, efficiency) * max(0, 100 - cut) // 100_000
+
+
+def _revenue_gains(scenario: Scenario) -> tuple[tuple[str, int], ...]:
+    """Each technology's letter and the revenue it adds (%), in
+    technology.toml's order, for `line_revenues`."""
+    return tuple((t.letter, t.revenue_percent) for t in technology_params(scenario).technologies)
+
+
+def _expense_cuts(scenario: Scenario) -> tuple[tuple[str, int], ...]:
+    """Each technology's letter and the operating expense it cuts (%), in
+    technology.toml's order, for `operating_expense`."""
+    return tuple((t.letter, t.expense_percent) for t in technology_params(scenario).technologies)
 
 
 def effective_efficiency(scenario: Scenario, state: GameState, rr: Railroad) -> int:
@@ -409,17 +476,59 @@ def _event_permille(odds: EventOdds, rr: Railroad, event: RandomEventType, eff: 
 def _random_events(
     ctx: TurnContext, rr: Railroad, eff: int, revenue: int, draws: list[float]
 ) -> int:
-    params = ctx.params("events", EventParams)
-    miles = track_miles(ctx.scenario, rr)
+    """11.2 The railroad's random events this turn, each paid for as it happens;
+    returns their total cost. Each event's chance is `_event_permille`'s, the
+    efficiency and influence parts worked out once for all the events."""
+    pivot, per_point, least, per_influence, most_cut, tech_cut = ctx.scenario.derived(
+        "event_odds", _event_odds
+    )
+    eff_percent = max(least, 100 - (eff - pivot) * per_point)
+    influence_cut = min(most_cut, rr.political // max(1, per_influence))
+    odds_part = eff_percent * (100 - influence_cut)
+    technologies = rr.technologies
+    miles: int | None = None
     total = 0
-    for event, draw in zip(params.events, draws, strict=True):
-        if draw * 1000 >= _event_permille(params.odds, rr, event, eff):
+    events = ctx.scenario.derived("random_events", _event_table)
+    for (name, permille, letters, per_mile, revenue_percent), draw in zip(
+        events, draws, strict=True
+    ):
+        chance = permille * odds_part
+        divisor = 10_000
+        for letter in letters:
+            if letter in technologies:
+                chance *= 100 - tech_cut
+                divisor *= 100
+        if draw * 1000 >= chance // divisor:
             continue
-        cost = event.cost_per_mile * miles + revenue * event.cost_revenue_percent // 100
-        ctx.transfer(railroad_account(rr.code), BANK, cost, event.name, rr.code, overdraft=True)
-        ctx.emit(RandomEventOccurred(railroad=rr.code, event=event.name, cost=cost))
+        if miles is None:
+            miles = track_miles(ctx.scenario, rr)
+        cost = per_mile * miles + revenue * revenue_percent // 100
+        ctx.transfer(railroad_account(rr.code), BANK, cost, name, rr.code, overdraft=True)
+        ctx.emit(RandomEventOccurred(railroad=rr.code, event=name, cost=cost))
         total += cost
     return total
+
+
+def _event_odds(scenario: Scenario) -> tuple[int, int, int, int, int, int]:
+    """events.toml [odds] as `_random_events` reads it."""
+    odds = scenario.section("events", EventParams).odds
+    return (
+        odds.pivot,
+        odds.percent_per_point,
+        odds.min_percent,
+        odds.influence_per_percent,
+        odds.max_influence_cut,
+        odds.technology_cut_percent,
+    )
+
+
+def _event_table(scenario: Scenario) -> tuple[tuple[str, int, tuple[str, ...], int, int], ...]:
+    """events.toml's events in order, each as (name, permille, technologies
+    that cut its chance, cost per mile, cost as % of revenue)."""
+    return tuple(
+        (e.name, e.permille, tuple(e.technologies), e.cost_per_mile, e.cost_revenue_percent)
+        for e in scenario.section("events", EventParams).events
+    )
 
 
 # --- 4.11 insolvency ----------------------------------------------------------
@@ -498,35 +607,33 @@ def _settle_insolvency(ctx: TurnContext, rr: Railroad, short_loan: bool = True) 
 def _dividend_orders(ctx: TurnContext) -> dict[str, tuple[int, SetDividend]]:
     """The president's dividend order per railroad; a later order replaces an earlier."""
     chosen: dict[str, tuple[int, SetDividend]] = {}
-    for position in sorted(ctx.orders):
-        for order in ctx.orders_of(position):
-            if not isinstance(order, SetDividend):
-                continue
-            rr = ctx.state.railroads.get(order.railroad)
-            if rr is None:
+    for position, order in ctx.orders_of_kind("dividend"):
+        assert isinstance(order, SetDividend)
+        rr = ctx.state.railroads.get(order.railroad)
+        if rr is None:
+            ctx.reject(
+                position,
+                order,
+                reasons.UNKNOWN_RAILROAD,
+                f"There is no railroad {order.railroad} (merged away or misspelt).",
+            )
+        elif rr.president != position:
+            ctx.reject(
+                position,
+                order,
+                reasons.NOT_PRESIDENT,
+                f"Only the president of {order.railroad} sets its dividend.",
+            )
+        else:
+            if order.railroad in chosen:
+                earlier = chosen[order.railroad]
                 ctx.reject(
-                    position,
-                    order,
-                    reasons.UNKNOWN_RAILROAD,
-                    f"There is no railroad {order.railroad} (merged away or misspelt).",
+                    earlier[0],
+                    earlier[1],
+                    reasons.DUPLICATE_ORDER,
+                    f"A later dividend order for {order.railroad} replaced this one.",
                 )
-            elif rr.president != position:
-                ctx.reject(
-                    position,
-                    order,
-                    reasons.NOT_PRESIDENT,
-                    f"Only the president of {order.railroad} sets its dividend.",
-                )
-            else:
-                if order.railroad in chosen:
-                    earlier = chosen[order.railroad]
-                    ctx.reject(
-                        earlier[0],
-                        earlier[1],
-                        reasons.DUPLICATE_ORDER,
-                        f"A later dividend order for {order.railroad} replaced this one.",
-                    )
-                chosen[order.railroad] = (position, order)
+            chosen[order.railroad] = (position, order)
     return chosen
 
 
@@ -542,27 +649,28 @@ def reasonable_dividend(scenario: Scenario, rr: Railroad, profit: int) -> int:
     return min(99, by_profit, by_cash)
 
 
-def _pay_dividends(ctx: TurnContext, rr: Railroad, per_share: int) -> int:
+def _pay_dividends(ctx: TurnContext, rr: Railroad, per_share: int, books: list[_Book]) -> int:
     """4.12 Pay `per_share` to the holders at the end of trading and the public;
     short sellers pay it on the shares they owe. Returns what the railroad paid."""
     if per_share <= 0:
         return 0
     paid = 0
     held = 0
-    account = railroad_account(rr.code)
-    for tycoon in ctx.state.tycoons:
-        shares = tycoon.holdings.get(rr.code, 0)
+    code = rr.code
+    account = railroad_account(code)
+    for _, position, holdings, _ in books:
+        shares = holdings.get(code, 0)
         if shares <= 0:
             continue
         held += shares
         amount = shares * per_share
-        ctx.transfer(account, tycoon_account(tycoon.position), amount, "dividend", rr.code)
+        ctx.transfer(account, tycoon_account(position), amount, "dividend", code)
         paid += amount
         ctx.emit(
             _dividend_received(
                 {
-                    "position": tycoon.position,
-                    "railroad": rr.code,
+                    "position": position,
+                    "railroad": code,
                     "shares": shares,
                     "per_share": per_share,
                     "amount": amount,
@@ -570,10 +678,10 @@ def _pay_dividends(ctx: TurnContext, rr: Railroad, per_share: int) -> int:
             )
         )
     public = max(0, rr.issued - held) * per_share
-    ctx.transfer(account, BANK, public, "dividend to the public", rr.code)
+    ctx.transfer(account, BANK, public, "dividend to the public", code)
     paid += public
-    for tycoon in ctx.state.tycoons:
-        owed = tycoon.shorts.get(rr.code, 0)
+    for tycoon, _, _, shorts in books:
+        owed = shorts.get(code, 0)
         if owed <= 0:
             continue
         # A short seller with too little cash pays what he has; the lender's
@@ -600,6 +708,9 @@ def operations(ctx: TurnContext) -> None:
     railroad by railroad in code order."""
     orders = _dividend_orders(ctx)
     war = civil_war_params(ctx.scenario)
+    # Each tycoon with his position, holdings and short sales, read once for
+    # every railroad's dividend (operations change no holdings).
+    books = [(t, t.position, t.holdings, t.shorts) for t in ctx.state.tycoons]
     for code in sorted(ctx.state.railroads):
         rr = ctx.state.railroads[code]
         if ctx.turn in war.turns and any(
@@ -608,10 +719,12 @@ def operations(ctx: TurnContext) -> None:
         ):
             floor = railroad_params(ctx.scenario).efficiency.floor
             rr.efficiency = max(floor, rr.efficiency - war.southern_efficiency_loss)
-        _operate(ctx, rr, orders.get(code))
+        _operate(ctx, rr, orders.get(code), books)
 
 
-def _operate(ctx: TurnContext, rr: Railroad, order: tuple[int, SetDividend] | None) -> None:
+def _operate(
+    ctx: TurnContext, rr: Railroad, order: tuple[int, SetDividend] | None, books: list[_Book]
+) -> None:
     account = railroad_account(rr.code)
     event_params = ctx.params("events", EventParams)
     stream = ctx.rng(f"random-events/{rr.code}")
@@ -633,7 +746,7 @@ def _operate(ctx: TurnContext, rr: Railroad, order: tuple[int, SetDividend] | No
     reorganized = rr.cash < 0 and _settle_insolvency(ctx, rr, short_loan=not called)
     per_share = 0
     if not reorganized and rr.issued > 0:
-        per_share = _dividend_rate(ctx, rr, order, profit)
+        per_share = _dividend_rate(ctx, rr, order, profit, books)
     elif reorganized and order is not None and order[1].per_share > 0:
         ctx.reject(
             order[0],
@@ -641,7 +754,7 @@ def _operate(ctx: TurnContext, rr: Railroad, order: tuple[int, SetDividend] | No
             reasons.NOT_ALLOWED_NOW,
             f"{rr.code} was reorganized this turn and pays no dividend.",
         )
-    paid = _pay_dividends(ctx, rr, per_share)
+    paid = _pay_dividends(ctx, rr, per_share, books)
     rr.dividend = per_share
     rr.earnings = _per_share(profit, rr.issued)
     ctx.emit(
@@ -694,16 +807,23 @@ def _per_share(amount: int, shares: int) -> int:
 def paying_shares(state: GameState, rr: Railroad) -> int:
     """Shares a dividend is paid on: the issued shares, or the players' holdings
     if short sales have pushed them above the shares issued."""
-    held = sum(t.holdings.get(rr.code, 0) for t in state.tycoons)
+    code = rr.code
+    held = sum([t.holdings.get(code, 0) for t in state.tycoons])
     return max(rr.issued, held)
 
 
 def _dividend_rate(
-    ctx: TurnContext, rr: Railroad, order: tuple[int, SetDividend] | None, profit: int
+    ctx: TurnContext,
+    rr: Railroad,
+    order: tuple[int, SetDividend] | None,
+    profit: int,
+    books: list[_Book],
 ) -> int:
     """4.12 The president's rate, cut to what the cash allows; without an order,
     the reasonable rate [designed]."""
-    shares = paying_shares(ctx.state, rr)
+    code = rr.code
+    # `paying_shares`, from the holdings read once for the step.
+    shares = max(rr.issued, sum([holdings.get(code, 0) for _, _, holdings, _ in books]))
     affordable = min(99, max(0, rr.cash) // shares)
     if order is None:
         return min(affordable, reasonable_dividend(ctx.scenario, rr, profit))

@@ -130,7 +130,9 @@ def character_names(ctx: TurnContext) -> None:
     wanted: dict[int, tuple[SetCharacterName, str]] = {}
     for tycoon in ctx.state.tycoons:
         pos = tycoon.position
-        orders = [o for o in ctx.orders_of(pos) if isinstance(o, SetCharacterName)]
+        orders = [
+            o for o in ctx.orders_of(pos, "character_name") if isinstance(o, SetCharacterName)
+        ]
         for extra in orders[1:]:
             ctx.reject(pos, extra, reasons.DUPLICATE_ORDER, "only your first name order counts")
         if not orders:
@@ -195,7 +197,7 @@ def treasury_stock(ctx: TurnContext) -> None:
     the treasury holds, or than his cash pays for, are cut."""
     for tycoon in ctx.state.tycoons:
         pos = tycoon.position
-        for order in ctx.orders_of(pos):
+        for order in ctx.orders_of(pos, "buy_treasury"):
             if not isinstance(order, BuyTreasuryStock):
                 continue
             rr = _presided_railroad(ctx, pos, order, order.railroad)
@@ -254,7 +256,7 @@ def railroad_loans(ctx: TurnContext) -> None:
     """
     for tycoon in ctx.state.tycoons:
         pos = tycoon.position
-        for order in ctx.orders_of(pos):
+        for order in ctx.orders_of(pos, "lend_to_railroad", "collect_from_railroad"):
             # An amount of $0 asks for nothing and is passed over.
             if isinstance(order, LendToRailroad) and order.amount > 0:
                 _lend(ctx, tycoon, order)
@@ -338,7 +340,7 @@ def prodigal_spending(ctx: TurnContext) -> None:
     for tycoon in ctx.state.tycoons:
         pos = tycoon.position
         total = 0
-        for order in ctx.orders_of(pos):
+        for order in ctx.orders_of(pos, "prodigal"):
             if not isinstance(order, ProdigalSpending) or order.amount <= 0:
                 continue
             amount = min(order.amount, tycoon.cash)
@@ -372,7 +374,7 @@ def spying(ctx: TurnContext) -> None:
         pos = tycoon.position
         players: set[int] = set()
         railroads: set[str] = set()
-        for order in ctx.orders_of(pos):
+        for order in ctx.orders_of(pos, "spy_player", "spy_railroad"):
             if isinstance(order, SpyOnPlayer):
                 target = order.target
                 if not 1 <= target <= len(ctx.state.tycoons) or target == pos:

@@ -6,6 +6,7 @@ draw on automatically.
 """
 
 from collections.abc import Iterator
+from itertools import repeat
 from typing import Literal
 
 from pydantic import BaseModel
@@ -112,9 +113,14 @@ class RailroadDebtChanged(Event):
 
 
 def track_miles(scenario: Scenario, rr: Railroad) -> int:
-    """4.1 Track: total length of the railroad's built lines."""
-    routes = scenario.routes
-    return sum([routes[code].length for code in rr.lines if code in routes])
+    """4.1 Track: total length of the railroad's built lines (a code not on
+    the map counts nothing)."""
+    return sum(map(scenario.derived("route_lengths", _route_lengths).get, rr.lines, repeat(0)))
+
+
+def _route_lengths(scenario: Scenario) -> dict[str, int]:
+    """Each route's length, for `track_miles`."""
+    return {code: route.length for code, route in scenario.routes.items()}
 
 
 def president_orders(ctx: TurnContext, *kinds: str) -> Iterator[tuple[int, Order, Railroad]]:
@@ -123,37 +129,41 @@ def president_orders(ctx: TurnContext, *kinds: str) -> Iterator[tuple[int, Order
     Orders naming an unknown railroad, or given by someone who is not its
     president, are rejected here and never yielded.
     """
-    for position in sorted(ctx.orders):
-        for order in ctx.orders_of(position):
-            if order.kind not in kinds:
-                continue
-            code = getattr(order, "railroad", "")
-            rr = ctx.state.railroads.get(code)
-            if rr is None:
-                ctx.reject(
-                    position,
-                    order,
-                    reasons.UNKNOWN_RAILROAD,
-                    f"There is no railroad {code}; use a code or number from the railroad summary.",
-                )
-                continue
-            if rr.president != position:
-                ctx.reject(
-                    position,
-                    order,
-                    reasons.NOT_PRESIDENT,
-                    f"Only the president of {code} may give its orders.",
-                )
-                continue
-            yield position, order, rr
+    for position, order in ctx.orders_of_kind(*kinds):
+        code = getattr(order, "railroad", "")
+        rr = ctx.state.railroads.get(code)
+        if rr is None:
+            ctx.reject(
+                position,
+                order,
+                reasons.UNKNOWN_RAILROAD,
+                f"There is no railroad {code}; use a code or number from the railroad summary.",
+            )
+            continue
+        if rr.president != position:
+            ctx.reject(
+                position,
+                order,
+                reasons.NOT_PRESIDENT,
+                f"Only the president of {code} may give its orders.",
+            )
+            continue
+        yield position, order, rr
 
 
 def max_efficiency(scenario: Scenario, rr: Railroad, best_locomotive: int) -> int:
     """4.17 [designed] Maximum efficiency: falls for each locomotive type the
     railroad lags behind the best available [original: it falls]."""
-    params = railroad_params(scenario).efficiency
+    floor, top, lag_penalty = scenario.derived("efficiency_limits", _efficiency_limits)
     lag = max(0, best_locomotive - rr.locomotive)
-    return max(params.floor, params.max - lag * params.lag_penalty)
+    return max(floor, top - lag * lag_penalty)
+
+
+def _efficiency_limits(scenario: Scenario) -> tuple[int, int, int]:
+    """railroad.toml [efficiency] floor, max and lag penalty, for `max_efficiency`
+    (asked for by the thousand a game)."""
+    params = railroad_params(scenario).efficiency
+    return params.floor, params.max, params.lag_penalty
 
 
 def loan_rate(ctx: TurnContext) -> int:

@@ -19,7 +19,7 @@ until covered.
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Literal, Self
+from typing import ClassVar, Literal, NamedTuple, Self
 
 from pydantic import BaseModel, model_validator
 
@@ -141,6 +141,9 @@ class StockTradeSummary(Event):
 
 
 _stock_trade_summary = maker(StockTradeSummary)
+# Stock orders cut in checking or by a shortage on the market, made by their validators.
+_buy_stock = maker(BuyStock)
+_short_sell = maker(ShortSell)
 
 
 class StockSplit(Event):
@@ -198,13 +201,13 @@ def max_bid(state: GameState, position: int, code: str, params: MarketParams) ->
 # --- 6.1 order checking --------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class CheckedOrder:
+class CheckedOrder(NamedTuple):
     """One stock order after order checking (6.1).
 
     `checked` is the order as it will trade (None if refused), `cash_after` the
     cash (and credit) left after it, `amount` its checked cash effect (+ credit,
-    - debit); `code`/`hint` say why it was cut or refused.
+    - debit); `code`/`hint` say why it was cut or refused. A named tuple: every
+    position's stock orders are checked every turn.
     """
 
     order: Order
@@ -251,9 +254,10 @@ def check_stock_orders_detailed(
     result: list[CheckedOrder] = []
 
     for order in orders:
-        if order.kind not in STOCK_KINDS:
+        kind = order.kind
+        if kind not in STOCK_KINDS:
             continue
-        assert isinstance(order, BuyStock | SellStock | ShortSell | CoverShort)
+        assert isinstance(order, (BuyStock, SellStock, ShortSell, CoverShort))
         code = order.railroad
         rr = state.railroads.get(code)
         if rr is None:
@@ -268,7 +272,9 @@ def check_stock_orders_detailed(
             )
             continue
         price = rr.price
-        if isinstance(order, SellStock):
+        # The kind is tested before the class: a pydantic model's class is
+        # looked up through its attribute hook when `isinstance` fails.
+        if kind == "sell" and isinstance(order, SellStock):
             free = tycoon.holdings.get(code, 0) - sold.get(code, 0)
             shares = min(order.shares, max(0, free))
             if shares == 0:
@@ -301,7 +307,7 @@ def check_stock_orders_detailed(
                 )
             )
             continue
-        if isinstance(order, CoverShort):
+        if kind == "cover" and isinstance(order, CoverShort):
             if code in shorted:
                 result.append(
                     CheckedOrder(
@@ -367,7 +373,7 @@ def check_stock_orders_detailed(
             continue
 
         # BuyStock and ShortSell: debits limited by the bid limit and the cash.
-        is_short = isinstance(order, ShortSell)
+        is_short = kind == "short" and isinstance(order, ShortSell)
         if is_short and code in covered:
             result.append(
                 CheckedOrder(
@@ -416,7 +422,11 @@ def check_stock_orders_detailed(
             checked = order if shares == order.shares else ShortSell(railroad=code, shares=shares)
         else:
             bought[code] = bought.get(code, 0) + shares
-            checked = order if shares == order.shares else BuyStock(railroad=code, shares=shares)
+            checked = (
+                order
+                if shares == order.shares
+                else _buy_stock({"railroad": code, "shares": shares})
+            )
         cash -= amount
         result.append(CheckedOrder(order, checked, cash, -amount, reason, hint))
     return result
@@ -628,12 +638,13 @@ def new_shares_this_turn(ctx: TurnContext) -> dict[str, int]:
     """6.3 Shares each railroad created this turn before the market: new stock
     issued (4.3) and PC merger bonuses (4.1). They are supply like any sale."""
     created: dict[str, int] = {}
-    for event in ctx.events:
-        shares = getattr(event, "shares", 0) if event.kind == "stock_issued" else 0
-        if event.kind == "pc_merged":
-            shares = getattr(event, "bonus_shares", 0)
-        if shares and event.railroad is not None:
-            created[event.railroad] = created.get(event.railroad, 0) + int(shares)
+    # The two kinds' events from the turn's index by kind: each railroad's
+    # total is the same whichever order they are added in.
+    for kind, field in (("stock_issued", "shares"), ("pc_merged", "bonus_shares")):
+        for event in ctx.events_of(kind):
+            shares = getattr(event, field, 0)
+            if shares and event.railroad is not None:
+                created[event.railroad] = created.get(event.railroad, 0) + int(shares)
     return created
 
 
@@ -661,7 +672,7 @@ def stock_market(ctx: TurnContext) -> None:
     for tycoon in state.tycoons:
         pos = tycoon.position
         items = check_stock_orders_detailed(
-            state, ctx.scenario, pos, ctx.orders_of(pos), tycoon.cash
+            state, ctx.scenario, pos, ctx.orders_of(pos, *STOCK_KINDS), tycoon.cash
         )
         checked[pos] = items
         for item in items:
@@ -692,8 +703,11 @@ def stock_market(ctx: TurnContext) -> None:
                         "cover": [],
                     }
                 kinds[order.kind].append(_Fill(pos, item, order.shares))
+    # Each tycoon's holdings before trading, read once for every railroad.
+    books = [(t.position, t.holdings) for t in state.tycoons]
     for code in sorted(state.railroads):
-        public = physical_public_shares(state, code)
+        # `physical_public_shares`, from the holdings read above.
+        public = state.railroads[code].issued - sum([held.get(code, 0) for _, held in books])
         by_kind = fills.get(code) or {"buy": [], "sell": [], "short": [], "cover": []}
         shorts = _pro_rata(by_kind["short"], public, ctx, f"stock-short-fill:{code}")
         sold = sum(f.shares for f in by_kind["sell"])
@@ -706,9 +720,9 @@ def stock_market(ctx: TurnContext) -> None:
                 if shares < fill.shares:
                     cut: StockOrder | None = None
                     if shares and kind == "buy":
-                        cut = BuyStock(railroad=code, shares=shares)
+                        cut = _buy_stock({"railroad": code, "shares": shares})
                     elif shares:
-                        cut = ShortSell(railroad=code, shares=shares)
+                        cut = _short_sell({"railroad": code, "shares": shares})
                     ctx.reject(
                         fill.position,
                         fill.item.order,
@@ -717,7 +731,7 @@ def stock_market(ctx: TurnContext) -> None:
                         "in proportion.",
                         cut_to=cut,
                     )
-        holdings = {t.position: t.holdings.get(code, 0) for t in state.tycoons}
+        holdings = {position: held.get(code, 0) for position, held in books}
         for fill, shares in zip(by_kind["buy"], buys, strict=True):
             holdings[fill.position] += shares
         for fill in by_kind["sell"]:
@@ -760,15 +774,16 @@ def _settle(
     code = order.railroad
     price = market.trade_price
     account = tycoon_account(pos)
-    if isinstance(order, SellStock):
+    kind = order.kind  # tested before the class, as in order checking
+    if kind == "sell" and isinstance(order, SellStock):
         amount = shares * price
         ctx.transfer(BANK, account, amount, "stock sale", ref=code)
         _add(tycoon.holdings, code, -shares)
-    elif isinstance(order, BuyStock):
+    elif kind == "buy" and isinstance(order, BuyStock):
         amount = shares * price
         ctx.transfer(account, BANK, amount, "stock purchase", ref=code)
         _add(tycoon.holdings, code, shares)
-    elif isinstance(order, ShortSell):
+    elif kind == "short" and isinstance(order, ShortSell):
         # The margin is a deposit fixed at the quote, exactly as checked; the
         # sale itself brings the trade price, kept by the broker as collateral.
         amount = _margin(market.start, shares, params)
@@ -782,7 +797,7 @@ def _settle(
             {
                 "position": pos,
                 "railroad": code,
-                "action": order.kind,
+                "action": kind,
                 "shares": shares,
                 "price": price,
                 "amount": amount,

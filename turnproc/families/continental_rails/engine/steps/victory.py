@@ -12,7 +12,7 @@ turn's president and do not change this turn's points.
 """
 
 from collections.abc import Iterable
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, NamedTuple
 
 from pydantic import BaseModel
 
@@ -23,7 +23,7 @@ from turnproc.families.continental_rails.engine.events import Event
 from turnproc.families.continental_rails.engine.network import regions_linked, towns_of
 from turnproc.families.continental_rails.engine.state import VP_CATEGORIES, GameState, RecordHolder
 from turnproc.families.continental_rails.engine.steps.stockmarket import cover_all_shorts
-from turnproc.families.continental_rails.engine.valuation import net_worth
+from turnproc.families.continental_rails.engine.valuation import loans_by_lender, net_worth
 from turnproc.scenario.model import Scenario
 
 # --- parameters (scenarios/continental-rails/victory.toml) -------------------
@@ -60,6 +60,35 @@ class RegionBonus(BaseModel):
 
     def linked(self, regions: set[str]) -> bool:
         return not regions.isdisjoint(self.a) and not regions.isdisjoint(self.b)
+
+
+class _Bonus(NamedTuple):
+    """A `RegionBonus` as the points are worked out from it each turn: its
+    regions as sets, its fields read without pydantic's attribute hook."""
+
+    id: str
+    a: frozenset[str]
+    b: frozenset[str]
+    points: int
+
+    def linked(self, regions: set[str]) -> bool:
+        return not regions.isdisjoint(self.a) and not regions.isdisjoint(self.b)
+
+
+# `_bonus_table` by the bonuses' list (kept, so its id stays its own).
+_BONUS_TABLES: dict[int, tuple[list[RegionBonus], tuple[_Bonus, ...]]] = {}
+
+
+def _bonus_table(bonuses: list[RegionBonus]) -> tuple[_Bonus, ...]:
+    """The bonuses of a section of victory.toml as `_Bonus`es, in their order,
+    made once per section read."""
+    found = _BONUS_TABLES.get(id(bonuses))
+    if found is None or found[0] is not bonuses:
+        if len(_BONUS_TABLES) >= 64:
+            _BONUS_TABLES.clear()
+        table = tuple(_Bonus(b.id, frozenset(b.a), frozenset(b.b), b.points) for b in bonuses)
+        found = _BONUS_TABLES[id(bonuses)] = (bonuses, table)
+    return found[1]
 
 
 class BuilderParams(BaseModel):
@@ -214,7 +243,8 @@ def robber_baron(ctx: TurnContext, params: RobberBaronParams) -> None:
     $10,000 in the game [designed: a fortune of the era; game dollars would be
     $100 million, Vanderbilt's whole estate]."""
     state = ctx.state
-    worths = {t.position: net_worth(state, ctx.scenario, t.position) for t in state.tycoons}
+    lent = loans_by_lender(state)
+    worths = {t.position: net_worth(state, ctx.scenario, t.position, lent) for t in state.tycoons}
     for pos, worth in worths.items():
         _award(ctx, pos, "robber_baron", robber_baron_points(params, worth), "net_worth")
     if not state.first_millionaires:
@@ -307,10 +337,11 @@ def _record_links(
     # The bonuses no railroad has linked yet, in the parameters' order: once
     # all are linked (mid-game) no railroad is tested against them again.
     recorded = state.first_bonus_pairs
-    pending = [bonus for bonus in params.bonuses if bonus.id not in recorded]
+    first_links = state.first_region_links
+    pending = [bonus for bonus in _bonus_table(params.bonuses) if bonus.id not in recorded]
     for code, regions in linked:
         for region in sorted(regions):
-            state.first_region_links.setdefault(region, code)
+            first_links.setdefault(region, code)
         if not pending:
             continue
         for bonus in pending:
@@ -348,7 +379,7 @@ def rail_builder(
             _award(ctx, pos, "rail_builder", points, "new_region", code, region, first)
         if after[code] <= before[code]:
             continue  # no new region, so no bonus newly linked
-        for bonus in params.bonuses:
+        for bonus in _bonus_table(params.bonuses):
             if not bonus.linked(after[code]) or bonus.linked(before[code]):
                 continue
             if bonus.id in tycoon.builder_bonuses:
@@ -363,7 +394,7 @@ def rail_builder(
 
 def system_score(params: MagnateParams, regions: set[str]) -> int:
     """1.2 Rail Magnate VP for a railroad system linking `regions`."""
-    bonus = sum(b.points for b in params.bonuses if b.linked(regions))
+    bonus = sum(b.points for b in _bonus_table(params.bonuses) if b.linked(regions))
     return params.per_region * len(regions) + bonus
 
 
