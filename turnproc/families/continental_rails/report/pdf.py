@@ -40,6 +40,7 @@ from reportlab.platypus.flowables import _listWrapOn
 from turnproc.families.continental_rails.report.grid import Band, Grid, Look, Pair, Rule
 from turnproc.families.continental_rails.report.maps import MapPages
 from turnproc.families.continental_rails.report.model import CashFlow, PlayerReport
+from turnproc.families.continental_rails.report.strings import strings
 from turnproc.families.continental_rails.report.typeface import (
     MONO,
     NARROW,
@@ -217,9 +218,10 @@ class _Item(Flowable):
         canvas: Canvas = self.canv
         canvas.setFillColor(st.textColor)
         canvas.setFont(st.fontName, st.fontSize, st.leading)
+        draw = strings(canvas).left
         y = self.height - st.fontSize  # the first baseline, as in a Paragraph
         for first, line in self.lines:
-            canvas.drawString(st.leftIndent + (st.firstLineIndent if first else 0), y, line)
+            draw(st.leftIndent + (st.firstLineIndent if first else 0), y, line)
             y -= st.leading
 
     def getSpaceBefore(self) -> float:
@@ -303,16 +305,17 @@ class _Dated(_Plain):
         canvas.setFillColor(st.textColor)
         y = self.height - st.fontSize  # the first baseline, as in a Paragraph
         bold = tt2ps(st.fontName, 1, 0)
+        draw = strings(canvas).left
         for first, line in self.lines:
             x = st.leftIndent + (st.firstLineIndent if first else 0)
             if first:
                 canvas.setFont(bold, st.fontSize, st.leading)
-                canvas.drawString(x, y, self.year)
+                draw(x, y, self.year)
                 x += stringWidth(self.year, bold, st.fontSize)
                 line = " " + line if line else line
             canvas.setFont(st.fontName, st.fontSize, st.leading)
             if line:
-                canvas.drawString(x, y, line)
+                draw(x, y, line)
             y -= st.leading
 
 
@@ -440,6 +443,7 @@ class _Runs(_Plain):
         canvas.setFillColor(st.textColor)
         fonts = (st.fontName, tt2ps(st.fontName, 1, 0))
         font = ""
+        draw = strings(canvas).left
         y = self.height - st.fontSize  # the first baseline, as in a Paragraph
         for (first, _), line in zip(self.lines, self.parts, strict=True):
             x = st.leftIndent + (st.firstLineIndent if first else 0)
@@ -447,7 +451,7 @@ class _Runs(_Plain):
                 if fonts[is_bold] != font:
                     font = fonts[is_bold]
                     canvas.setFont(font, st.fontSize, st.leading)
-                canvas.drawString(x, y, text)
+                draw(x, y, text)
                 x += stringWidth(text, font, st.fontSize)
             y -= st.leading
 
@@ -575,9 +579,10 @@ class _Header:
         canvas.saveState()
         canvas.setFont(NARROW, 7)
         canvas.setFillColor(colors.HexColor("#555555"))
-        canvas.drawString(MARGIN, height - 22, self.left)
-        canvas.drawRightString(width - MARGIN, height - 22, self.right)
-        canvas.drawCentredString(width / 2, 16, f"page {doc.page}")
+        written = strings(canvas)
+        written.left(MARGIN, height - 22, self.left)
+        written.right(width - MARGIN, height - 22, self.right)
+        written.centred(width / 2, 16, f"page {doc.page}")
         canvas.restoreState()
 
 

@@ -1,0 +1,142 @@
+"""9 Strings of the report's text pages written on the canvas as ReportLab
+writes them, for less.
+
+ReportLab's `drawString` makes a text object for each string, looks its font
+up again, splits the text into the embedded font's subsets one character at a
+time and joins the operators in several steps: for the tables' 1,500 cells a
+report, most of the cost of its text pages. `Strings` writes the same
+operators, byte for byte, straight into the page. A string in the printable
+ASCII range is the same bytes in every document (ReportLab codes those
+characters of an embedded font as themselves, `ttfAsciiReadable`), so its
+escaped form is made once per process; any other string goes through the
+font's own `splitString`, as ReportLab's would, so characters beyond ASCII
+get the codes ReportLab gives them, in the same order.
+
+On any canvas but a plain one (the bench's floor records the calls made to
+its canvas and replays them) the strings are drawn by ReportLab's own
+calls, as they are in a base font and when they are empty.
+"""
+
+from weakref import WeakKeyDictionary
+
+from reportlab.lib.rl_accel import escapePDF, fp_str
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.ttfonts import TTFont
+from reportlab.pdfgen import textobject
+from reportlab.pdfgen.canvas import Canvas
+
+# The escaped form of printable ASCII strings, by text (any embedded font).
+_ESCAPED: dict[str, str] = {}
+ESCAPED_KEPT = 50_000
+_ASCII = frozenset(range(32, 127))
+
+
+class _Face:
+    """An embedded font as one document names it."""
+
+    __slots__ = ("ascii", "font", "name", "sizes")
+
+    def __init__(self, font: TTFont, name: str) -> None:
+        self.font = font
+        self.name = name  # the PDF name of its first subset: "/F1+0"
+        # Every printable ASCII character has a glyph: ReportLab codes it as itself.
+        self.ascii = bool(font._asciiReadable) and _ASCII.issubset(font.face.charToGlyph)
+        self.sizes: dict[tuple[float, float], str] = {}  # "7 Tf 8.4 TL" by size, leading
+
+    def size(self, size: float, leading: float) -> str:
+        made = self.sizes.get((size, leading))
+        if made is None:
+            made = self.sizes[size, leading] = f"{fp_str(size)} Tf {fp_str(leading)} TL"
+        return made
+
+
+class Strings:
+    """Draws strings in the canvas's current font, size and leading, as
+    `canvas.drawString` (`left`), `canvas.drawRightString` (`right`) and
+    `canvas.drawCentredString` (`centred`) do."""
+
+    def __init__(self, canvas: Canvas) -> None:
+        self.canvas = canvas
+        self.fast = type(canvas) is Canvas and bool(canvas.bottomup) and not textobject.rtlSupport
+        self.faces: dict[str, _Face | None] = {}  # None: a base font
+
+    def left(self, x: float, y: float, text: str) -> None:
+        if not (self.fast and text and self._write(x, y, text)):
+            self.canvas.drawString(x, y, text)
+
+    def right(self, x: float, y: float, text: str) -> None:
+        canvas = self.canvas
+        if self.fast and text:
+            width = pdfmetrics.stringWidth(text, canvas._fontname, canvas._fontsize)
+            if self._write(x - width, y, text):
+                return
+        canvas.drawRightString(x, y, text)
+
+    def centred(self, x: float, y: float, text: str) -> None:
+        """As `canvas.drawCentredString`."""
+        canvas = self.canvas
+        if self.fast and text:
+            width = pdfmetrics.stringWidth(text, canvas._fontname, canvas._fontsize)
+            if self._write(x - 0.5 * width, y, text):
+                return
+        canvas.drawCentredString(x, y, text)
+
+    def _write(self, x: float, y: float, text: str) -> bool:
+        """Writes `text` at (x, y) unless its font is not an embedded one."""
+        canvas = self.canvas
+        name = canvas._fontname
+        face = self.faces[name] if name in self.faces else self._face(name)
+        if face is None:
+            return False
+        size = face.size(canvas._fontsize, canvas._leading)
+        if face.ascii and text.isascii() and text.isprintable():
+            escaped = _ESCAPED.get(text)
+            if escaped is None:
+                if len(_ESCAPED) >= ESCAPED_KEPT:
+                    _ESCAPED.clear()
+                escaped = _ESCAPED[text] = escapePDF(text.encode("ascii"))
+            body = f"{face.name} {size} ({escaped}) Tj"
+        else:
+            body = self._split(face, text, size)
+        canvas._code.append(f"BT 1 0 0 1 {fp_str(x, y)} Tm {body} T* ET")
+        return True
+
+    def _face(self, name: str) -> _Face | None:
+        """The font `name` in this document, at its first string here: its
+        codes set up (if ReportLab has not yet) as its `splitString` sets
+        them up, and named as ReportLab names it at its first string."""
+        font = pdfmetrics.getFont(name)
+        face = None
+        if isinstance(font, TTFont) and font._dynamicFont:
+            doc = self.canvas._doc
+            if doc not in font.state:
+                font.splitString("", doc)
+            face = _Face(font, font.getSubsetInternalName(0, doc))
+        self.faces[name] = face
+        return face
+
+    def _split(self, face: _Face, text: str, size: str) -> str:
+        """The operators of `text` as ReportLab's `_formatText` writes them
+        for an embedded font: each run of one subset selects it first."""
+        doc = self.canvas._doc
+        font = face.font
+        parts: list[str] = []
+        current = -1
+        for subset, codes in font.splitString(text, doc):
+            if subset != current:
+                name = face.name if subset == 0 else font.getSubsetInternalName(subset, doc)
+                parts.append(f"{name} {size}")
+                current = subset
+            parts.append(f"({escapePDF(codes)}) Tj")
+        return " ".join(parts)
+
+
+_OF: "WeakKeyDictionary[Canvas, Strings]" = WeakKeyDictionary()
+
+
+def strings(canvas: Canvas) -> Strings:
+    """The canvas's string writer (one per canvas: it knows its fonts)."""
+    made = _OF.get(canvas)
+    if made is None:
+        made = _OF[canvas] = Strings(canvas)
+    return made
