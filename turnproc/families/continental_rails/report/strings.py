@@ -29,25 +29,39 @@ from reportlab.pdfgen.canvas import Canvas
 _ESCAPED: dict[str, str] = {}
 ESCAPED_KEPT = 50_000
 _ASCII = frozenset(range(32, 127))
+_ASCII_TEXT = frozenset(map(chr, _ASCII))
 
 
 class _Face:
-    """An embedded font as one document names it."""
+    """An embedded font as one document names and codes it."""
 
-    __slots__ = ("ascii", "font", "name", "sizes")
+    __slots__ = ("ascii", "codes", "font", "known", "learnt", "name", "sizes", "table")
 
-    def __init__(self, font: TTFont, name: str) -> None:
+    def __init__(self, font: TTFont, name: str, codes: dict[int, int]) -> None:
         self.font = font
         self.name = name  # the PDF name of its first subset: "/F1+0"
         # Every printable ASCII character has a glyph: ReportLab codes it as itself.
         self.ascii = bool(font._asciiReadable) and _ASCII.issubset(font.face.charToGlyph)
         self.sizes: dict[tuple[float, float], str] = {}  # "7 Tf 8.4 TL" by size, leading
+        self.codes = codes  # the document's codes by character (ReportLab's, it adds to them)
+        # The characters beyond ASCII coded in the first subset, and their codes.
+        self.table: dict[int, str] = {}
+        self.known = _ASCII_TEXT
+        self.learnt = 0  # how many codes `table` was made from
 
     def size(self, size: float, leading: float) -> str:
         made = self.sizes.get((size, leading))
         if made is None:
             made = self.sizes[size, leading] = f"{fp_str(size)} Tf {fp_str(leading)} TL"
         return made
+
+    def learn(self) -> None:
+        """Takes the characters coded since the last time into `table`."""
+        if len(self.codes) == self.learnt:
+            return
+        self.learnt = len(self.codes)
+        self.table = {c: chr(n) for c, n in self.codes.items() if c > 126 and n < 256}
+        self.known = _ASCII_TEXT | frozenset(map(chr, self.table))
 
 
 class Strings:
@@ -96,8 +110,13 @@ class Strings:
                     _ESCAPED.clear()
                 escaped = _ESCAPED[text] = escapePDF(text.encode("ascii"))
             body = f"{face.name} {size} ({escaped}) Tj"
+        elif face.ascii and face.known.issuperset(text):
+            # Every character already coded, all in the first subset: one run.
+            codes = text.translate(face.table).encode("latin-1")
+            body = f"{face.name} {size} ({escapePDF(codes)}) Tj"
         else:
             body = self._split(face, text, size)
+            face.learn()
         canvas._code.append(f"BT 1 0 0 1 {fp_str(x, y)} Tm {body} T* ET")
         return True
 
@@ -111,7 +130,7 @@ class Strings:
             doc = self.canvas._doc
             if doc not in font.state:
                 font.splitString("", doc)
-            face = _Face(font, font.getSubsetInternalName(0, doc))
+            face = _Face(font, font.getSubsetInternalName(0, doc), font.state[doc].assignments)
         self.faces[name] = face
         return face
 
