@@ -57,6 +57,7 @@ from reportlab.lib.colors import Color, HexColor
 from reportlab.lib.rl_accel import fp_str
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
+from reportlab.pdfgen.pathobject import PDFPathObject
 from reportlab.pdfgen.textobject import PDFTextObject
 
 from turnproc.files import write_whole
@@ -358,8 +359,14 @@ _DASH = (4.0, 1.5)  # national borders
 def _path(canvas: Canvas, points: Sequence[Point], close: bool) -> object:
     path = canvas.beginPath()
     path.moveTo(*points[0])
-    for x, y in points[1:]:
-        path.lineTo(x, y)
+    if isinstance(path, PDFPathObject) and len(points) > 1:
+        # An outline has hundreds of points: their numbers are formatted in one
+        # call, each as `lineTo` formats it, and written as its operators.
+        numbers = fp_str(*itertools.chain.from_iterable(points[1:])).split(" ")
+        path._code.extend([f"{x} {y} l" for x, y in zip(numbers[::2], numbers[1::2], strict=True)])
+    else:
+        for x, y in points[1:]:
+            path.lineTo(x, y)
     if close:
         path.close()
     return path
