@@ -37,6 +37,7 @@ from reportlab.platypus import (
 )
 from reportlab.platypus.flowables import _listWrapOn
 
+from turnproc.families.continental_rails.report.embedding import report_canvas
 from turnproc.families.continental_rails.report.grid import Band, Grid, Look, Pair, Rule
 from turnproc.families.continental_rails.report.maps import MapPages
 from turnproc.families.continental_rails.report.model import CashFlow, PlayerReport
@@ -969,10 +970,11 @@ def _front(report: PlayerReport) -> list[Flowable]:
 
 
 def render_pdf(
-    report: PlayerReport, maps: MapPages | None = None, canvasmaker: Any = Canvas
+    report: PlayerReport, maps: MapPages | None = None, canvasmaker: Any = report_canvas
 ) -> bytes:
     """The whole report as PDF bytes; `maps` adds the reader's map pages.
-    `canvasmaker`: the canvas class (the bench's floor records the drawing)."""
+    `canvasmaker`: makes the canvas (the bench's floor records the drawing);
+    by default ReportLab's, embedding each font subset once per process."""
     buffer = io.BytesIO()
     header = _Header(report)
     doc = BaseDocTemplate(
