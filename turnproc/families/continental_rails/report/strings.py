@@ -73,52 +73,66 @@ class Strings:
         self.canvas = canvas
         self.fast = type(canvas) is Canvas and bool(canvas.bottomup) and not textobject.rtlSupport
         self.faces: dict[str, _Face | None] = {}  # None: a base font
+        # The canvas's font, size and leading the strings were last written in,
+        # their face and what selects it ("/F1+0 7 Tf 8.4 TL").
+        self.key: tuple[str, float, float] | None = None
+        self.face: _Face | None = None
+        self.select = ""
 
     def left(self, x: float, y: float, text: str) -> None:
-        if not (self.fast and text and self._write(x, y, text)):
+        if not (self.fast and text and self._ready()):
             self.canvas.drawString(x, y, text)
+            return
+        self._write(x, y, text)
 
     def right(self, x: float, y: float, text: str) -> None:
         canvas = self.canvas
-        if self.fast and text:
-            width = pdfmetrics.stringWidth(text, canvas._fontname, canvas._fontsize)
-            if self._write(x - width, y, text):
-                return
-        canvas.drawRightString(x, y, text)
+        if not (self.fast and text and self._ready()):
+            canvas.drawRightString(x, y, text)
+            return
+        assert self.face is not None
+        self._write(x - self.face.font.stringWidth(text, canvas._fontsize), y, text)
 
     def centred(self, x: float, y: float, text: str) -> None:
         """As `canvas.drawCentredString`."""
         canvas = self.canvas
-        if self.fast and text:
-            width = pdfmetrics.stringWidth(text, canvas._fontname, canvas._fontsize)
-            if self._write(x - 0.5 * width, y, text):
-                return
-        canvas.drawCentredString(x, y, text)
+        if not (self.fast and text and self._ready()):
+            canvas.drawCentredString(x, y, text)
+            return
+        assert self.face is not None
+        self._write(x - 0.5 * self.face.font.stringWidth(text, canvas._fontsize), y, text)
 
-    def _write(self, x: float, y: float, text: str) -> bool:
-        """Writes `text` at (x, y) unless its font is not an embedded one."""
+    def _ready(self) -> bool:
+        """Whether the canvas's font is an embedded one (then `face` and
+        `select` are its)."""
         canvas = self.canvas
-        name = canvas._fontname
-        face = self.faces[name] if name in self.faces else self._face(name)
-        if face is None:
-            return False
-        size = face.size(canvas._fontsize, canvas._leading)
+        key = (canvas._fontname, canvas._fontsize, canvas._leading)
+        if key != self.key:
+            name, size, leading = key
+            face = self.faces[name] if name in self.faces else self._face(name)
+            self.key, self.face = key, face
+            self.select = "" if face is None else f"{face.name} {face.size(size, leading)}"
+        return self.face is not None
+
+    def _write(self, x: float, y: float, text: str) -> None:
+        """Writes `text` at (x, y) in `face` (`_ready`)."""
+        face = self.face
+        assert face is not None
         if face.ascii and text.isascii() and text.isprintable():
             escaped = _ESCAPED.get(text)
             if escaped is None:
                 if len(_ESCAPED) >= ESCAPED_KEPT:
                     _ESCAPED.clear()
                 escaped = _ESCAPED[text] = escapePDF(text.encode("ascii"))
-            body = f"{face.name} {size} ({escaped}) Tj"
+            body = f"{self.select} ({escaped}) Tj"
         elif face.ascii and face.known.issuperset(text):
             # Every character already coded, all in the first subset: one run.
             codes = text.translate(face.table).encode("latin-1")
-            body = f"{face.name} {size} ({escapePDF(codes)}) Tj"
+            body = f"{self.select} ({escapePDF(codes)}) Tj"
         else:
-            body = self._split(face, text, size)
+            body = self._split(face, text)
             face.learn()
-        canvas._code.append(f"BT 1 0 0 1 {fp_str(x, y)} Tm {body} T* ET")
-        return True
+        self.canvas._code.append(f"BT 1 0 0 1 {fp_str(x, y)} Tm {body} T* ET")
 
     def _face(self, name: str) -> _Face | None:
         """The font `name` in this document, at its first string here: its
@@ -134,11 +148,12 @@ class Strings:
         self.faces[name] = face
         return face
 
-    def _split(self, face: _Face, text: str, size: str) -> str:
+    def _split(self, face: _Face, text: str) -> str:
         """The operators of `text` as ReportLab's `_formatText` writes them
         for an embedded font: each run of one subset selects it first."""
         doc = self.canvas._doc
         font = face.font
+        size = self.select.split(" ", 1)[1]
         parts: list[str] = []
         current = -1
         for subset, codes in font.splitString(text, doc):
