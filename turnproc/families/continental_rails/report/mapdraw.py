@@ -60,6 +60,7 @@ from reportlab.pdfgen.canvas import Canvas
 from reportlab.pdfgen.pathobject import PDFPathObject
 from reportlab.pdfgen.textobject import PDFTextObject
 
+from turnproc.families.continental_rails.report.strings import strings
 from turnproc.files import write_whole
 from turnproc.scenario.model import Route, Scenario, Town
 
@@ -830,7 +831,7 @@ def _draw_towns(
         if town.size >= 2:
             canvas.setFillColor(_color(style.town_line))
             canvas.setFont(style.font_bold, r * 1.3)
-            canvas.drawCentredString(cx, cy - r * 0.45, str(town.value))
+            strings(canvas).centred(cx, cy - r * 0.45, str(town.value))
         placer.take((cx - r, cy - r, cx + r, cy + r))
     return shown
 
@@ -1210,7 +1211,7 @@ def draw_legend(
             canvas.drawCentredString(left + 24, cy - 1.7, "16")
         canvas.setFillColor(_color("#111111"))
         canvas.setFont(style.font, LEGEND_FONT_SIZE)
-        canvas.drawString(left + 40, cy - 2.5, text)
+        strings(canvas).left(left + 40, cy - 2.5, text)
     canvas.restoreState()
     return height
 

@@ -12,11 +12,14 @@ escaped form is made once per process; any other string goes through the
 font's own `splitString`, as ReportLab's would, so characters beyond ASCII
 get the codes ReportLab gives them, in the same order.
 
-On any canvas but a plain one (the bench's floor records the calls made to
-its canvas and replays them) the strings are drawn by ReportLab's own
-calls, as they are in a base font and when they are empty.
+In a base font (Helvetica on the maps) a string names no font (the canvas
+did when the font was set) and printable ASCII is written as itself; other
+text in a base font, empty strings, and strings on any canvas but a plain
+one (the bench's floor records the calls made to its canvas and replays
+them, the web's maps are SVG) are drawn by ReportLab's own calls.
 """
 
+from typing import Any
 from weakref import WeakKeyDictionary
 
 from reportlab.lib.rl_accel import escapePDF, fp_str
@@ -78,61 +81,62 @@ class Strings:
         self.key: tuple[str, float, float] | None = None
         self.face: _Face | None = None
         self.select = ""
+        self.base: Any = None  # the current font if it is one of the base fonts
 
     def left(self, x: float, y: float, text: str) -> None:
-        if not (self.fast and text and self._ready()):
+        if not self._put(x, y, text, 0.0):
             self.canvas.drawString(x, y, text)
-            return
-        self._write(x, y, text)
 
     def right(self, x: float, y: float, text: str) -> None:
-        canvas = self.canvas
-        if not (self.fast and text and self._ready()):
-            canvas.drawRightString(x, y, text)
-            return
-        assert self.face is not None
-        self._write(x - self.face.font.stringWidth(text, canvas._fontsize), y, text)
+        if not self._put(x, y, text, 1.0):
+            self.canvas.drawRightString(x, y, text)
 
     def centred(self, x: float, y: float, text: str) -> None:
         """As `canvas.drawCentredString`."""
-        canvas = self.canvas
-        if not (self.fast and text and self._ready()):
-            canvas.drawCentredString(x, y, text)
-            return
-        assert self.face is not None
-        self._write(x - 0.5 * self.face.font.stringWidth(text, canvas._fontsize), y, text)
+        if not self._put(x, y, text, 0.5):
+            self.canvas.drawCentredString(x, y, text)
 
-    def _ready(self) -> bool:
-        """Whether the canvas's font is an embedded one (then `face` and
-        `select` are its)."""
+    def _put(self, x: float, y: float, text: str, shift: float) -> bool:
+        """Writes `text` with its left end `shift` of its width left of x;
+        False if ReportLab is to draw it."""
+        if not (self.fast and text):
+            return False
         canvas = self.canvas
         key = (canvas._fontname, canvas._fontsize, canvas._leading)
         if key != self.key:
-            name, size, leading = key
-            face = self.faces[name] if name in self.faces else self._face(name)
-            self.key, self.face = key, face
-            self.select = "" if face is None else f"{face.name} {face.size(size, leading)}"
-        return self.face is not None
-
-    def _write(self, x: float, y: float, text: str) -> None:
-        """Writes `text` at (x, y) in `face` (`_ready`)."""
+            self._select(key)
         face = self.face
-        assert face is not None
-        if face.ascii and text.isascii() and text.isprintable():
-            escaped = _ESCAPED.get(text)
-            if escaped is None:
-                if len(_ESCAPED) >= ESCAPED_KEPT:
-                    _ESCAPED.clear()
-                escaped = _ESCAPED[text] = escapePDF(text.encode("ascii"))
-            body = f"{self.select} ({escaped}) Tj"
-        elif face.ascii and face.known.issuperset(text):
-            # Every character already coded, all in the first subset: one run.
-            codes = text.translate(face.table).encode("latin-1")
-            body = f"{self.select} ({escapePDF(codes)}) Tj"
+        ascii = text.isascii() and text.isprintable()
+        if face is None:
+            # A base font selected by the canvas already: ASCII is written as itself.
+            if self.base is None or not ascii:
+                return False
+            if shift:
+                x -= shift * self.base.stringWidth(text, key[1])
+            body = f"({_escaped(text)}) Tj"
         else:
-            body = self._split(face, text)
-            face.learn()
-        self.canvas._code.append(f"BT 1 0 0 1 {fp_str(x, y)} Tm {body} T* ET")
+            if shift:
+                x -= shift * face.font.stringWidth(text, key[1])
+            if face.ascii and ascii:
+                body = f"{self.select} ({_escaped(text)}) Tj"
+            elif face.ascii and face.known.issuperset(text):
+                # Every character already coded, all in the first subset: one run.
+                codes = text.translate(face.table).encode("latin-1")
+                body = f"{self.select} ({escapePDF(codes)}) Tj"
+            else:
+                body = self._split(face, text)
+                face.learn()
+        canvas._code.append(f"BT 1 0 0 1 {fp_str(x, y)} Tm {body} T* ET")
+        return True
+
+    def _select(self, key: tuple[str, float, float]) -> None:
+        name, size, leading = key
+        face = self.faces[name] if name in self.faces else self._face(name)
+        self.key, self.face = key, face
+        self.select = "" if face is None else f"{face.name} {face.size(size, leading)}"
+        font = pdfmetrics.getFont(name)
+        # A base font writes no font selection in a string; the canvas did (setFont).
+        self.base = font if face is None and font.face.builtIn and not font._multiByte else None
 
     def _face(self, name: str) -> _Face | None:
         """The font `name` in this document, at its first string here: its
@@ -163,6 +167,16 @@ class Strings:
                 current = subset
             parts.append(f"({escapePDF(codes)}) Tj")
         return " ".join(parts)
+
+
+def _escaped(text: str) -> str:
+    """A printable ASCII string as a PDF string's contents."""
+    escaped = _ESCAPED.get(text)
+    if escaped is None:
+        if len(_ESCAPED) >= ESCAPED_KEPT:
+            _ESCAPED.clear()
+        escaped = _ESCAPED[text] = escapePDF(text.encode("ascii"))
+    return escaped
 
 
 _OF: "WeakKeyDictionary[Canvas, Strings]" = WeakKeyDictionary()
