@@ -312,14 +312,10 @@ class _Placer:
 
     def free(self, rect: Rect) -> bool:
         # Tried some 2,000 times a map: the cells are walked here, not by `_keys`.
+        # A rectangle's corners are in order (x0 <= x1, y0 <= y1), so it is
+        # inside the frame when its lower left and upper right corners are.
         x0, y0, x1, y1 = rect
-        left, right, bottom, top = self.left, self.right, self.bottom, self.top
-        if not (
-            left <= x0 <= right
-            and bottom <= y0 <= top
-            and left <= x1 <= right
-            and bottom <= y1 <= top
-        ):
+        if not (self.left <= x0 and x1 <= self.right and self.bottom <= y0 and y1 <= self.top):
             return False
         cells = self.cells
         size, rows = self.CELL, self.ROWS

@@ -82,6 +82,7 @@ class Strings:
         self.face: _Face | None = None
         self.select = ""
         self.base: Any = None  # the current font if it is one of the base fonts
+        self.selected: dict[tuple[str, float, float], tuple[_Face | None, str, Any]] = {}
 
     def left(self, x: float, y: float, text: str) -> None:
         if not self._put(x, y, text, 0.0):
@@ -130,13 +131,19 @@ class Strings:
         return True
 
     def _select(self, key: tuple[str, float, float]) -> None:
-        name, size, leading = key
-        face = self.faces[name] if name in self.faces else self._face(name)
-        self.key, self.face = key, face
-        self.select = "" if face is None else f"{face.name} {face.size(size, leading)}"
-        font = pdfmetrics.getFont(name)
-        # A base font writes no font selection in a string; the canvas did (setFont).
-        self.base = font if face is None and font.face.builtIn and not font._multiByte else None
+        """Takes the canvas's font, size and leading `key` (tables switch
+        between two fonts cell by cell)."""
+        selected = self.selected.get(key)
+        if selected is None:
+            name, size, leading = key
+            face = self.faces[name] if name in self.faces else self._face(name)
+            select = "" if face is None else f"{face.name} {face.size(size, leading)}"
+            font = pdfmetrics.getFont(name)
+            # A base font writes no font selection in a string; the canvas did (setFont).
+            base = font if face is None and font.face.builtIn and not font._multiByte else None
+            selected = self.selected[key] = (face, select, base)
+        self.key = key
+        self.face, self.select, self.base = selected
 
     def _face(self, name: str) -> _Face | None:
         """The font `name` in this document, at its first string here: its
