@@ -77,3 +77,27 @@ def test_on_a_recording_canvas_the_strings_go_through_reportlab() -> None:
     canvas.setFont(NARROW, 7)
     strings(canvas).left(1, 2, "Cash")
     assert calls == [(1, 2, "Cash")]
+
+
+def _lines_pdf(fast: bool) -> bytes:
+    register_fonts()
+    buffer = io.BytesIO()
+    canvas = Canvas(buffer, invariant=1)
+    lines = ["BID 3 NYC", "", "\tindented", "Zürich – Basel", *TEXTS, "", "last"]
+    for _page in range(2):
+        for name, size, leading in FONTS[:3]:
+            if fast:
+                assert strings(canvas).lines(30, 700, lines, name, size, leading)
+            else:
+                text = canvas.beginText(30, 700)
+                text.setFont(name, size, leading)
+                for line in lines:
+                    text.textLine(line)
+                canvas.drawText(text)
+        canvas.showPage()
+    canvas.save()
+    return buffer.getvalue()
+
+
+def test_lines_are_the_bytes_a_text_object_writes() -> None:
+    assert _lines_pdf(True) == _lines_pdf(False)

@@ -457,6 +457,37 @@ class _Runs(_Plain):
             y -= st.leading
 
 
+class _Preformatted(Preformatted):
+    """A Preformatted (the turnsheet) whose lines are written by the string
+    writer, as a Preformatted's text object writes them, when it can."""
+
+    def draw(self) -> None:
+        style = self.style
+        canvas: Canvas = self.canv
+        if type(canvas) is not Canvas:  # the bench's floor notes ReportLab's calls
+            super().draw()
+            return
+        canvas.addLiteral("%PreformattedPara")
+        if style.textColor:
+            canvas.setFillColor(style.textColor)
+        y = self.height - style.fontSize
+        written = strings(canvas).lines(
+            style.leftIndent, y, self.lines, style.fontName, style.fontSize, style.leading
+        )
+        if not written:
+            text = canvas.beginText(style.leftIndent, y)
+            text.setFont(style.fontName, style.fontSize, style.leading)
+            for line in self.lines:
+                text.textLine(line)
+            canvas.drawText(text)
+
+    def split(self, avail_width: float, avail_height: float) -> list[Flowable]:
+        return [
+            _Preformatted("\n".join(part.lines), part.style)
+            for part in super().split(avail_width, avail_height)
+        ]
+
+
 class _Together(KeepTogether):
     """Flowables kept on one page, measured without the document's frame:
     a KeepTogether copies the frame on every measuring (in case a flowable
@@ -918,7 +949,7 @@ def _closing(report: PlayerReport) -> list[Flowable]:
         out += [
             PageBreak(),
             _Plain(f"Turnsheet for turn {report.next_turn}", STYLES["h1"]),
-            Preformatted(printable(report.turnsheet), STYLES["mono"]),
+            _Preformatted(printable(report.turnsheet), STYLES["mono"]),
         ]
     return out
 

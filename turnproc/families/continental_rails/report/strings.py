@@ -97,6 +97,45 @@ class Strings:
         if not self._put(x, y, text, 0.5):
             self.canvas.drawCentredString(x, y, text)
 
+    def lines(
+        self, x: float, y: float, lines: list[str], font: str, size: float, leading: float
+    ) -> bool:
+        """Writes `lines` one under another from (x, y) in an embedded font, as
+        a text object in that font writes them line by line (`textLine`):
+        the font is selected once, and again only where a line needs another
+        of its subsets. False (nothing written) if ReportLab is to draw them."""
+        if not self.fast:
+            return False
+        key = (font, size, leading)
+        if key != self.key:
+            self._select(key)
+        face = self.face
+        if face is None:
+            return False
+        code = ["BT", f"1 0 0 1 {fp_str(x, y)} Tm"]
+        current = -1  # the subset selected
+        for line in lines:
+            if not line:
+                code.append(" T*")  # an empty line writes no text
+                continue
+            if face.ascii and line.isascii() and line.isprintable():
+                shown = f"({_escaped(line)}) Tj T*"
+            elif face.ascii and face.known.issuperset(line):
+                codes = line.translate(face.table).encode("latin-1")
+                shown = f"({escapePDF(codes)}) Tj T*"
+            else:
+                text, current = self._split(face, line, current)
+                face.learn()
+                code.append(f"{text} T*")
+                continue
+            if current != 0:
+                shown = f"{self.select} {shown}"
+                current = 0
+            code.append(shown)
+        code.append("ET")
+        self.canvas._code.append(" ".join(code))
+        return True
+
     def _put(self, x: float, y: float, text: str, shift: float) -> bool:
         """Writes `text` with its left end `shift` of its width left of x;
         False if ReportLab is to draw it."""
@@ -125,7 +164,7 @@ class Strings:
                 codes = text.translate(face.table).encode("latin-1")
                 body = f"{self.select} ({escapePDF(codes)}) Tj"
             else:
-                body = self._split(face, text)
+                body = self._split(face, text)[0]
                 face.learn()
         canvas._code.append(f"BT 1 0 0 1 {fp_str(x, y)} Tm {body} T* ET")
         return True
@@ -159,21 +198,22 @@ class Strings:
         self.faces[name] = face
         return face
 
-    def _split(self, face: _Face, text: str) -> str:
+    def _split(self, face: _Face, text: str, current: int = -1) -> tuple[str, int]:
         """The operators of `text` as ReportLab's `_formatText` writes them
-        for an embedded font: each run of one subset selects it first."""
+        for an embedded font (`current`: the subset selected already), and
+        the subset selected after them: each run of one subset selects it
+        first, unless it is selected already."""
         doc = self.canvas._doc
         font = face.font
         size = self.select.split(" ", 1)[1]
         parts: list[str] = []
-        current = -1
         for subset, codes in font.splitString(text, doc):
             if subset != current:
                 name = face.name if subset == 0 else font.getSubsetInternalName(subset, doc)
                 parts.append(f"{name} {size}")
                 current = subset
             parts.append(f"({escapePDF(codes)}) Tj")
-        return " ".join(parts)
+        return " ".join(parts), current
 
 
 def _escaped(text: str) -> str:
