@@ -101,3 +101,5 @@ def _lines_pdf(fast: bool) -> bytes:
 
 def test_lines_are_the_bytes_a_text_object_writes() -> None:
     assert _lines_pdf(True) == _lines_pdf(False)
+    # Lines with no text name no font: ReportLab draws them.
+    assert not strings(Canvas(io.BytesIO())).lines(30, 700, ["", ""], NARROW, 7, 8.4)

@@ -103,8 +103,9 @@ class Strings:
         """Writes `lines` one under another from (x, y) in an embedded font, as
         a text object in that font writes them line by line (`textLine`):
         the font is selected once, and again only where a line needs another
-        of its subsets. False (nothing written) if ReportLab is to draw them."""
-        if not self.fast:
+        of its subsets. False (nothing written) if ReportLab is to draw them,
+        as it does lines with no text (which name no font)."""
+        if not (self.fast and any(lines)):
             return False
         key = (font, size, leading)
         if key != self.key:
