@@ -3,7 +3,9 @@ ReportLab's drawString, drawRightString and drawCentredString write, in any
 script, across the embedded font's subsets, in a base font and empty, the
 first time and again."""
 
+import gc
 import io
+import weakref
 
 from reportlab.pdfgen.canvas import Canvas
 
@@ -103,3 +105,14 @@ def test_lines_are_the_bytes_a_text_object_writes() -> None:
     assert _lines_pdf(True) == _lines_pdf(False)
     # Lines with no text name no font: ReportLab draws them.
     assert not strings(Canvas(io.BytesIO())).lines(30, 700, ["", ""], NARROW, 7, 8.4)
+
+
+def test_a_canvas_is_not_kept_alive_by_its_writer() -> None:
+    register_fonts()
+    canvas = Canvas(io.BytesIO())
+    canvas.setFont(NARROW, 7)
+    strings(canvas).left(1, 2, "Cash")
+    gone = weakref.ref(canvas)
+    del canvas
+    gc.collect()
+    assert gone() is None

@@ -19,8 +19,8 @@ one (the bench's floor records the calls made to its canvas and replays
 them, the web's maps are SVG) are drawn by ReportLab's own calls.
 """
 
+import weakref
 from typing import Any
-from weakref import WeakKeyDictionary
 
 from reportlab.lib.rl_accel import escapePDF, fp_str
 from reportlab.pdfbase import pdfmetrics
@@ -73,7 +73,9 @@ class Strings:
     `canvas.drawCentredString` (`centred`) do."""
 
     def __init__(self, canvas: Canvas) -> None:
-        self.canvas = canvas
+        # Weakly: the writer is kept by its canvas's entry in `_OF`, which
+        # goes when the canvas (and its document) does.
+        self._canvas = weakref.ref(canvas)
         self.fast = type(canvas) is Canvas and bool(canvas.bottomup) and not textobject.rtlSupport
         self.faces: dict[str, _Face | None] = {}  # None: a base font
         # The canvas's font, size and leading the strings were last written in,
@@ -83,6 +85,12 @@ class Strings:
         self.select = ""
         self.base: Any = None  # the current font if it is one of the base fonts
         self.selected: dict[tuple[str, float, float], tuple[_Face | None, str, Any]] = {}
+
+    @property
+    def canvas(self) -> Canvas:
+        canvas = self._canvas()
+        assert canvas is not None
+        return canvas
 
     def left(self, x: float, y: float, text: str) -> None:
         if not self._put(x, y, text, 0.0):
@@ -227,7 +235,7 @@ def _escaped(text: str) -> str:
     return escaped
 
 
-_OF: "WeakKeyDictionary[Canvas, Strings]" = WeakKeyDictionary()
+_OF: "weakref.WeakKeyDictionary[Canvas, Strings]" = weakref.WeakKeyDictionary()
 
 
 def strings(canvas: Canvas) -> Strings:
