@@ -21,6 +21,7 @@ def _labels(canvas: Canvas, scenario: Scenario) -> list[str]:
         ("Helvetica-Bold", 3.36, "#7a1f1f", "#ffffff"),
         ("Helvetica-Bold", 5.75, "#111111", "#f7f3e6"),
         ("Helvetica", 8.0, "#111111", None),
+        ("ZapfDingbats", 5.0, "#111111", "#ffffff"),  # its ASCII is not itself
     ]
     for i, text in enumerate(texts):
         font, size, colour, halo = looks[i % len(looks)]

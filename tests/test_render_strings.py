@@ -36,7 +36,13 @@ TEXTS = [
     *[chr(c) * 3 for c in range(0x0100, 0x0180)],
     "after them all",
 ]
-FONTS = [(NARROW, 7.0, 8.4), (NARROW_BOLD, 7.0, 8.4), (SANS, 8.5, 10.6), ("Helvetica", 6, None)]
+FONTS = [
+    (NARROW, 7.0, 8.4),
+    (NARROW_BOLD, 7.0, 8.4),
+    (SANS, 8.5, 10.6),
+    ("Helvetica", 6, None),
+    ("Symbol", 6, None),  # a base font whose ASCII is not itself
+]
 
 
 def _pdf(fast: bool) -> bytes:
@@ -58,6 +64,16 @@ def _pdf(fast: bool) -> bytes:
                     x, y, text
                 )
         canvas.showPage()
+    for i, (name, size, leading) in enumerate(FONTS):  # ASCII in every font
+        canvas.setFont(name, size, leading)
+        for text in ("Cash (x) 12", "São"):
+            if fast:
+                (written.left, written.right, written.centred)[i % 3](50, 700 - i * 9, text)
+            else:
+                (canvas.drawString, canvas.drawRightString, canvas.drawCentredString)[i % 3](
+                    50, 700 - i * 9, text
+                )
+    canvas.showPage()
     canvas.save()
     return buffer.getvalue()
 

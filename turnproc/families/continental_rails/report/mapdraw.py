@@ -60,7 +60,7 @@ from reportlab.pdfgen.canvas import Canvas
 from reportlab.pdfgen.pathobject import PDFPathObject
 from reportlab.pdfgen.textobject import PDFTextObject
 
-from turnproc.families.continental_rails.report.strings import strings
+from turnproc.families.continental_rails.report.strings import ascii_as_itself, strings
 from turnproc.files import write_whole
 from turnproc.scenario.model import Route, Scenario, Town
 
@@ -898,10 +898,10 @@ class _Labels:
 
     def _ops(self, text: str, font: str, size: float, color: str, halo: str | None) -> list[str]:
         """The label's operators as ReportLab writes them, in the pieces
-        between its text origins. Printable ASCII in a built-in font is
-        written as ReportLab's text object writes it, without one; other
-        text goes through one."""
-        if text.isascii() and text.isprintable() and pdfmetrics.getFont(font).face.builtIn:
+        between its text origins. Printable ASCII in a base font that writes
+        it as itself is written as ReportLab's text object writes it, without
+        one; other text goes through one."""
+        if text.isascii() and text.isprintable() and ascii_as_itself(font):
             name = self.canvas._doc.getInternalFontName(font)
             select = f"{name} {fp_str(size)} Tf {fp_str(size * 1.2)} TL"
             shown = f"({escapePDF(text.encode('ascii'))}) Tj"

@@ -13,17 +13,20 @@ font's own `splitString`, as ReportLab's would, so characters beyond ASCII
 get the codes ReportLab gives them, in the same order.
 
 In a base font (Helvetica on the maps) a string names no font (the canvas
-did when the font was set) and printable ASCII is written as itself; other
+did when the font was set) and printable ASCII is written as itself (where
+the font's encoding writes it so: not in Symbol or ZapfDingbats); other
 text in a base font, empty strings, and strings on any canvas but a plain
 one (the bench's floor records the calls made to its canvas and replays
 them, the web's maps are SVG) are drawn by ReportLab's own calls.
 """
 
 import weakref
+from functools import cache
 from typing import Any
 
 from reportlab.lib.rl_accel import escapePDF, fp_str
 from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.pdfmetrics import unicode2T1
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen import textobject
 from reportlab.pdfgen.canvas import Canvas
@@ -188,7 +191,7 @@ class Strings:
             select = "" if face is None else f"{face.name} {face.size(size, leading)}"
             font = pdfmetrics.getFont(name)
             # A base font writes no font selection in a string; the canvas did (setFont).
-            base = font if face is None and font.face.builtIn and not font._multiByte else None
+            base = font if face is None and ascii_as_itself(name) else None
             selected = self.selected[key] = (face, select, base)
         self.key = key
         self.face, self.select, self.base = selected
@@ -223,6 +226,17 @@ class Strings:
                 current = subset
             parts.append(f"({escapePDF(codes)}) Tj")
         return " ".join(parts), current
+
+
+@cache
+def ascii_as_itself(name: str) -> bool:
+    """Whether the font `name` is a base font that writes printable ASCII as
+    itself, in one run of its own (Helvetica, not Symbol)."""
+    font = pdfmetrics.getFont(name)
+    if font._dynamicFont or font._multiByte or not font.face.builtIn:
+        return False
+    text = "".join(map(chr, sorted(_ASCII)))
+    return bool(unicode2T1(text, [font, *font.substitutionFonts]) == [(font, text.encode())])
 
 
 def _escaped(text: str) -> str:
