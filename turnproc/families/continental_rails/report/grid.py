@@ -21,6 +21,8 @@ from reportlab.lib.colors import Color
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Flowable
 
+from turnproc.families.continental_rails.report.strings import strings
+
 LEADING = 8.4
 FONT_SIZE = 7.0
 PAD_TOP = 1.5
@@ -174,7 +176,8 @@ class Grid(Flowable):
         spanned = bool(spans)
         widths = self.widths
         heights = self.heights
-        draw_left, draw_right = canvas.drawString, canvas.drawRightString
+        written = strings(canvas)
+        draw_left, draw_right = written.left, written.right
         font = ""
         for r, (row, looks) in enumerate(zip(self.cells, self.looks, strict=True)):
             span = spans.get(r) if spanned else None

@@ -54,11 +54,13 @@ from pathlib import Path
 from typing import TypeAlias
 
 from reportlab.lib.colors import Color, HexColor
-from reportlab.lib.rl_accel import fp_str
+from reportlab.lib.rl_accel import escapePDF, fp_str
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
+from reportlab.pdfgen.pathobject import PDFPathObject
 from reportlab.pdfgen.textobject import PDFTextObject
 
+from turnproc.families.continental_rails.report.strings import ascii_as_itself, strings
 from turnproc.files import write_whole
 from turnproc.scenario.model import Route, Scenario, Town
 
@@ -310,14 +312,10 @@ class _Placer:
 
     def free(self, rect: Rect) -> bool:
         # Tried some 2,000 times a map: the cells are walked here, not by `_keys`.
+        # A rectangle's corners are in order (x0 <= x1, y0 <= y1), so it is
+        # inside the frame when its lower left and upper right corners are.
         x0, y0, x1, y1 = rect
-        left, right, bottom, top = self.left, self.right, self.bottom, self.top
-        if not (
-            left <= x0 <= right
-            and bottom <= y0 <= top
-            and left <= x1 <= right
-            and bottom <= y1 <= top
-        ):
+        if not (self.left <= x0 and x1 <= self.right and self.bottom <= y0 and y1 <= self.top):
             return False
         cells = self.cells
         size, rows = self.CELL, self.ROWS
@@ -358,8 +356,14 @@ _DASH = (4.0, 1.5)  # national borders
 def _path(canvas: Canvas, points: Sequence[Point], close: bool) -> object:
     path = canvas.beginPath()
     path.moveTo(*points[0])
-    for x, y in points[1:]:
-        path.lineTo(x, y)
+    if isinstance(path, PDFPathObject) and len(points) > 1:
+        # An outline has hundreds of points: their numbers are formatted in one
+        # call, each as `lineTo` formats it, and written as its operators.
+        numbers = fp_str(*itertools.chain.from_iterable(points[1:])).split(" ")
+        path._code.extend([f"{x} {y} l" for x, y in zip(numbers[::2], numbers[1::2], strict=True)])
+    else:
+        for x, y in points[1:]:
+            path.lineTo(x, y)
     if close:
         path.close()
     return path
@@ -823,18 +827,20 @@ def _draw_towns(
         if town.size >= 2:
             canvas.setFillColor(_color(style.town_line))
             canvas.setFont(style.font_bold, r * 1.3)
-            canvas.drawCentredString(cx, cy - r * 0.45, str(town.value))
+            strings(canvas).centred(cx, cy - r * 0.45, str(town.value))
         placer.take((cx - r, cy - r, cx + r, cy + r))
     return shown
 
 
-# A label's text operators, from BT to ET, with the two text origins left out:
-# the same wherever the label goes, for the fonts a PDF names alone (the base 14;
-# an embedded font's glyph codes belong to one document). Key: the text, the
-# font's PDF name, its size, the fill and the halo colour.
+# A label's text operators, from BT to ET, in the pieces between its text
+# origins (one, or two with a halo): the same wherever the label goes, for the
+# fonts a PDF names alone (the base 14; an embedded font's glyph codes belong
+# to one document). Key: the text, the font's PDF name, its size, the fill and
+# the halo colour.
 _LabelKey = tuple[str, str, str, float, str, str | None]
-_LABEL_OPS: dict[_LabelKey, tuple[list[str], tuple[int, ...]]] = {}
+_LABEL_OPS: dict[_LabelKey, list[str]] = {}
 LABEL_OPS_KEPT = 20_000
+_ORIGIN = "\0"  # marks a text origin in a label's operators being made
 
 
 class _Labels:
@@ -878,33 +884,40 @@ class _Labels:
             and not pdfmetrics.getFont(font)._dynamicFont
         ):
             key = (text, canvas._doc.getInternalFontName(font), font, size, color, halo)
-            made = _LABEL_OPS.get(key)
-            if made is None:
-                made = self._ops(text, font, size, color, halo)
+            pieces = _LABEL_OPS.get(key)
+            if pieces is None:
+                pieces = self._ops(text, font, size, color, halo)
                 if len(_LABEL_OPS) >= LABEL_OPS_KEPT:
                     _LABEL_OPS.clear()
-                _LABEL_OPS[key] = made
-            ops, origins = made
-            code = list(ops)
-            origin = f"1 0 0 1 {fp_str(x, y)} Tm"
-            for at in origins:
-                code[at] = origin
-            canvas._code.append(" ".join(code))
+                _LABEL_OPS[key] = pieces
+            canvas._code.append(f"1 0 0 1 {fp_str(x, y)} Tm".join(pieces))
             return
         text_obj = canvas.beginText(x, y)
         self._text(text_obj, text, x, y, font, size, color, halo)
         canvas.drawText(text_obj)
 
-    def _ops(
-        self, text: str, font: str, size: float, color: ColorLike, halo: ColorLike | None
-    ) -> tuple[list[str], tuple[int, ...]]:
-        """The label's operators as ReportLab writes them at the origin (0, 0),
-        and where in them the origin is set."""
+    def _ops(self, text: str, font: str, size: float, color: str, halo: str | None) -> list[str]:
+        """The label's operators as ReportLab writes them, in the pieces
+        between its text origins. Printable ASCII in a base font that writes
+        it as itself is written as ReportLab's text object writes it, without
+        one; other text goes through one."""
+        if text.isascii() and text.isprintable() and ascii_as_itself(font):
+            name = self.canvas._doc.getInternalFontName(font)
+            select = f"{name} {fp_str(size)} Tf {fp_str(size * 1.2)} TL"
+            shown = f"({escapePDF(text.encode('ascii'))}) Tj"
+            fill = _color(color)
+            filled = f"{fp_str(fill.red, fill.green, fill.blue)} rg {shown}"
+            if halo is None:
+                return ["BT ", f" {select} {filled} ET"]
+            return ["BT ", f" {select} 1 Tr {shown} ", f" 0 Tr {filled} ET"]
         text_obj = self.canvas.beginText(0, 0)
-        origins = [len(text_obj._code) - 1]
+        text_obj._code[-1] = _ORIGIN
+        origins: list[int] = []
         self._text(text_obj, text, 0, 0, font, size, color, halo, origins)
+        for at in origins:
+            text_obj._code[at] = _ORIGIN
         text_obj._code.append("ET")
-        return list(text_obj._code), tuple(origins)
+        return " ".join(text_obj._code).split(_ORIGIN)
 
     @staticmethod
     def _text(
@@ -1203,7 +1216,7 @@ def draw_legend(
             canvas.drawCentredString(left + 24, cy - 1.7, "16")
         canvas.setFillColor(_color("#111111"))
         canvas.setFont(style.font, LEGEND_FONT_SIZE)
-        canvas.drawString(left + 40, cy - 2.5, text)
+        strings(canvas).left(left + 40, cy - 2.5, text)
     canvas.restoreState()
     return height
 

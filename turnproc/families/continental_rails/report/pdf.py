@@ -37,9 +37,11 @@ from reportlab.platypus import (
 )
 from reportlab.platypus.flowables import _listWrapOn
 
+from turnproc.families.continental_rails.report.embedding import report_canvas
 from turnproc.families.continental_rails.report.grid import Band, Grid, Look, Pair, Rule
 from turnproc.families.continental_rails.report.maps import MapPages
 from turnproc.families.continental_rails.report.model import CashFlow, PlayerReport
+from turnproc.families.continental_rails.report.strings import strings
 from turnproc.families.continental_rails.report.typeface import (
     MONO,
     NARROW,
@@ -217,9 +219,10 @@ class _Item(Flowable):
         canvas: Canvas = self.canv
         canvas.setFillColor(st.textColor)
         canvas.setFont(st.fontName, st.fontSize, st.leading)
+        draw = strings(canvas).left
         y = self.height - st.fontSize  # the first baseline, as in a Paragraph
         for first, line in self.lines:
-            canvas.drawString(st.leftIndent + (st.firstLineIndent if first else 0), y, line)
+            draw(st.leftIndent + (st.firstLineIndent if first else 0), y, line)
             y -= st.leading
 
     def getSpaceBefore(self) -> float:
@@ -303,16 +306,17 @@ class _Dated(_Plain):
         canvas.setFillColor(st.textColor)
         y = self.height - st.fontSize  # the first baseline, as in a Paragraph
         bold = tt2ps(st.fontName, 1, 0)
+        draw = strings(canvas).left
         for first, line in self.lines:
             x = st.leftIndent + (st.firstLineIndent if first else 0)
             if first:
                 canvas.setFont(bold, st.fontSize, st.leading)
-                canvas.drawString(x, y, self.year)
+                draw(x, y, self.year)
                 x += stringWidth(self.year, bold, st.fontSize)
                 line = " " + line if line else line
             canvas.setFont(st.fontName, st.fontSize, st.leading)
             if line:
-                canvas.drawString(x, y, line)
+                draw(x, y, line)
             y -= st.leading
 
 
@@ -440,6 +444,7 @@ class _Runs(_Plain):
         canvas.setFillColor(st.textColor)
         fonts = (st.fontName, tt2ps(st.fontName, 1, 0))
         font = ""
+        draw = strings(canvas).left
         y = self.height - st.fontSize  # the first baseline, as in a Paragraph
         for (first, _), line in zip(self.lines, self.parts, strict=True):
             x = st.leftIndent + (st.firstLineIndent if first else 0)
@@ -447,9 +452,40 @@ class _Runs(_Plain):
                 if fonts[is_bold] != font:
                     font = fonts[is_bold]
                     canvas.setFont(font, st.fontSize, st.leading)
-                canvas.drawString(x, y, text)
+                draw(x, y, text)
                 x += stringWidth(text, font, st.fontSize)
             y -= st.leading
+
+
+class _Preformatted(Preformatted):
+    """A Preformatted (the turnsheet) whose lines are written by the string
+    writer, as a Preformatted's text object writes them, when it can."""
+
+    def draw(self) -> None:
+        style = self.style
+        canvas: Canvas = self.canv
+        if type(canvas) is not Canvas:  # the bench's floor notes ReportLab's calls
+            super().draw()
+            return
+        canvas.addLiteral("%PreformattedPara")
+        if style.textColor:
+            canvas.setFillColor(style.textColor)
+        y = self.height - style.fontSize
+        written = strings(canvas).lines(
+            style.leftIndent, y, self.lines, style.fontName, style.fontSize, style.leading
+        )
+        if not written:
+            text = canvas.beginText(style.leftIndent, y)
+            text.setFont(style.fontName, style.fontSize, style.leading)
+            for line in self.lines:
+                text.textLine(line)
+            canvas.drawText(text)
+
+    def split(self, avail_width: float, avail_height: float) -> list[Flowable]:
+        return [
+            _Preformatted("\n".join(part.lines), part.style)
+            for part in super().split(avail_width, avail_height)
+        ]
 
 
 class _Together(KeepTogether):
@@ -575,9 +611,10 @@ class _Header:
         canvas.saveState()
         canvas.setFont(NARROW, 7)
         canvas.setFillColor(colors.HexColor("#555555"))
-        canvas.drawString(MARGIN, height - 22, self.left)
-        canvas.drawRightString(width - MARGIN, height - 22, self.right)
-        canvas.drawCentredString(width / 2, 16, f"page {doc.page}")
+        written = strings(canvas)
+        written.left(MARGIN, height - 22, self.left)
+        written.right(width - MARGIN, height - 22, self.right)
+        written.centred(width / 2, 16, f"page {doc.page}")
         canvas.restoreState()
 
 
@@ -912,7 +949,7 @@ def _closing(report: PlayerReport) -> list[Flowable]:
         out += [
             PageBreak(),
             _Plain(f"Turnsheet for turn {report.next_turn}", STYLES["h1"]),
-            Preformatted(printable(report.turnsheet), STYLES["mono"]),
+            _Preformatted(printable(report.turnsheet), STYLES["mono"]),
         ]
     return out
 
@@ -964,10 +1001,11 @@ def _front(report: PlayerReport) -> list[Flowable]:
 
 
 def render_pdf(
-    report: PlayerReport, maps: MapPages | None = None, canvasmaker: Any = Canvas
+    report: PlayerReport, maps: MapPages | None = None, canvasmaker: Any = report_canvas
 ) -> bytes:
     """The whole report as PDF bytes; `maps` adds the reader's map pages.
-    `canvasmaker`: the canvas class (the bench's floor records the drawing)."""
+    `canvasmaker`: makes the canvas (the bench's floor records the drawing);
+    by default ReportLab's, embedding each font subset once per process."""
     buffer = io.BytesIO()
     header = _Header(report)
     doc = BaseDocTemplate(

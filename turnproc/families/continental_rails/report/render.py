@@ -243,10 +243,12 @@ class _Workers:
         reports differ in length: a fixed share each leaves one worker idle
         while the other finishes), results in the tasks' order; None if `stop`
         is set. A shared page drawn by one worker goes to each other one with
-        its next task; a worker that starts a report before a page has come
-        draws that page itself, to the same bytes. Once the pages are in and
-        while more than one task a worker is left, each worker holds its next
-        task as well, so it never waits for this process between two."""
+        its next task. No report is handed out before every shared page is
+        in: a worker that would start one while another still draws a page
+        waits for that page (a few hundredths of a second) rather than draw
+        it again itself, which takes longer. Once the pages are in and while
+        more than one task a worker is left, each worker holds its next task
+        as well, so it never waits for this process between two."""
         queue = deque(range(len(tasks)))
         results: list[Any] = [None] * len(tasks)
         drawn: Layers = {}
@@ -268,6 +270,8 @@ class _Workers:
         def top_up(worker: int) -> None:
             ahead = 2 if len(drawn) == pages and len(queue) > len(self.pipes) else 1
             while queue and len(held[self.pipes[worker]]) < ahead:
+                if tasks[queue[0]][0] != "draw" and len(drawn) < pages:
+                    return  # the shared pages are not all in yet
                 hand(worker)
 
         for worker in range(len(self.pipes)):
@@ -294,6 +298,9 @@ class _Workers:
                 if kind == "draw":
                     drawn[argument] = value
                     has[worker].add(argument)
+                    if len(drawn) == pages:  # the reports can go out to every worker now
+                        for other in range(len(self.pipes)):
+                            top_up(other)
                 top_up(worker)
         return results
 
