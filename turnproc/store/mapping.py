@@ -40,16 +40,29 @@ def export_state(text: str) -> str:
     return canonical_json(json.loads(text))
 
 
+# An event's row has these fields as columns of their own; its data holds the
+# rest (rows stored before that also hold these four, with the same values).
+EVENT_COLUMNS = ("kind", "visibility", "position", "railroad")
+
+
 def event_data(event: Event) -> str:
-    return json.dumps(event.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+    """The event's fields but its row's columns, as compact JSON."""
+    fields = event.model_dump(mode="json", exclude=set(EVENT_COLUMNS))
+    return json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-def event_from_data(text: str) -> Event:
-    return event_from_dict(json.loads(text))
+def event_from_row(
+    data: str, kind: str, visibility: str, position: int | None, railroad: str | None
+) -> Event:
+    """The event stored as `data` and its row's columns."""
+    fields = json.loads(data)
+    fields.update(kind=kind, visibility=visibility, position=position, railroad=railroad)
+    return event_from_dict(fields)
 
 
 def rejection_data(rejection: Rejection) -> str:
-    return json.dumps(rejection.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+    fields = rejection.model_dump(mode="json")
+    return json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def rejection_from_data(text: str) -> Rejection:

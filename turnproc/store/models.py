@@ -222,7 +222,7 @@ class EventRow(Base):
     turn: Mapped[int] = mapped_column(Integer)
     seq: Mapped[int] = mapped_column(Integer)
     origin: Mapped[str] = mapped_column(String(16))  # turn, moderator
-    kind: Mapped[str] = mapped_column(String(60), index=True)
+    kind: Mapped[str] = mapped_column(String(60))
     position: Mapped[int | None] = mapped_column(Integer)
     railroad: Mapped[str | None] = mapped_column(String(20))
     visibility: Mapped[str] = mapped_column(String(10))

@@ -600,12 +600,22 @@ def add_events(
     )
 
 
+# What `mapping.event_from_row` makes an event of.
+_EVENT_FIELDS = (
+    EventRow.data,
+    EventRow.kind,
+    EventRow.visibility,
+    EventRow.position,
+    EventRow.railroad,
+)
+
+
 def events(session: Session, game_id: int, turn: int, origin: str | None = None) -> list[Event]:
     """The events of a turn in stored order (moderator adjustments first)."""
-    query = select(EventRow.data).where(EventRow.game_id == game_id, EventRow.turn == turn)
+    query = select(*_EVENT_FIELDS).where(EventRow.game_id == game_id, EventRow.turn == turn)
     if origin is not None:
         query = query.where(EventRow.origin == origin)
-    return [mapping.event_from_data(data) for data in session.scalars(query.order_by(EventRow.seq))]
+    return [mapping.event_from_row(*row) for row in session.execute(query.order_by(EventRow.seq))]
 
 
 def add_rejections(
@@ -1374,7 +1384,7 @@ def public_events_between(
     """The events of turns `first` to `last` that are not private, less the
     kinds `leave_out`, by turn, in stored order (the web's news pages)."""
     rows = session.execute(
-        select(EventRow.turn, EventRow.data)
+        select(EventRow.turn, *_EVENT_FIELDS)
         .where(
             EventRow.game_id == game_id,
             EventRow.turn >= first,
@@ -1385,8 +1395,9 @@ def public_events_between(
         .order_by(EventRow.turn, EventRow.seq)
     )
     found: dict[int, list[Event]] = {}
-    for number, data in rows:
-        found.setdefault(number, []).append(mapping.event_from_data(data))
+    for number, data, kind, visibility, position, railroad in rows:
+        event = mapping.event_from_row(data, kind, visibility, position, railroad)
+        found.setdefault(number, []).append(event)
     return found
 
 
