@@ -5,6 +5,7 @@ Revenues, interest rates and costs use the climate at the START of the turn
 (5 [original]); dividends go to the holders at the end of trading.
 """
 
+from collections.abc import Collection
 from typing import Literal, NamedTuple
 
 from pydantic import BaseModel
@@ -372,12 +373,8 @@ def _line_revenues(
 ) -> list[LineRevenue]:
     """`line_revenues` worked out."""
     params = operations_params(scenario).revenue
-    owned = rr.technologies
-    tech_percent = 100
-    if owned:
-        for letter, percent in scenario.derived("technology_revenue_gains", _revenue_gains):
-            if letter in owned:
-                tech_percent += percent
+    gains = scenario.derived("technology_revenue_gains", _revenue_gains)
+    tech_percent = 100 + _owned_percent(rr.technologies, gains)
     weights = scenario.derived("line_weights", _line_weights)
     rate = params.rate_percent * params.climate_percent[climate]
     double_tracked = rr.double_tracked
@@ -427,13 +424,16 @@ def operating_expense(scenario: Scenario, rr: Railroad, traffic: int, efficiency
     double track, Grand Station and technology bonuses, which carry no extra
     cost, and before rate-war cuts, 4.16 [original]) x the efficiency's expense
     rate, less the cost technologies' cuts."""
-    owned = rr.technologies
-    cut = 0
-    if owned:
-        for letter, percent in scenario.derived("technology_expense_cuts", _expense_cuts):
-            if letter in owned:
-                cut += percent
+    cuts = scenario.derived("technology_expense_cuts", _expense_cuts)
+    cut = _owned_percent(rr.technologies, cuts)
     return traffic * expense_permille(scenario, efficiency) * max(0, 100 - cut) // 100_000
+
+
+def _owned_percent(owned: Collection[str], percents: tuple[tuple[str, int], ...]) -> int:
+    """The percentages of the technologies `owned`, added up (4.17)."""
+    if not owned:
+        return 0
+    return sum(percent for letter, percent in percents if letter in owned)
 
 
 def _revenue_gains(scenario: Scenario) -> tuple[tuple[str, int], ...]:
