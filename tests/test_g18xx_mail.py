@@ -5,7 +5,10 @@ mail; undo by the player and by the moderator; standing orders; the clock;
 concurrent mails for one game on PostgreSQL; on SQLite and PostgreSQL."""
 
 import json
+import sqlite3
+import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -316,12 +319,23 @@ def test_the_moderator_commands(
     assert main(["turn", "run", "--due"]) == 0
 
 
-def _stored(engine: Engine, message_id: str) -> bool:
-    with engine.connect() as connection:
-        found = connection.execute(
-            select(Submission.id).where(Submission.message_id == message_id)
-        ).first()
-    return found is not None
+def _held_once_stored(
+    path: Path, message_id: str, process: "subprocess.Popen[bytes]"
+) -> sqlite3.Connection | None:
+    """Waits until the intake run `process` has stored the message, then
+    returns a connection holding SQLite's write lock, so the run cannot
+    commit the move it is applying (None if the run ended first). Without the
+    lock a loaded machine can finish the move between two looks."""
+    held = sqlite3.connect(path, timeout=30, isolation_level=None)
+    while process.poll() is None:
+        held.execute("BEGIN IMMEDIATE")
+        found = held.execute("SELECT 1 FROM submissions WHERE message_id = ?", (message_id,))
+        if found.fetchone() is not None:
+            return held
+        held.execute("ROLLBACK")
+        time.sleep(0.005)
+    held.close()
+    return None
 
 
 def test_a_killed_intake_applies_a_move_whole_or_not_at_all(tmp_path: Path) -> None:
@@ -331,9 +345,7 @@ def test_a_killed_intake_applies_a_move_whole_or_not_at_all(tmp_path: Path) -> N
     import os
     import random
     import signal
-    import subprocess
     import sys
-    import time
 
     from turnproc.mail.inbound import retry
 
@@ -372,16 +384,19 @@ def test_a_killed_intake_applies_a_move_whole_or_not_at_all(tmp_path: Path) -> N
             assert process.stdin is not None
             process.stdin.write(raw)
             process.stdin.close()
+            held = None
             if attempt == 0:  # anywhere, mostly before the message is stored
                 time.sleep(draw.uniform(0.2, 3.0))
-            else:  # once the message is stored: while its move is being applied
-                while process.poll() is None and not _stored(engine, message["Message-ID"]):
-                    time.sleep(0.005)
+            elif attempt < 3:  # once the message is stored: while its move is being applied
+                held = _held_once_stored(tmp_path / "kill.db", message["Message-ID"], process)
                 time.sleep(draw.uniform(0, 0.02))
             if attempt < 3 and process.poll() is None:
                 process.send_signal(signal.SIGKILL)
                 killed += 1
             process.wait(timeout=120)
+            if held is not None:
+                held.execute("ROLLBACK")
+                held.close()
             with transaction(engine) as session:
                 row = session.scalar(
                     select(Submission).where(Submission.message_id == message["Message-ID"])
