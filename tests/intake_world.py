@@ -2,7 +2,6 @@
 routes in the north-east, two railroads presided by player 3, PCs for sale."""
 
 import tomllib
-from pathlib import Path
 
 from turnproc.families.continental_rails.engine.state import (
     GameState,
@@ -10,9 +9,10 @@ from turnproc.families.continental_rails.engine.state import (
     Railroad,
     Tycoon,
 )
+from turnproc.scenario.loader import SCENARIOS_DIR
 from turnproc.scenario.model import Route, Scenario, Town
 
-_SCENARIO = Path(__file__).resolve().parent.parent / "scenarios/continental-rails"
+_SCENARIO = SCENARIOS_DIR / "continental-rails"
 
 TOWNS = [
     ("boston", "Boston", "MA", 5, "ATLANTIC"),

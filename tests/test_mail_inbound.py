@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Engine, select
 
+from turnproc import playerdocs
 from turnproc.cli import main
 from turnproc.core.errors import TurnprocError
 from turnproc.families.continental_rails.engine.events import Announcement
@@ -30,6 +31,7 @@ from turnproc.mail import inbound
 from turnproc.mail.classify import LOOP_HEADER, LOOP_VALUE
 from turnproc.mail.inbound import IngestOutcome, ingest, resume_pending, retry
 from turnproc.mail.outbound import carried_report
+from turnproc.playerdocs import player_doc
 from turnproc.scenario.model import Scenario
 from turnproc.store import mapping
 from turnproc.store import repository as repo
@@ -360,13 +362,8 @@ def test_spam_is_recorded_and_not_answered(world: World, body: str) -> None:
 # --- player commands -------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    not inbound.GUIDE.is_file(),
-    reason="docs/turnsheet.md, the turnsheet guide HELP sends, is not written yet",
-    strict=True,
-)
 def test_the_turnsheet_guide_help_sends_exists() -> None:
-    assert "TURNSHEET" in inbound.GUIDE.read_text(encoding="utf-8")
+    assert "TURNSHEET" in player_doc("turnsheet.md").read_text(encoding="utf-8")
 
 
 def test_help_answers_with_the_turnsheet_guide(
@@ -374,7 +371,7 @@ def test_help_answers_with_the_turnsheet_guide(
 ) -> None:
     guide = tmp_path / "turnsheet.md"
     guide.write_text("# The turnsheet\n\nWrite one order per line.\n", encoding="utf-8")
-    monkeypatch.setattr(inbound, "GUIDE", guide)
+    monkeypatch.setattr(playerdocs, "PACKAGED", tmp_path)  # looked up before the checkout's
     outcome = run(world, mail("", sender="new@example.net", message_id="<h@n>", Subject="help"))
     assert (outcome.verdict, outcome.answered) == ("help", True)
     [reply] = replies(world, outcome)

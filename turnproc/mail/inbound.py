@@ -35,7 +35,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from email.message import Message
 from email.utils import parseaddr
-from pathlib import Path
 
 from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
@@ -45,7 +44,6 @@ from turnproc import sequential
 from turnproc.core.errors import TurnprocError
 from turnproc.core.text import clean, for_terminal, neutralised
 from turnproc.families.continental_rails.engine.events import Announcement
-from turnproc.families.continental_rails.report.rules_pdf import players_guide
 from turnproc.families.continental_rails.turnsheet.language import order_lines, parse_turnsheet
 from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
 from turnproc.intake.auth import (
@@ -65,11 +63,11 @@ from turnproc.intake.lockout import (
 from turnproc.intake.submit import submit_sheet
 from turnproc.mail.classify import silence_reason
 from turnproc.mail.guard import BudgetExceeded, bound_headers, within_budget
+from turnproc.playerdocs import player_doc, players_guide
 from turnproc.store import repository as repo
 from turnproc.store.db import transaction
 from turnproc.store.models import Game, OutboxMessage, Player, Submission
 
-GUIDE = Path(__file__).resolve().parent.parent.parent / "docs" / "turnsheet.md"
 SYNTHETIC_DOMAIN = "sha256.turnproc.invalid"
 MAX_ANNOUNCEMENT_CHARS = 2000
 # HELP is answered to anyone (a new player has no secret yet), at most this
@@ -840,7 +838,7 @@ class _Reader:
         if (ignored := self._answered_too_often("help")) is not None:
             return ignored
         if self._registered():
-            guide = players_guide(GUIDE.read_text(encoding="utf-8"))
+            guide = players_guide(player_doc("turnsheet.md").read_text(encoding="utf-8"))
             self._reply("HELP: how to play by mail", f"{COMMANDS_HELP}\n{guide}", kind="help")
             return self._settle("help", "HELP answered with the turnsheet guide", answered=True)
         if not self._stranger_may_be_answered():

@@ -18,7 +18,7 @@ from turnproc.scenario.model import Route, Scenario, Town
 
 Row = TypeVar("Row", bound=BaseModel)
 
-SCENARIOS_DIR = Path(__file__).resolve().parent.parent.parent / "scenarios"
+SCENARIOS_DIR = Path(__file__).resolve().parent.parent / "scenarios"
 
 
 class ScenarioError(TurnprocError):

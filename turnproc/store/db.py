@@ -1,7 +1,7 @@
 """Connecting to the database and keeping its schema at the newest migration.
 
 `open_database(url)` gives an `Engine` whose schema is up to date: the Alembic
-migrations in `migrations/` run on first use (PostgreSQL serialises concurrent
+migrations in `store/migrations/` run on first use (PostgreSQL serialises concurrent
 upgrades with an advisory lock). Sessions never commit by themselves: the
 command or batch run that opens one owns the transaction.
 """
@@ -22,8 +22,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from turnproc.core.errors import TurnprocError
 
-ROOT = Path(__file__).resolve().parent.parent.parent
-MIGRATIONS = ROOT / "migrations"
+HERE = Path(__file__).resolve().parent
+MIGRATIONS = HERE / "migrations"
 _UPGRADE_LOCK_KEY = 7_238_001  # PostgreSQL advisory lock id for schema upgrades
 
 
@@ -32,7 +32,7 @@ class DatabaseError(TurnprocError):
 
 
 def _alembic_config() -> Config:
-    config = Config(str(ROOT / "alembic.ini"))
+    config = Config(str(HERE / "alembic.ini"))
     config.set_main_option("script_location", str(MIGRATIONS))
     return config
 

@@ -4,14 +4,13 @@ The welcome mail and the answer to a RULES command carry it, so a player who
 plays by mail alone has the rules' tables at hand. The Markdown the docs use is
 small (headings, paragraphs, lists, pipe tables, code blocks, **bold** and
 `code`), and is set here with ReportLab like the reports. The guide's part for
-moderators is left out (`players_guide`). The PDF is reproducible and made once
+moderators is left out (`playerdocs.players_guide`). The PDF is reproducible and made once
 per process for the same texts.
 """
 
 import io
 import re
 from functools import lru_cache
-from pathlib import Path
 
 from reportlab.lib import colors
 from reportlab.lib.styles import ParagraphStyle
@@ -31,12 +30,9 @@ from reportlab.platypus import (
 
 from turnproc.families.continental_rails.report.pdf import MARGIN, PAGE, STYLES, WIDTH
 from turnproc.families.continental_rails.report.typeface import MONO, para
+from turnproc.playerdocs import player_doc, players_guide
 
-DOCS = Path(__file__).resolve().parent.parent.parent.parent.parent / "docs"
-RULES = DOCS / "rules.md"
-GUIDE = DOCS / "turnsheet.md"
 RULES_PDF_NAME = "continental-rails-rules.pdf"
-MODERATORS_HEADING = "## For moderators"
 
 _HEADINGS = {1: "title", 2: "h1", 3: "h2", 4: "h2"}
 _CELL = ParagraphStyle("rulecell", parent=STYLES["body"], fontSize=7.5, leading=9)
@@ -46,12 +42,6 @@ _HEAD = colors.HexColor("#e4e0d4")
 _INLINE = re.compile(r"\*\*(.+?)\*\*|`([^`]+)`|\[([^\]]+)\]\([^)]*\)")
 _LIST_ITEM = re.compile(r"^(\s*)([-*]|\d+\.)\s+(.*)$")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
-
-
-def players_guide(text: str) -> str:
-    """The turnsheet guide as players get it: without the part for moderators."""
-    at = text.find(MODERATORS_HEADING)
-    return text[:at].rstrip() + "\n" if at >= 0 else text
 
 
 def inline(text: str) -> str:
@@ -209,4 +199,5 @@ def _cached(rules: str, guide: str) -> bytes:
 
 def game_rules_pdf() -> bytes:
     """The PDF of the docs as they stand (made once per process for the same texts)."""
-    return _cached(RULES.read_text(encoding="utf-8"), GUIDE.read_text(encoding="utf-8"))
+    rules = player_doc("rules.md").read_text(encoding="utf-8")
+    return _cached(rules, player_doc("turnsheet.md").read_text(encoding="utf-8"))

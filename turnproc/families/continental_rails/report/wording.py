@@ -18,7 +18,7 @@ from turnproc.families.continental_rails.engine.events import Event
 from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.scenario.model import Scenario
 
-TEMPLATES_DIR = Path(__file__).resolve().parent.parent.parent.parent.parent / "templates"
+TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
 NEWS_FILE = TEMPLATES_DIR / "report_news.toml"
 
 # Pseudo-account for payments pooled over many tycoons in a railroad's books.

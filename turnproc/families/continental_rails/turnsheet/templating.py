@@ -6,7 +6,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
 
-TEMPLATES_DIR = Path(__file__).resolve().parent.parent.parent.parent.parent / "templates"
+TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
 PAD = 24  # column of the hints after a form line
 
 

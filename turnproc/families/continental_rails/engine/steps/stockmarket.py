@@ -41,7 +41,7 @@ from turnproc.families.continental_rails.engine.state import GameState, Railroad
 from turnproc.families.continental_rails.engine.steps.railroad_finance import track_miles
 from turnproc.scenario.model import Scenario
 
-# --- parameters (scenarios/continental-rails/market.toml) -------------------
+# --- parameters (turnproc/scenarios/continental-rails/market.toml) ----------
 
 
 class PriceParams(BaseModel):

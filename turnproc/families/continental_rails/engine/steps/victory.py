@@ -2,7 +2,7 @@
 
 Each turn tycoons score in five categories by their status at the end of the
 turn or their actions during it; the sixth, Rail Baron, is recomputed from
-the other five [original]. Every table is in scenarios/continental-rails/
+the other five [original]. Every table is in turnproc/scenarios/continental-rails/
 victory.toml; the rules are written up in docs/rules/01-victory-points.md.
 
 "The president of a railroad this turn" is the president who ran it during
@@ -26,7 +26,7 @@ from turnproc.families.continental_rails.engine.steps.stockmarket import cover_a
 from turnproc.families.continental_rails.engine.valuation import loans_by_lender, net_worth
 from turnproc.scenario.model import Scenario
 
-# --- parameters (scenarios/continental-rails/victory.toml) -------------------
+# --- parameters (turnproc/scenarios/continental-rails/victory.toml) ---------
 
 
 class NetWorthBand(BaseModel):
