@@ -232,8 +232,8 @@ def test_a_missed_move_nobody_can_make_goes_to_the_moderator(
 ) -> None:
     from dataclasses import replace
 
-    from turnproc.families import SEQUENTIAL
     from turnproc.families.g18xx.family import G18XX
+    from turnproc.families.registry import SEQUENTIAL
 
     monkeypatch.setitem(SEQUENTIAL, G18XX.name, replace(G18XX, computer_move=lambda: None))
     with transaction(world.engine) as session:

@@ -26,6 +26,7 @@ from turnproc.cli import main
 from turnproc.core.errors import TurnprocError
 from turnproc.families.continental_rails.engine.events import Announcement
 from turnproc.families.continental_rails.engine.setup import PlayerSetup, new_game
+from turnproc.intake import submit
 from turnproc.intake.auth import hash_secret
 from turnproc.mail import inbound
 from turnproc.mail.classify import LOOP_HEADER, LOOP_VALUE
@@ -479,7 +480,7 @@ def test_a_failure_keeps_the_message_tells_the_moderator_and_goes_on(
     def explode(*args: object, **kwargs: object) -> None:
         raise RuntimeError("the intake fell over")
 
-    monkeypatch.setattr(inbound, "submit_sheet", explode)
+    monkeypatch.setattr(submit, "submit_sheet", explode)  # imported by the intake when used
     failed = run(world, mail(sheet(), message_id="<boom@ann>"))
     assert failed.verdict == "error" and "the intake fell over" in failed.detail
     assert failed.alert is not None

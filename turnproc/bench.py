@@ -13,6 +13,8 @@ import os
 import platform
 import resource
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 import traceback
@@ -44,6 +46,7 @@ KEYS = (
     "replay_18xx_s",
     "peak_rss_mb",
     "web_game_page_s",
+    "cli_start_s",
 )
 MIDGAME_TURN = 15
 POSTGRES_ENV = "TURNPROC_BENCH_POSTGRES_URL"
@@ -167,6 +170,27 @@ def _cpu_with_children() -> float:
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def bench_cli_start(runs: int) -> dict[str, float]:
+    """cli_start_s: wall seconds of a whole `turnproc --help` process (the
+    interpreter's start, the imports, the parser; what every cron `turnproc
+    mail ingest` pays before it reads its message), median of `runs`; and
+    cli_start_cpu_s, its CPU seconds."""
+    script = Path(sys.executable).with_name("turnproc")
+    command = [str(script)] if script.is_file() else [sys.executable, "-m", "turnproc"]
+    walls, cpus = [], []
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        subprocess.run([*command, "--help"], check=True, stdout=subprocess.DEVNULL)
+        walls.append(time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    return {
+        "cli_start_s": round(statistics.median(walls), 4),
+        "cli_start_cpu_s": round(statistics.median(cpus), 4),
+    }
 
 
 def own_peak_rss_mb() -> float:
@@ -307,6 +331,11 @@ def run_bench(
     scenario = load_scenario(scenario_name)
     figures: dict[str, Any] = dict.fromkeys(KEYS)
     notes: dict[str, str] = {}
+    log("cli_start (turnproc --help)")
+    try:
+        figures.update(bench_cli_start(max(runs, 7)))
+    except Exception as exc:
+        notes["cli_start_s"] = f"failed: {_failure(exc)}"
     log(f"building the turn-{MIDGAME_TURN} state (seed {seed})")
     try:
         state = midgame(scenario, seed)

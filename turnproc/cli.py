@@ -21,8 +21,6 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 
-from sqlalchemy.exc import DBAPIError, OperationalError
-
 from turnproc import __version__, commands
 from turnproc.core.errors import TurnprocError
 
@@ -65,7 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
-    except (OSError, DBAPIError) as exc:
+    except Exception as exc:
         line = machine_failure(exc)
         if line is None:
             raise  # a bug: the traceback is what its report needs
@@ -78,7 +76,7 @@ def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
-def machine_failure(exc: OSError | DBAPIError) -> str | None:
+def machine_failure(exc: Exception) -> str | None:
     """The one line for a failure of the disk or the database, or None when
     `exc` is something else (an integrity or programming error is a bug)."""
     if isinstance(exc, OSError):
@@ -88,6 +86,12 @@ def machine_failure(exc: OSError | DBAPIError) -> str | None:
                 f"the disk is full ({exc.strerror}{where}); nothing was stored half: "
                 "free some space and run the command again"
             )
+        return None
+    # Imported here: `turnproc --help` and the commands that never touch the
+    # database start without SQLAlchemy.
+    from sqlalchemy.exc import DBAPIError, OperationalError
+
+    if not isinstance(exc, DBAPIError):
         return None
     original = exc.orig
     code = getattr(original, "sqlite_errorname", None) or getattr(original, "sqlstate", None)

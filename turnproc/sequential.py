@@ -35,12 +35,12 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from turnproc.core.errors import TurnprocError, UsageError
-from turnproc.families import sequential_family
 from turnproc.families.boundary import SequentialFamily
 from turnproc.families.g18xx.engine.game import Game as Engine18xx
 from turnproc.families.g18xx.orders import MAX_ORDERS, MAX_TEXT, Receipt, apply_orders
 from turnproc.families.g18xx.report.model import bank_words, offer_words, standing_offers
 from turnproc.families.g18xx.titles.load import new_game
+from turnproc.families.registry import sequential_family
 from turnproc.intake.auth import generate_secret, hash_secret
 from turnproc.store import g18xx as store
 from turnproc.store import repository as repo

@@ -6,9 +6,6 @@ import json
 import sys
 from collections.abc import Callable
 
-from rich.console import Console
-
-from turnproc.bench import KEYS, run_bench
 from turnproc.core.errors import UsageError
 
 
@@ -33,6 +30,10 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 
 def _bench(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from turnproc.bench import KEYS, run_bench
+
     if args.runs < 1:
         raise UsageError("--runs must be at least 1")
     console = Console(stderr=True)
@@ -56,6 +57,7 @@ def _bench(args: argparse.Namespace) -> int:
         "render_floor_ratio",
         "web_game_page_cpu_s",
         "web_game_page_cold_s",
+        "cli_start_cpu_s",
     )
     for key in (*KEYS, *extra):
         value = figures.get(key)

@@ -3,10 +3,10 @@
 import argparse
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from turnproc.cases import CaseError, CaseVerdict, load_case, run_case
-from turnproc.scenario.loader import load_scenario
-from turnproc.scenario.model import Scenario
+if TYPE_CHECKING:
+    from turnproc.scenario.model import Scenario
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -19,6 +19,9 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 
 def _run(args: argparse.Namespace) -> int:
+    from turnproc.cases import CaseError, CaseVerdict, load_case, run_case
+    from turnproc.scenario.loader import load_scenario
+
     scenarios: dict[str, Scenario] = {}
     verdicts: list[CaseVerdict] = []
     for path in args.files:

@@ -4,13 +4,10 @@ replays can make again."""
 
 import argparse
 import json
+from typing import TYPE_CHECKING
 
-from sqlalchemy import Engine
-
-from turnproc.config import load_settings
-from turnproc.store import repository
-from turnproc.store.copy import copy_database
-from turnproc.store.db import create_db_engine, open_database, safe_url, transaction, upgrade
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -37,12 +34,18 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p_prune.set_defaults(handler=_prune)
 
 
-def database() -> Engine:
+def database() -> "Engine":
     """The configured database (TURNPROC_DATABASE_URL), migrated on first use."""
+    from turnproc.config import load_settings
+    from turnproc.store.db import open_database
+
     return open_database(load_settings().database_url)
 
 
 def _upgrade(args: argparse.Namespace) -> int:
+    from turnproc.config import load_settings
+    from turnproc.store.db import create_db_engine, upgrade
+
     engine = create_db_engine(load_settings().database_url)
     before, after = upgrade(engine)
     if args.json:
@@ -56,6 +59,9 @@ def _upgrade(args: argparse.Namespace) -> int:
 
 def _copy(args: argparse.Namespace) -> int:
     """Both databases are migrated to the newest schema first (the source too)."""
+    from turnproc.store.copy import copy_database
+    from turnproc.store.db import open_database, safe_url
+
     source = open_database(args.source)
     target = database()
     copied = copy_database(source, target)
@@ -71,6 +77,9 @@ def _copy(args: argparse.Namespace) -> int:
 
 def _prune(args: argparse.Namespace) -> int:
     """Each game in its own transaction, so a long prune holds no lock for long."""
+    from turnproc.store import repository
+    from turnproc.store.db import transaction
+
     engine = database()
     with transaction(engine) as session:
         game_id = None if args.game is None else repository.get_game(session, args.game).id

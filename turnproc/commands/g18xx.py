@@ -11,17 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from turnproc.commands.db import database
 from turnproc.core.errors import TurnprocError
-from turnproc.families.g18xx import ai
-from turnproc.families.g18xx.engine.actions import parse_action
-from turnproc.families.g18xx.figures import game_figures, summary
-from turnproc.families.g18xx.orders import MAX_TEXT
-from turnproc.families.g18xx.report.files import write_reports
-from turnproc.families.g18xx.titles.load import FOLDERS, new_game
-from turnproc.pipeline import schedule
-from turnproc.store import g18xx as store
-from turnproc.store.db import transaction
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -65,6 +55,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 
 def _read(name: str) -> str:
+    from turnproc.families.g18xx.orders import MAX_TEXT
+
     try:
         if name == "-":
             return sys.stdin.read(MAX_TEXT + 1)
@@ -75,6 +67,11 @@ def _read(name: str) -> str:
 
 
 def _move(args: argparse.Namespace) -> int:
+    from turnproc.commands.db import database
+    from turnproc.pipeline import schedule
+    from turnproc.store import g18xx as store
+    from turnproc.store.db import transaction
+
     text = _read(args.file)
     from turnproc import sequential
 
@@ -96,6 +93,10 @@ def _move(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
+    from turnproc.commands.db import database
+    from turnproc.store import g18xx as store
+    from turnproc.store.db import transaction
+
     with transaction(database()) as session:
         loaded = store.load(session, args.game)
         position = store.position(loaded.game)
@@ -124,6 +125,9 @@ def _show(args: argparse.Namespace) -> int:
 
 def _undo(args: argparse.Namespace) -> int:
     from turnproc import sequential
+    from turnproc.commands.db import database
+    from turnproc.pipeline import schedule
+    from turnproc.store.db import transaction
 
     with transaction(database()) as session:
         taken = sequential.moderator_undo(
@@ -135,6 +139,9 @@ def _undo(args: argparse.Namespace) -> int:
 
 def _clock(args: argparse.Namespace) -> int:
     from turnproc import sequential
+    from turnproc.commands.db import database
+    from turnproc.pipeline import schedule
+    from turnproc.store.db import transaction
 
     with transaction(database()) as session:
         due = sequential.set_clock(session, args.game, args.move_hours, schedule.utcnow())
@@ -144,7 +151,10 @@ def _clock(args: argparse.Namespace) -> int:
 
 def _tick(args: argparse.Namespace) -> int:
     from turnproc import sequential
+    from turnproc.commands.db import database
     from turnproc.config import load_settings
+    from turnproc.pipeline import schedule
+    from turnproc.store.db import transaction
 
     moderator = load_settings().moderator_email
     with transaction(database()) as session:
@@ -157,6 +167,12 @@ MAX_SIMULATED_GAMES = 100
 
 
 def _report(args: argparse.Namespace) -> int:
+    from turnproc.commands.db import database
+    from turnproc.families.g18xx.engine.actions import parse_action
+    from turnproc.families.g18xx.report.files import write_reports
+    from turnproc.store import g18xx as store
+    from turnproc.store.db import transaction
+
     with transaction(database()) as session:
         loaded = store.load(session, args.game)
         actions = [parse_action(m) for m in store.move_texts(session, loaded.row)]
@@ -171,6 +187,11 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _simulate(args: argparse.Namespace) -> int:
+    from turnproc.families.g18xx import ai
+    from turnproc.families.g18xx.figures import game_figures, summary
+    from turnproc.families.g18xx.report.files import write_reports
+    from turnproc.families.g18xx.titles.load import FOLDERS, new_game
+
     title = args.title.upper()
     if title not in FOLDERS:
         raise TurnprocError(f"titles: {', '.join(sorted(FOLDERS))}")

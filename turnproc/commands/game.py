@@ -5,17 +5,13 @@ import argparse
 import json
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from turnproc.commands.db import database
 from turnproc.core.errors import UsageError
-from turnproc.families import sequential_family
-from turnproc.families.continental_rails.engine.events import ModeratorAdjustment
-from turnproc.intake import lockout
-from turnproc.pipeline import games as pipeline_games
-from turnproc.pipeline import players as pipeline_players
-from turnproc.pipeline import schedule, stored
-from turnproc.store import repository
-from turnproc.store.db import transaction
+from turnproc.pipeline.policies import MISSED_TURN_POLICIES
+
+if TYPE_CHECKING:
+    from turnproc.families.continental_rails.engine.events import ModeratorAdjustment
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -39,7 +35,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     )
     p.add_argument(
         "--missed-turn-policy",
-        choices=schedule.MISSED_TURN_POLICIES,
+        choices=MISSED_TURN_POLICIES,
         default="computer",
         help="orders of a player who sent none: the computer's, none, or their last ones",
     )
@@ -110,7 +106,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p.add_argument("--turn-days", type=int, help="days between later deadlines")
     p.add_argument("--grace-minutes", type=int, help="minutes orders are taken after a deadline")
     p.add_argument("--missed-turn-limit", type=int, help="missed turns before a standby takes over")
-    p.add_argument("--missed-turn-policy", choices=schedule.MISSED_TURN_POLICIES)
+    p.add_argument("--missed-turn-policy", choices=MISSED_TURN_POLICIES)
     early = p.add_mutually_exclusive_group()
     early.add_argument("--early-run", dest="early_run", action="store_true", default=None)
     early.add_argument("--no-early-run", dest="early_run", action="store_false")
@@ -153,6 +149,13 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 
 def _new(args: argparse.Namespace) -> int:
+    from turnproc.commands.db import database
+    from turnproc.families.registry import sequential_family
+    from turnproc.pipeline import games as pipeline_games
+    from turnproc.pipeline import players as pipeline_players
+    from turnproc.pipeline import schedule
+    from turnproc.store.db import transaction
+
     if sequential_family(args.scenario) is not None:
         return _new_sequential(args)
     players = pipeline_players.read_players_csv(args.players) if args.players else []
@@ -183,6 +186,10 @@ def _new(args: argparse.Namespace) -> int:
 
 def _new_sequential(args: argparse.Namespace) -> int:
     from turnproc import sequential
+    from turnproc.commands.db import database
+    from turnproc.pipeline import players as pipeline_players
+    from turnproc.pipeline import schedule
+    from turnproc.store.db import transaction
 
     if not args.players:
         raise UsageError("an 18xx game needs --players (position,character,real_name,email,secret)")
@@ -214,8 +221,11 @@ def _new_sequential(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
+    from turnproc.commands.db import database
     from turnproc.commands.replay import read_recorded
+    from turnproc.pipeline import schedule
     from turnproc.store import g18xx as store
+    from turnproc.store.db import transaction
 
     data = read_recorded(args.file)
     with transaction(database()) as session:
@@ -228,6 +238,11 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
+    from turnproc.commands.db import database
+    from turnproc.pipeline import schedule
+    from turnproc.store import repository
+    from turnproc.store.db import transaction
+
     with transaction(database()) as session:
         games = [
             {
@@ -252,6 +267,11 @@ def _list(args: argparse.Namespace) -> int:
 
 def _status(args: argparse.Namespace) -> int:
     from turnproc import sequential
+    from turnproc.commands.db import database
+    from turnproc.pipeline import games as pipeline_games
+    from turnproc.pipeline import schedule
+    from turnproc.store import repository
+    from turnproc.store.db import transaction
 
     with transaction(database()) as session:
         game = repository.get_game(session, args.game)
@@ -298,6 +318,11 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def _schedule(args: argparse.Namespace) -> int:
+    from turnproc.commands.db import database
+    from turnproc.pipeline import schedule
+    from turnproc.store import repository
+    from turnproc.store.db import transaction
+
     deadline = schedule.parse_deadline(args.deadline) if args.deadline else None
     with transaction(database()) as session:
         changes = schedule.schedule(
@@ -349,6 +374,11 @@ def _schedule(args: argparse.Namespace) -> int:
 
 
 def _standby(args: argparse.Namespace) -> int:
+    from turnproc.commands.db import database
+    from turnproc.pipeline import players as pipeline_players
+    from turnproc.pipeline import schedule
+    from turnproc.store.db import transaction
+
     if args.add and args.remove:
         raise UsageError("give --add or --remove, not both")
     if args.real_name and not args.add:
@@ -392,6 +422,10 @@ def _standby(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     from turnproc import sequential
+    from turnproc.commands.db import database
+    from turnproc.pipeline import stored
+    from turnproc.store import repository
+    from turnproc.store.db import transaction
 
     with transaction(database()) as session:
         game = repository.get_game(session, args.game)
@@ -405,6 +439,11 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _assign(args: argparse.Namespace) -> int:
+    from turnproc.commands.db import database
+    from turnproc.pipeline import players as pipeline_players
+    from turnproc.pipeline import schedule
+    from turnproc.store.db import transaction
+
     with transaction(database()) as session:
         secret = pipeline_players.assign(
             session,
@@ -422,6 +461,12 @@ def _assign(args: argparse.Namespace) -> int:
 
 
 def _unlock(args: argparse.Namespace) -> int:
+    from turnproc.commands.db import database
+    from turnproc.intake import lockout
+    from turnproc.pipeline import schedule
+    from turnproc.store import repository
+    from turnproc.store.db import transaction
+
     with transaction(database()) as session:
         game = repository.get_game(session, args.game, lock=True)
         player = repository.get_player(session, game.id, args.position)
@@ -433,6 +478,11 @@ def _unlock(args: argparse.Namespace) -> int:
 
 
 def _drop(args: argparse.Namespace) -> int:
+    from turnproc.commands.db import database
+    from turnproc.pipeline import players as pipeline_players
+    from turnproc.pipeline import schedule
+    from turnproc.store.db import transaction
+
     with transaction(database()) as session:
         pipeline_players.drop(
             session, args.game, position=args.position, reason=args.reason, now=schedule.utcnow()
@@ -442,6 +492,11 @@ def _drop(args: argparse.Namespace) -> int:
 
 
 def _adjust(args: argparse.Namespace) -> int:
+    from turnproc.commands.db import database
+    from turnproc.pipeline import games as pipeline_games
+    from turnproc.pipeline import schedule
+    from turnproc.store.db import transaction
+
     with transaction(database()) as session:
         event = pipeline_games.adjust(
             session,
@@ -461,7 +516,7 @@ def _adjust(args: argparse.Namespace) -> int:
     return 0
 
 
-def adjustment_words(game: str, event: ModeratorAdjustment) -> str:
+def adjustment_words(game: str, event: "ModeratorAdjustment") -> str:
     """What `game adjust` did, in words."""
     done: list[str] = []
     whose = f"position {event.position}" if event.position is not None else event.railroad
@@ -480,6 +535,10 @@ def adjustment_words(game: str, event: ModeratorAdjustment) -> str:
 
 
 def _log(args: argparse.Namespace) -> int:
+    from turnproc.commands.db import database
+    from turnproc.store import repository
+    from turnproc.store.db import transaction
+
     with transaction(database()) as session:
         game = repository.get_game(session, args.game)
         entries = [
@@ -502,6 +561,11 @@ def _log(args: argparse.Namespace) -> int:
 
 
 def _resend(args: argparse.Namespace) -> int:
+    from turnproc.commands.db import database
+    from turnproc.pipeline import schedule
+    from turnproc.store import repository
+    from turnproc.store.db import transaction
+
     now = schedule.utcnow()
     with transaction(database()) as session:
         game = repository.get_game(session, args.game)

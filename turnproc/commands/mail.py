@@ -9,29 +9,16 @@ from collections import Counter
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from sqlalchemy import Engine
-
-from turnproc.commands.db import database
-from turnproc.config import load_settings
 from turnproc.core.errors import TurnprocError, UsageError
 from turnproc.core.text import for_terminal
-from turnproc.mail.inbound import IngestOutcome, StoreFailed, ingest, resume_pending, retry
-from turnproc.mail.outbound import requeue, send_outbox, write_eml
-from turnproc.mail.sources import (
-    MAX_MESSAGE_BYTES,
-    ImapSource,
-    Incoming,
-    arrival,
-    from_bytes,
-    from_maildir,
-    received_by_us,
-)
-from turnproc.mail.transport import SmtpTransport
-from turnproc.mail.urls import imap_url, smtp_url
-from turnproc.pipeline import reports
-from turnproc.store import repository as repo
-from turnproc.store.db import DatabaseError, transaction
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from turnproc.mail.inbound import IngestOutcome
+    from turnproc.mail.sources import Incoming
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -90,6 +77,15 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 
 def _send(args: argparse.Namespace) -> int:
+    from turnproc.commands.db import database
+    from turnproc.config import load_settings
+    from turnproc.mail.outbound import send_outbox, write_eml
+    from turnproc.mail.transport import SmtpTransport
+    from turnproc.mail.urls import smtp_url
+    from turnproc.pipeline import reports
+    from turnproc.store import repository as repo
+    from turnproc.store.db import transaction
+
     settings = load_settings()
     engine = database()
     if args.dry_run is not None:
@@ -151,6 +147,9 @@ def _send(args: argparse.Namespace) -> int:
 
 
 def _requeue(args: argparse.Namespace) -> int:
+    from turnproc.commands.db import database
+    from turnproc.mail.outbound import requeue
+
     statuses = [s for s, chosen in (("dead", args.dead), ("ambiguous", args.ambiguous)) if chosen]
     if not statuses and not args.id:
         raise UsageError("say which messages: --dead, --ambiguous or --id N")
@@ -191,6 +190,20 @@ def _ingest(args: argparse.Namespace) -> int:
     (it stays stored; the moderator is told), 75 (temporary failure: the MTA
     keeps the message and retries) when a message piped on stdin could not be
     stored at all."""
+    from turnproc.commands.db import database
+    from turnproc.config import load_settings
+    from turnproc.mail.inbound import StoreFailed
+    from turnproc.mail.sources import (
+        MAX_MESSAGE_BYTES,
+        ImapSource,
+        Incoming,
+        from_bytes,
+        from_maildir,
+        received_by_us,
+    )
+    from turnproc.mail.urls import imap_url
+    from turnproc.store.db import DatabaseError
+
     chosen = [args.source == "-", args.maildir is not None, args.imap]
     if sum(chosen) != 1:
         raise UsageError("give exactly one source: - (stdin), --maildir DIR or --imap")
@@ -246,9 +259,12 @@ def _ingest(args: argparse.Namespace) -> int:
 
 
 def _run_ingest(
-    engine: Engine, messages: Iterable[Incoming], moderator: str | None, quiet: bool
-) -> list[IngestOutcome]:
+    engine: "Engine", messages: "Iterable[Incoming]", moderator: str | None, quiet: bool
+) -> "list[IngestOutcome]":
     """Messages left half-processed by an earlier run first, then the new ones."""
+    from turnproc.mail.inbound import ingest, resume_pending
+    from turnproc.mail.sources import arrival
+
     outcomes = resume_pending(engine, _now(), moderator=moderator)
     for outcome in outcomes:
         _print_outcome(outcome, quiet)
@@ -272,7 +288,7 @@ def _run_ingest(
     return outcomes
 
 
-def _print_outcome(outcome: IngestOutcome, quiet: bool) -> None:
+def _print_outcome(outcome: "IngestOutcome", quiet: bool) -> None:
     if quiet:
         return
     # Details quote senders' text: never hand raw escapes to the moderator's terminal.
@@ -283,6 +299,10 @@ def _print_outcome(outcome: IngestOutcome, quiet: bool) -> None:
 
 
 def _retry(args: argparse.Namespace) -> int:
+    from turnproc.commands.db import database
+    from turnproc.config import load_settings
+    from turnproc.mail.inbound import retry
+
     settings = load_settings()
     outcomes = retry(database(), args.ids, moderator=settings.moderator_email)
     if args.json:

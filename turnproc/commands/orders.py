@@ -11,14 +11,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from turnproc.commands.db import database
 from turnproc.core.errors import UsageError
-from turnproc.families.continental_rails.turnsheet.render import render_turnsheet
-from turnproc.intake.submit import submit_sheet
-from turnproc.scenario.loader import load_scenario
-from turnproc.store import mapping
-from turnproc.store import repository as repo
-from turnproc.store.db import transaction
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -60,6 +53,10 @@ def _when(text: str | None) -> datetime:
 
 
 def _submit(args: argparse.Namespace) -> int:
+    from turnproc.commands.db import database
+    from turnproc.intake.submit import submit_sheet
+    from turnproc.store.db import transaction
+
     data = _read(args.file)
     received = _when(args.at)
     with transaction(database()) as session:
@@ -86,6 +83,13 @@ def _submit(args: argparse.Namespace) -> int:
 
 
 def _sheet(args: argparse.Namespace) -> int:
+    from turnproc.commands.db import database
+    from turnproc.families.continental_rails.turnsheet.render import render_turnsheet
+    from turnproc.scenario.loader import load_scenario
+    from turnproc.store import mapping
+    from turnproc.store import repository as repo
+    from turnproc.store.db import transaction
+
     with transaction(database()) as session:
         game = repo.get_game(session, args.game)
         state = mapping.state_from_json(repo.turn_state(session, game.id, game.current_turn).state)

@@ -8,9 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from turnproc.core.errors import TurnprocError
-from turnproc.families.g18xx.engine.actions import parse_action
-from turnproc.families.g18xx.replay import ReplayError, replay, standing_actions
-from turnproc.families.g18xx.report.files import write_reports
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 
@@ -41,6 +38,10 @@ def read_recorded(path: Path) -> dict[str, Any]:
 
 
 def _replay(args: argparse.Namespace) -> int:
+    from turnproc.families.g18xx.engine.actions import parse_action
+    from turnproc.families.g18xx.replay import ReplayError, replay, standing_actions
+    from turnproc.families.g18xx.report.files import write_reports
+
     path: Path = args.file
     data = read_recorded(path)
     try:

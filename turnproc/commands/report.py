@@ -14,17 +14,14 @@ without a game in the database.
 import argparse
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from turnproc.commands.db import database
 from turnproc.core.errors import UsageError
-from turnproc.families.continental_rails.engine.orders import PlayerOrders
-from turnproc.families.continental_rails.report.render import RenderedReport, render_turn_reports
-from turnproc.families.continental_rails.report.sample import sample_turn
-from turnproc.files import write_whole
-from turnproc.pipeline import reports as pipeline_reports
-from turnproc.scenario.loader import load_scenario
-from turnproc.store import repository
-from turnproc.store.db import transaction
+
+if TYPE_CHECKING:
+    from turnproc.families.continental_rails.engine.orders import PlayerOrders
+    from turnproc.families.continental_rails.report.render import RenderedReport
+    from turnproc.pipeline import reports as pipeline_reports
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -47,7 +44,9 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p.set_defaults(handler=_sample)
 
 
-def _write(out: Path, turn: int, reports: dict[int, RenderedReport]) -> Path:
+def _write(out: Path, turn: int, reports: "dict[int, RenderedReport]") -> Path:
+    from turnproc.files import write_whole
+
     folder = out / f"turn-{turn}"
     folder.mkdir(parents=True, exist_ok=True)
     for position, report in sorted(reports.items()):
@@ -68,6 +67,12 @@ def _positions(player: int | None, count: int) -> list[int] | None:
 
 
 def _render(args: argparse.Namespace) -> int:
+    from turnproc.commands.db import database
+    from turnproc.families.continental_rails.report.render import render_turn_reports
+    from turnproc.pipeline import reports as pipeline_reports
+    from turnproc.store import repository
+    from turnproc.store.db import transaction
+
     with transaction(database()) as session:
         game = repository.get_game(session, args.game)
         played = [t for t in repository.stored_turns(session, game.id)]
@@ -89,6 +94,9 @@ class _Sample:
     """A made-up turn in the shape `render_turn_reports` reads."""
 
     def __init__(self, scenario_name: str, turn: int):
+        from turnproc.families.continental_rails.report.sample import sample_turn
+        from turnproc.scenario.loader import load_scenario
+
         self.scenario = load_scenario(scenario_name)
         self.before, result, self.meta = sample_turn(self.scenario, turn=turn)
         self.game = self.meta.name
@@ -104,6 +112,8 @@ class _Sample:
 
 
 def _sample(args: argparse.Namespace) -> int:
+    from turnproc.families.continental_rails.report.render import render_turn_reports
+
     data = _Sample(args.scenario, args.turn)
     started = time.perf_counter()
     reports = render_turn_reports(

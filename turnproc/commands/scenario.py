@@ -4,7 +4,6 @@ import argparse
 import json
 
 from turnproc.core.errors import TurnprocError
-from turnproc.scenario.loader import load_scenario, scenario_names
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -30,12 +29,16 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 
 def _list(args: argparse.Namespace) -> int:
+    from turnproc.scenario.loader import load_scenario, scenario_names
+
     for name in scenario_names():
         print(f"{name}\t{load_scenario(name).title}")
     return 0
 
 
 def _show(args: argparse.Namespace) -> int:
+    from turnproc.scenario.loader import load_scenario
+
     scenario = load_scenario(args.name)
     data = {
         "name": scenario.name,
@@ -64,6 +67,7 @@ def _show(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from turnproc.scenario.check import check_scenario
+    from turnproc.scenario.loader import load_scenario
 
     report = check_scenario(load_scenario(args.name))
     print("\n".join(report.lines()))
@@ -72,6 +76,7 @@ def _check(args: argparse.Namespace) -> int:
 
 def _map(args: argparse.Namespace) -> int:
     from turnproc.families.continental_rails.report.mapdraw import draw_scenario_map
+    from turnproc.scenario.loader import load_scenario
 
     scenario = load_scenario(args.name)
     try:

@@ -6,15 +6,12 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
-
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from typing import TYPE_CHECKING, Any
 
 from turnproc.core.errors import UsageError
-from turnproc.families.continental_rails.engine.strategies import STRATEGIES
-from turnproc.scenario.loader import resolve_path
-from turnproc.simulate import GameStats, aggregate, parse_strategy_seats, simulate
+
+if TYPE_CHECKING:
+    from turnproc.simulate import GameStats
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -38,15 +35,15 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         action="append",
         default=[],
         metavar="NAME@POSITION",
-        help="play a scripted strategy in a position (repeatable): "
-        + ", ".join(sorted(STRATEGIES)),
+        help="play a scripted strategy in a position (repeatable; docs/balance.md lists them, "
+        "and an unknown NAME is refused with the list)",
     )
     parser.add_argument("--json", action="store_true", help="print JSON, no progress bar")
     parser.add_argument("--out", type=Path, help="write each game's statistics here as JSON")
     parser.set_defaults(handler=_simulate)
 
 
-def _winner_text(stats: GameStats, category: str) -> str:
+def _winner_text(stats: "GameStats", category: str) -> str:
     leaders = stats.winners.get(category, [])
     if not leaders:
         return "-"
@@ -55,7 +52,7 @@ def _winner_text(stats: GameStats, category: str) -> str:
     return ",".join(f"{w.position}:{w.personality}" for w in leaders)
 
 
-def _print_text(results: list[GameStats], summary: dict[str, Any]) -> None:
+def _print_text(results: "list[GameStats]", summary: dict[str, Any]) -> None:
     print("game  seed        turns ended  winners (robber/mogul/builder/magnate/prodigal/baron)")
     for g in results:
         winners = " ".join(
@@ -115,6 +112,12 @@ def _print_text(results: list[GameStats], summary: dict[str, Any]) -> None:
 
 
 def _simulate(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from turnproc.scenario.loader import resolve_path
+    from turnproc.simulate import aggregate, parse_strategy_seats, simulate
+
     if args.games < 1 or args.turns < 1:
         raise UsageError("--games and --turns must be at least 1")
     if len(args.strategy) > 15:

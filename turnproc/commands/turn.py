@@ -7,24 +7,15 @@ import socket
 import sys
 from concurrent.futures import ProcessPoolExecutor, wait
 from multiprocessing import get_context
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
-from sqlalchemy import Engine
-
-from turnproc.commands.db import database
-from turnproc.config import load_settings
 from turnproc.core.errors import TurnprocError, UsageError
-from turnproc.pipeline import schedule, turns
-from turnproc.store import repository
-from turnproc.store.db import open_database, transaction
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
+    from sqlalchemy import Engine
+
+    from turnproc.pipeline import turns
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -59,6 +50,11 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 
 def _run(args: argparse.Namespace) -> int:
+    from turnproc.commands.db import database
+    from turnproc.pipeline import schedule, turns
+    from turnproc.store import repository
+    from turnproc.store.db import transaction
+
     if args.due:
         if args.game or args.preview or args.force or args.turn is not None or args.accept_missing:
             raise UsageError("--due takes no game, --force, --preview, --turn or --accept-missing")
@@ -100,7 +96,7 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_summary(outcome: turns.TurnOutcome) -> None:
+def _print_summary(outcome: "turns.TurnOutcome") -> None:
     print(
         f"  events {outcome.events}, orders refused or cut {outcome.rejections}, "
         f"ledger entries {outcome.ledger_entries}"
@@ -126,6 +122,10 @@ def _worker_name() -> str:
 
 def _due_worker(url: str) -> tuple[list[dict[str, Any]], list[str]]:
     """One worker process of `turn run --due --workers N`: (outcomes, failures)."""
+    from turnproc.config import load_settings
+    from turnproc.pipeline import turns
+    from turnproc.store.db import open_database
+
     engine = open_database(url)
     moderator = load_settings().moderator_email
     failures: list[str] = []
@@ -143,11 +143,15 @@ def _due_worker(url: str) -> tuple[list[dict[str, Any]], list[str]]:
 
 
 def _run_due_in_workers(
-    engine: Engine, url: str, workers: int, progress: Progress, task: TaskID
+    engine: "Engine", url: str, workers: int, progress: "Progress", task: "TaskID"
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """`turn run --due` in `workers` spawned processes. The progress bar counts
     the games due now that have moved past their turn, read from the database
     while the workers run (the games any runner processes, this one or another)."""
+    from turnproc.pipeline import schedule
+    from turnproc.store import repository
+    from turnproc.store.db import transaction
+
     with transaction(engine) as session:
         due = {
             game_id: turn for game_id, turn, _name in schedule.due_games(session, schedule.utcnow())
@@ -175,6 +179,12 @@ def _run_due_in_workers(
 
 
 def _run_due(args: argparse.Namespace) -> int:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from turnproc.commands.db import database
+    from turnproc.config import load_settings
+    from turnproc.pipeline import turns
+
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
     url = load_settings().database_url
@@ -228,6 +238,10 @@ def _run_due(args: argparse.Namespace) -> int:
 
 
 def _rollback(args: argparse.Namespace) -> int:
+    from turnproc.commands.db import database
+    from turnproc.pipeline import schedule, turns
+    from turnproc.store.db import transaction
+
     with transaction(database()) as session:
         game = turns.rollback(session, args.game, args.to, schedule.utcnow(), reason=args.reason)
         name = game.name
@@ -236,6 +250,10 @@ def _rollback(args: argparse.Namespace) -> int:
 
 
 def _rerun(args: argparse.Namespace) -> int:
+    from turnproc.commands.db import database
+    from turnproc.pipeline import schedule, turns
+    from turnproc.store.db import transaction
+
     try:
         with transaction(database()) as session:
             result = turns.rerun(session, args.game, schedule.utcnow())

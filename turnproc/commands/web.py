@@ -6,11 +6,7 @@ page instead (the same link his mail carries), for the moderator to pass on.
 
 import argparse
 
-from turnproc.commands.db import database
-from turnproc.config import load_settings
 from turnproc.core.errors import UsageError
-from turnproc.store import repository
-from turnproc.store.db import transaction
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -26,6 +22,11 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 
 def _web(args: argparse.Namespace) -> int:
+    from turnproc.commands.db import database
+    from turnproc.config import load_settings
+    from turnproc.store import repository
+    from turnproc.store.db import transaction
+
     if not 0 < args.port < 65536:
         raise UsageError("--port must be between 1 and 65535")
     settings = load_settings()

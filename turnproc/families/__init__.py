@@ -1,38 +1,8 @@
-"""The game families this program plays: family name -> `GameFamily`.
+"""The game families this program plays.
 
 One folder per family (`continental_rails/`, ...): its engine, computer
-players, order language and report. A new family is one new folder and
-one entry in `FAMILIES`.
+players, order language and report. A new family is one new folder and one
+entry in `FAMILIES` (registry.py, which maps family names to `GameFamily`).
+Nothing is imported here, so loading one module of one family does not load
+every family's engine.
 """
-
-from turnproc.core.errors import TurnprocError
-from turnproc.families.boundary import GameFamily, SequentialFamily
-from turnproc.families.continental_rails.family import CONTINENTAL_RAILS
-from turnproc.families.g18xx.family import G18XX
-from turnproc.scenario.model import Scenario
-
-FAMILIES: dict[str, GameFamily] = {CONTINENTAL_RAILS.name: CONTINENTAL_RAILS}
-
-
-SEQUENTIAL: dict[str, SequentialFamily] = {G18XX.name: G18XX}
-
-
-def sequential_family(scenario: str) -> SequentialFamily | None:
-    """The sequential family playing a `game new --scenario` name, if any."""
-    for family in SEQUENTIAL.values():
-        if scenario.lower() in family.titles:
-            return family
-    return None
-
-
-def family_of(scenario: Scenario) -> GameFamily:
-    """The family a scenario belongs to (scenario.toml `family`)."""
-    name = str(scenario.params.get("scenario", {}).get("family", "continental-rails"))
-    try:
-        return FAMILIES[name]
-    except KeyError:
-        known = ", ".join(sorted(FAMILIES))
-        raise TurnprocError(
-            f"scenario {scenario.name!r} is of the game family {name!r}, which this "
-            f"program does not play (it plays: {known})"
-        ) from None

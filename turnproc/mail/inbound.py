@@ -40,10 +40,8 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from turnproc import sequential
 from turnproc.core.errors import TurnprocError
 from turnproc.core.text import clean, for_terminal, neutralised
-from turnproc.families.continental_rails.engine.events import Announcement
 from turnproc.families.continental_rails.turnsheet.language import order_lines, parse_turnsheet
 from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
 from turnproc.intake.auth import (
@@ -60,7 +58,6 @@ from turnproc.intake.lockout import (
     unlock,
     unlock_code_matches,
 )
-from turnproc.intake.submit import submit_sheet
 from turnproc.mail.classify import silence_reason
 from turnproc.mail.guard import BudgetExceeded, bound_headers, within_budget
 from turnproc.playerdocs import player_doc, players_guide
@@ -735,6 +732,10 @@ class _Reader:
     # --- a turnsheet --------------------------------------------------------------
 
     def _turnsheet(self) -> IngestOutcome:
+        # The turnsheet's checks load the rules engine: imported for a sheet
+        # alone, so a command or junk mail starts without it.
+        from turnproc.intake.submit import submit_sheet
+
         outcome = submit_sheet(
             self.session, None, self.raw, None, self.received_at, submission_id=self.submission_id
         )
@@ -788,7 +789,13 @@ class _Reader:
             ),
             None,
         )
-        if game is None or sequential.family_of_game(game) is None:
+        if game is None:
+            return None
+        # Imported for a sequential game's sheet alone: the 18xx engine and
+        # reports are not loaded for the other mail.
+        from turnproc import sequential
+
+        if sequential.family_of_game(game) is None:
             return None
         fields = {"game": game.name, "player": str(header.position), "secret": header.secret}
         try:
@@ -1121,6 +1128,8 @@ class _Reader:
                 f"{MAX_ANNOUNCEMENT_CHARS} are printed",
                 "shorten it",
             )
+        from turnproc.families.continental_rails.engine.events import Announcement
+
         anonymous = "anonymous" in command.flags or game.anonymous
         event = Announcement(
             position=None if anonymous else player.position, text=text, anonymous=anonymous

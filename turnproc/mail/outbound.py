@@ -39,7 +39,6 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from turnproc.core.errors import TurnprocError
-from turnproc.families.continental_rails.report.rules_pdf import RULES_PDF_NAME, game_rules_pdf
 from turnproc.files import write_whole
 from turnproc.mail.compose import Attachment, Outgoing, compose, message_id
 from turnproc.mail.transport import (
@@ -181,6 +180,12 @@ def outgoing(
     if pdf is not None:
         attachments.append(Attachment(row.pdf_name or "report.pdf", pdf, "application", "pdf"))
     if row.kind in RULES_ATTACHED:
+        # ReportLab is loaded only by the mail that carries the rules PDF.
+        from turnproc.families.continental_rails.report.rules_pdf import (
+            RULES_PDF_NAME,
+            game_rules_pdf,
+        )
+
         attachments.append(Attachment(RULES_PDF_NAME, game_rules_pdf(), "application", "pdf"))
     data = row.json_attachment if data is None else data
     if data is not None:

@@ -12,12 +12,13 @@ from sqlalchemy.orm import Session
 
 from turnproc.core.errors import TurnprocError, UsageError
 from turnproc.core.ledger import BANK, LedgerEntry, railroad_account, tycoon_account
-from turnproc.families import family_of
 from turnproc.families.continental_rails.engine.events import ModeratorAdjustment
 from turnproc.families.continental_rails.engine.setup import PlayerSetup
 from turnproc.families.continental_rails.engine.state import GameState
+from turnproc.families.registry import family_of
 from turnproc.intake.auth import generate_secret, hash_secret
 from turnproc.pipeline.players import PlayerEntry, _queue_welcome
+from turnproc.pipeline.policies import MISSED_TURN_POLICIES
 from turnproc.pipeline.reports import (
     RenderedReport,
     _report_input,
@@ -25,7 +26,7 @@ from turnproc.pipeline.reports import (
     _stored,
     render_reports,
 )
-from turnproc.pipeline.schedule import MISSED_TURN_POLICIES, _when, is_due, reminder_hours
+from turnproc.pipeline.schedule import _when, is_due, reminder_hours
 from turnproc.pipeline.stored import _store_state, scenario_for
 from turnproc.scenario.loader import resolve_path, scenario_names
 from turnproc.scenario.model import Scenario

@@ -12,11 +12,11 @@ from typing import Any, Protocol
 from sqlalchemy.orm import Session
 
 from turnproc.core.ledger import LedgerEntry
-from turnproc.families import family_of
 from turnproc.families.continental_rails.engine.events import Event, Rejection
 from turnproc.families.continental_rails.engine.orders import PlayerOrders
 from turnproc.families.continental_rails.engine.resolve import TurnResult
 from turnproc.families.continental_rails.engine.state import GameState
+from turnproc.families.registry import family_of
 from turnproc.pipeline.schedule import _when
 from turnproc.pipeline.stored import scenario_for
 from turnproc.scenario.model import Scenario

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from turnproc.core.errors import UsageError
+from turnproc.pipeline.policies import MISSED_TURN_POLICIES
 from turnproc.store import repository
 from turnproc.store.models import Game
 
@@ -68,9 +69,6 @@ def is_due(session: Session, game: Game, now: datetime) -> bool:
     if not humans:
         return False
     return humans <= repository.positions_with_orders(session, game.id, game.current_turn)
-
-
-MISSED_TURN_POLICIES = ("computer", "idle", "standing")
 
 
 def due_games(session: Session, now: datetime) -> list[tuple[int, int, str]]:

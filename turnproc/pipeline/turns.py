@@ -23,11 +23,11 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from turnproc.core.errors import TurnprocError, UsageError
-from turnproc.families import family_of
 from turnproc.families.continental_rails.engine.events import ModeratorAdjustment
 from turnproc.families.continental_rails.engine.orders import PlayerOrders
 from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.families.continental_rails.report.model import order_notes
+from turnproc.families.registry import family_of
 from turnproc.pipeline.games import add_game_records, adjust, rebuild_game_records
 from turnproc.pipeline.players import _apply_missed_turn_policy
 from turnproc.pipeline.reports import (

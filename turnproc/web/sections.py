@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from turnproc.families import family_of
+from turnproc.families.registry import family_of
 from turnproc.store.models import Game, Player
 from turnproc.web.pages import scenario_for
 

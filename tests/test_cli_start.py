@@ -1,0 +1,88 @@
+"""What the command line loads before it does anything (README, Speed: `cli_start_s`).
+
+`turnproc --help` and a cron `turnproc mail ingest` of one message must not
+pay for the reports (ReportLab), the web pages (Starlette, uvicorn) or the
+engines they do not use. Which modules a process imported is deterministic,
+unlike its time, so that is what these tests check, in a fresh process each.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Runs the command line in-process, then prints the names of the loaded modules.
+PROBE = """
+import contextlib, io, json, sys
+from turnproc.cli import main
+with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
+    main(sys.argv[1:])
+print(json.dumps(sorted(sys.modules)))
+"""
+
+REPORTS_AND_WEB = ("reportlab", "PIL", "starlette", "uvicorn", "turnproc.web")
+
+
+def _loaded(args: list[str], stdin: bytes = b"", env: dict[str, str] | None = None) -> set[str]:
+    run = subprocess.run(
+        [sys.executable, "-c", PROBE, *args],
+        cwd=ROOT,
+        input=stdin,
+        capture_output=True,
+        env={**os.environ, **(env or {})},
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr.decode()
+    return set(json.loads(run.stdout.decode().splitlines()[-1]))
+
+
+def _within(modules: set[str], packages: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in modules if any(m == p or m.startswith(p + ".") for p in packages))
+
+
+def test_help_loads_no_library_the_commands_use() -> None:
+    loaded = _loaded(["--help"])
+    assert "turnproc.commands.mail" in loaded  # every command was registered
+    heavy = (
+        *REPORTS_AND_WEB,
+        "sqlalchemy",
+        "alembic",
+        "pydantic",
+        "rich",
+        "jinja2",
+        "turnproc.families",
+        "turnproc.store",
+    )
+    assert _within(loaded, heavy) == []
+
+
+HELP_MAIL = b"From: someone@example.net\nSubject: help\nMessage-ID: <h@example.net>\n\nHELP\n"
+SHEET_MAIL = (
+    b"From: someone@example.net\nSubject: orders\nMessage-ID: <s@example.net>\n\n"
+    b"TURNSHEET game: nowhere turn: 1 player: 3 secret: abcdefabcdef\nBUY 10 PRR\nEND\n"
+)
+
+
+@pytest.mark.parametrize("message", [HELP_MAIL, SHEET_MAIL], ids=["help", "turnsheet"])
+def test_mail_ingest_of_one_message_loads_no_reports_web_or_18xx(
+    message: bytes, tmp_path: Path
+) -> None:
+    url = f"sqlite:///{tmp_path / 'games.db'}"
+    loaded = _loaded(["mail", "ingest", "-"], message, {"TURNPROC_DATABASE_URL": url})
+    assert "turnproc.mail.inbound" in loaded  # the message was taken in
+    assert _within(loaded, (*REPORTS_AND_WEB, "turnproc.families.g18xx")) == []
+    if message is HELP_MAIL:  # a command: the turnsheet's checks and receipt stay unloaded
+        assert _within(loaded, ("turnproc.intake.submit", "jinja2")) == []
+
+
+def test_the_bench_times_whole_help_processes() -> None:
+    from turnproc.bench import bench_cli_start
+
+    figures = bench_cli_start(runs=1)
+    assert set(figures) == {"cli_start_s", "cli_start_cpu_s"}
+    assert figures["cli_start_s"] > 0 and figures["cli_start_cpu_s"] > 0
