@@ -174,7 +174,6 @@ def replay(ops: list[Op]) -> bytes:
     """The same drawing calls on a plain canvas, written as a PDF."""
     buffer = io.BytesIO()
     canvas = Canvas(buffer, pagesize=PAGE, invariant=1)
-    doc = canvas._doc
     texts: dict[int, PDFTextObject] = {}
     for name, args, kwargs in ops:
         if name == "__text__":
@@ -187,6 +186,7 @@ def replay(ops: list[Op]) -> bytes:
             canvas.drawText(texts[args[0]])
         elif name == "__form__":
             form_name, form, fonts = args
+            doc = canvas._doc  # a shared map layer: recorded with ReportLab's internals
             if not doc.hasForm(form_name):
                 copy = PDFStream(content=form.content)
                 copy.dictionary.dict.update(form.dictionary.dict)

@@ -60,6 +60,7 @@ from reportlab.pdfgen.canvas import Canvas
 from reportlab.pdfgen.pathobject import PDFPathObject
 from reportlab.pdfgen.textobject import PDFTextObject
 
+from turnproc.families.continental_rails.report import internals
 from turnproc.families.continental_rails.report.strings import ascii_as_itself, strings
 from turnproc.files import write_whole
 from turnproc.scenario.model import Route, Scenario, Town
@@ -356,7 +357,7 @@ _DASH = (4.0, 1.5)  # national borders
 def _path(canvas: Canvas, points: Sequence[Point], close: bool) -> object:
     path = canvas.beginPath()
     path.moveTo(*points[0])
-    if isinstance(path, PDFPathObject) and len(points) > 1:
+    if internals.PRIVATE and isinstance(path, PDFPathObject) and len(points) > 1:
         # An outline has hundreds of points: their numbers are formatted in one
         # call, each as `lineTo` formats it, and written as its operators.
         numbers = fp_str(*itertools.chain.from_iterable(points[1:])).split(" ")
@@ -877,7 +878,8 @@ class _Labels:
                     canvas.setLineJoin(1)
                 self.halo = (halo, width)
         if (
-            type(canvas) is Canvas  # not a subclass that notes its calls (the bench floor)
+            internals.PRIVATE
+            and type(canvas) is Canvas  # not a subclass that notes its calls (the bench floor)
             and isinstance(color, str)
             and (halo is None or isinstance(halo, str))
             and canvas.bottomup

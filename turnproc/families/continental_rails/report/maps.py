@@ -38,7 +38,7 @@ from reportlab.pdfbase.pdfdoc import (
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Flowable, Frame, PageBreak, PageTemplate
 
-from turnproc.families.continental_rails.report import mapdraw
+from turnproc.families.continental_rails.report import internals, mapdraw
 from turnproc.families.continental_rails.report.model import PCLine, PlayerReport, RailroadLine
 from turnproc.families.continental_rails.report.typeface import SANS_BOLD, register_fonts
 from turnproc.scenario.model import Scenario, Town
@@ -239,7 +239,9 @@ class _MapFlowable(Flowable):
         return avail_width, avail_height
 
     def draw(self) -> None:
-        draw_page(self.canv, self.pages, self.report, self.zoom, shared=True)
+        # The shared layers are recorded and replayed through ReportLab's
+        # internals: with another release each report draws its own (internals.py).
+        draw_page(self.canv, self.pages, self.report, self.zoom, shared=internals.PRIVATE)
 
 
 def draw_page(
@@ -767,10 +769,16 @@ class MapPages:
     def _south_east_page(
         self, report: PlayerReport, when: str, title: Callable[[str], Flowable]
     ) -> list[Flowable]:
-        south_east = self.south_east(report)
-        if south_east is None:
+        geography: Drawn | None = None
+        if internals.PRIVATE:
+            south_east = self.south_east(report)
+            if south_east is None:
+                return []
+            frame, geography = south_east
+        elif reaches_south_east(self.scenario, report):
+            frame = self.south_east_frame()[0]  # its geography drawn in each report
+        else:
             return []
-        frame, geography = south_east
         return [
             PageBreak(),
             title(f"Map: the south-east – {when}, colours as before"),

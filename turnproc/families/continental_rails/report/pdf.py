@@ -35,8 +35,8 @@ from reportlab.platypus import (
     Table,
     TableStyle,
 )
-from reportlab.platypus.flowables import _listWrapOn
 
+from turnproc.families.continental_rails.report import internals
 from turnproc.families.continental_rails.report.embedding import report_canvas
 from turnproc.families.continental_rails.report.grid import Band, Grid, Look, Pair, Rule
 from turnproc.families.continental_rails.report.maps import MapPages
@@ -494,6 +494,10 @@ class _Together(KeepTogether):
     adds content to it), and the report's never do."""
 
     def wrap(self, aW: float, aH: float) -> tuple[float, float]:
+        # KeepTogether's own measuring, less the frame's copy: private to
+        # ReportLab, so only with the release checked (internals.py).
+        from reportlab.platypus.flowables import _listWrapOn
+
         dims: list[tuple[float, float]] = []
         width, self._H = _listWrapOn(self._content, aW, None, dims=dims)
         self._H0 = dims[0][1] if dims else 0
@@ -607,7 +611,7 @@ class _Header:
         self.right = printable(_short(report.character, 40) + f" (#{report.reader})")
 
     def __call__(self, canvas: Canvas, doc: BaseDocTemplate) -> None:
-        width, height = canvas._pagesize
+        width, height = doc.pageTemplate.pagesize  # this page's: the maps lie landscape
         canvas.saveState()
         canvas.setFont(NARROW, 7)
         canvas.setFillColor(colors.HexColor("#555555"))
@@ -1020,7 +1024,7 @@ def render_pdf(
         creator="turnproc",
         invariant=1,
         # A heading kept with what follows it, measured without copying the frame.
-        keepTogetherClass=_Together,
+        keepTogetherClass=_Together if internals.PRIVATE else KeepTogether,
     )
     templates = [
         PageTemplate(

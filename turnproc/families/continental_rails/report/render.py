@@ -32,6 +32,7 @@ from turnproc.families.continental_rails.engine.events import Event, Rejection
 from turnproc.families.continental_rails.engine.orders import PlayerOrders
 from turnproc.families.continental_rails.engine.resolve import TurnResult
 from turnproc.families.continental_rails.engine.state import GameState
+from turnproc.families.continental_rails.report import internals
 from turnproc.families.continental_rails.report.export import render_json
 from turnproc.families.continental_rails.report.maps import Drawn, MapPages, Page
 from turnproc.families.continental_rails.report.model import (
@@ -451,7 +452,7 @@ def start_turn_reports(
     count = min(workers or default_workers(), len(wanted))
     if count <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         with few_collections():
-            if pages is not None:
+            if pages is not None and internals.PRIVATE:
                 pages.prepare(first)
             ready, made = _outcome((pos, turn.finished(pos)) for pos in wanted)
             return PendingReports(ready=ready, finished=made)
@@ -459,7 +460,7 @@ def start_turn_reports(
     text_template()
     turnsheet_template()
     shared: list[Page] = []
-    if pages is not None:
+    if pages is not None and internals.PRIVATE:  # else each report draws its maps whole
         pages.geography(False, first)
         pages.geography(True)
         pages.south_east(first)

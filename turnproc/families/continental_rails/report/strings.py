@@ -17,7 +17,9 @@ did when the font was set) and printable ASCII is written as itself (where
 the font's encoding writes it so: not in Symbol or ZapfDingbats); other
 text in a base font, empty strings, and strings on any canvas but a plain
 one (the bench's floor records the calls made to its canvas and replays
-them, the web's maps are SVG) are drawn by ReportLab's own calls.
+them, the web's maps are SVG) are drawn by ReportLab's own calls; so is
+every string with a ReportLab release other than the one checked
+(internals.py).
 """
 
 import weakref
@@ -30,6 +32,8 @@ from reportlab.pdfbase.pdfmetrics import unicode2T1
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen import textobject
 from reportlab.pdfgen.canvas import Canvas
+
+from turnproc.families.continental_rails.report import internals
 
 # The escaped form of printable ASCII strings, by text (any embedded font).
 _ESCAPED: dict[str, str] = {}
@@ -79,7 +83,12 @@ class Strings:
         # Weakly: the writer is kept by its canvas's entry in `_OF`, which
         # goes when the canvas (and its document) does.
         self._canvas = weakref.ref(canvas)
-        self.fast = type(canvas) is Canvas and bool(canvas.bottomup) and not textobject.rtlSupport
+        self.fast = (
+            internals.PRIVATE
+            and type(canvas) is Canvas
+            and bool(canvas.bottomup)
+            and not textobject.rtlSupport
+        )
         self.faces: dict[str, _Face | None] = {}  # None: a base font
         # The canvas's font, size and leading the strings were last written in,
         # their face and what selects it ("/F1+0 7 Tf 8.4 TL").
