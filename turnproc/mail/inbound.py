@@ -56,12 +56,7 @@ from turnproc.intake.auth import (
 )
 from turnproc.intake.errors import SheetTooLarge, TurnsheetError
 from turnproc.intake.extract import MAX_MESSAGE_BYTES, text_from_message
-from turnproc.intake.lockout import (
-    secret_problem,
-    secret_used_elsewhere,
-    unlock,
-    unlock_code_matches,
-)
+from turnproc.intake.secret import secret_problem, secret_used_elsewhere
 from turnproc.intake.submit import submit_sheet
 from turnproc.mail.classify import silence_reason
 from turnproc.mail.guard import BudgetExceeded, bound_headers, within_budget
@@ -92,7 +87,7 @@ MAX_ATTEMPTS = 2
 RETRIED = ("error", "received", "quarantined")
 
 _COMMAND_RE = re.compile(
-    r"^[\s*_]*(help|rules|resend|press|announce|announcement|standby|unlock|contact)\b[\s:]*(.*)$",
+    r"^[\s*_]*(help|rules|resend|press|announce|announcement|standby|contact)\b[\s:]*(.*)$",
     re.IGNORECASE,
 )
 _FIELD_RE = re.compile(
@@ -124,9 +119,6 @@ Commands you can mail to the moderator (one per message, on the first line):
   CONTACT game: NAME player: N secret: YOUR-SECRET share|withhold
       "share": the other players' reports show your e-mail address (in a
       game that is not anonymous); "withhold": they do not (the default).
-  UNLOCK game: NAME player: N code: CODE
-      unlock your secret after it was locked by repeated wrong guesses
-      (the code is in the mail that told you).
   STANDBY game: NAME [leave]
       put yourself on the game's standby list: you take over the next
       position whose player stops sending orders, and get its report,
@@ -610,8 +602,6 @@ class _Reader:
             if command.name == "standby":
                 return self._standby(command)
             game, player = self._authenticate(command)
-            if command.name == "unlock":
-                return self._unlock(command, game, player)
             if command.name == "resend":
                 return self._resend(command, game, player)
             if command.name == "contact":
@@ -782,14 +772,7 @@ class _Reader:
         header = probe.header
         if header is None:
             return None
-        game = next(
-            (
-                g
-                for g in repo.list_games(self.session)
-                if g.name.casefold() == header.game.casefold()
-            ),
-            None,
-        )
+        game = repo.find_game(self.session, header.game)
         if game is None or sequential.family_of_game(game) is None:
             return None
         fields = {"game": game.name, "player": str(header.position), "secret": header.secret}
@@ -919,10 +902,7 @@ class _Reader:
     def _authenticate(self, command: _Command) -> tuple[Game, Player]:
         """The same checks as a turnsheet's header: game, player, sender, secret."""
         example = f"{command.name.upper()} game: NAME player: 3 secret: YOUR-SECRET"
-        needed = (
-            ("game", "player", "code") if command.name == "unlock" else ("game", "player", "secret")
-        )
-        missing = [k for k in needed if not command.fields.get(k)]
+        missing = [k for k in ("game", "player", "secret") if not command.fields.get(k)]
         if missing:
             raise _Refused(
                 f"{command.name.upper()} needs {', '.join(missing)}",
@@ -942,7 +922,7 @@ class _Reader:
         if not player.human or not player.secret_hash:
             raise _Refused(f"player {position} of {game.name} is not registered to a person")
         if (player.email or "").strip().lower() != self.sender:
-            if command.name != "unlock" and self.sender:
+            if self.sender:
                 secret_used_elsewhere(
                     self.session,
                     game,
@@ -956,11 +936,7 @@ class _Reader:
                 f"player {position}",
                 "send it from the address you registered",
             )
-        if command.name == "unlock":
-            return game, player
-        problem = secret_problem(
-            self.session, game, player, command.fields["secret"], self.received_at
-        )
+        problem = secret_problem(player, command.fields["secret"])
         if problem is not None:
             raise _Refused(problem, "copy the secret from your welcome mail")
         return game, player
@@ -968,19 +944,13 @@ class _Reader:
     def _game(self, key: str) -> Game:
         """The game named, its row locked (a turn run holds the same lock: an
         announcement or a standby volunteer lands in the turn that runs next)."""
-        try:
-            game = repo.get_game(self.session, key, lock=True)
-        except repo.NotFound:
-            found = [
-                g for g in repo.list_games(self.session) if g.name.casefold() == key.casefold()
-            ]
-            if not found:
-                raise _Refused(
-                    f"there is no game {_shown(key)}",
-                    "write the game's name as on your turnsheet",
-                    real_game=False,
-                ) from None
-            game = repo.get_game(self.session, found[0].id, lock=True)
+        game = repo.find_game(self.session, key, lock=True)
+        if game is None:
+            raise _Refused(
+                f"there is no game {_shown(key)}",
+                "write the game's name as on your turnsheet",
+                real_game=False,
+            )
         self.game_named = True
         return game
 
@@ -1047,25 +1017,6 @@ class _Reader:
                 f"player {position} has had {cap} {what} this turn, the most a player may",
                 f"try again after the turn {game.current_turn} deadline",
             )
-
-    def _unlock(self, command: _Command, game: Game, player: Player) -> IngestOutcome:
-        """UNLOCK: the code mailed to the registered address unlocks the secret."""
-        if player.secret_locked_at is None:
-            raise _Refused(f"the secret of player {player.position} is not locked")
-        if not unlock_code_matches(player, command.fields["code"]):
-            raise _Refused(
-                "wrong unlock code", "copy the code from the mail that said your secret is locked"
-            )
-        unlock(self.session, game, player, self.received_at, by="player")
-        self._reply(
-            f"[{game.name}] OK: your secret is unlocked",
-            f"OK: the secret of player {player.position} in {game.name} is unlocked; it is "
-            "the same secret as before.\n",
-            game=game,
-            position=player.position,
-        )
-        detail = f"UNLOCK: the secret of player {player.position} is unlocked"
-        return self._settle("unlock", detail, answered=True, game=game, position=player.position)
 
     def _welcome(self, game: Game, position: int) -> OutboxMessage | None:
         for message in repo.outbox(self.session, game.id):
@@ -1196,8 +1147,6 @@ def _make_command(line: str, body: list[str]) -> _Command | None:
     if name == "standby":
         words = {word.lower().strip(".,;!") for word in rest.split()}
         return _Command("standby", fields, words, body) if "game" in fields else None
-    if name == "unlock":
-        return _Command("unlock", fields, set(), body) if "code" in fields else None
     if len(fields.keys() & {"game", "player", "secret"}) < 2:
         return None
     flags = {word.lower() for word in rest.split()}

@@ -38,6 +38,7 @@ from turnproc.store import mapping
 from turnproc.store.models import (
     EventRow,
     Game,
+    Installation,
     LedgerRow,
     ModeratorLog,
     OrdersInForce,
@@ -51,6 +52,7 @@ from turnproc.store.models import (
     Submission,
     TurnState,
     UTCDateTime,
+    game_name_key,
     pack,
 )
 
@@ -88,6 +90,33 @@ def get_game(session: Session, key: str | int, lock: bool = False) -> Game:
     if game is None:
         raise NotFound(f"no game {str(key)[:40]!r} (see `turnproc game list`)")
     return game
+
+
+def find_game(session: Session, key: str, lock: bool = False) -> Game | None:
+    """The game a player's mail names: by id, exact name, or name in any case
+    (one indexed lookup, `games.name_key`); None if there is none. `lock`
+    holds its row until the transaction ends."""
+    try:
+        return get_game(session, key, lock=lock)
+    except NotFound:
+        pass
+    query = (
+        select(Game)
+        .where(Game.name_key == game_name_key(str(key)))
+        .order_by(Game.id)
+        .limit(1)
+    )
+    if lock:
+        query = query.with_for_update()
+    return session.scalar(query)
+
+
+def installation_key(session: Session) -> str:
+    """The random key of this installation, made once by migration 0006."""
+    row = session.get(Installation, 1)
+    if row is None:
+        raise TurnprocError("the database has no installation key: run `turnproc db upgrade`")
+    return row.key
 
 
 def list_games(session: Session) -> Sequence[Game]:
