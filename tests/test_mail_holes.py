@@ -5,14 +5,32 @@ position's owner; the sheet in force is the one that arrived last.
 Runs on SQLite and PostgreSQL (the `world` fixture of test_mail_inbound.py).
 """
 
+import io
+import sys
 from datetime import timedelta
+from email.utils import format_datetime
 
+import pytest
+
+from turnproc.cli import main
 from turnproc.mail.inbound import ingest, retry
 from turnproc.store import repository as repo
 from turnproc.store.db import transaction
 
 from . import test_mail_inbound as first_corpus
-from .test_mail_inbound import ANN, GAME, MODERATOR, NOW, World, mail, replies, run, sheet
+from .test_mail_hostile import _deadline_passed_20_s_ago
+from .test_mail_inbound import (
+    ANN,
+    GAME,
+    MODERATOR,
+    NOW,
+    World,
+    mail,
+    replies,
+    run,
+    sheet,
+    stored,
+)
 
 world = first_corpus.world  # the fixture: a game at turn 2, on SQLite and PostgreSQL
 
@@ -91,4 +109,63 @@ def test_mail_retry_of_an_older_stored_sheet_keeps_the_newer_in_force(world: Wor
     )
     assert latest.verdict == "accepted"
     assert [o.amount for o in orders_of_ann(world) or []] == [300]  # type: ignore[attr-defined]
-    assert GAME
+
+
+# --- 9: the piped arrival time cannot be forged -----------------------------------------
+
+
+class _Stdin:
+    def __init__(self, data: bytes) -> None:
+        self.buffer = io.BytesIO(data)
+
+
+def _pipe(monkeypatch: pytest.MonkeyPatch, data: bytes) -> str:
+    monkeypatch.setattr(sys, "stdin", _Stdin(data))
+    main(["mail", "ingest", "-"])
+    return ""
+
+
+def test_a_body_line_folded_into_our_received_header_is_not_believed(
+    world: World, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """dovecot's LMTP adds its Received header on top of a message that has no
+    header block of its own, without a blank line: the message's first line
+    " ; <date>" then continues our header, and its date is the last one."""
+    deadline = _deadline_passed_20_s_ago(world)
+    monkeypatch.setenv("TURNPROC_DATABASE_URL", world.url)
+    monkeypatch.setenv("TURNPROC_RECEIVED_BY", "turnproc.example.org")
+    ours = format_datetime(deadline + timedelta(seconds=10))  # after the deadline
+    forged = format_datetime(deadline - timedelta(hours=1))
+    data = (
+        "Received: from mx.example.org\r\n"
+        f"\tby turnproc.example.org with LMTP id 4F2k; {ours}\r\n"
+        f" ; {forged}\r\n"
+    ).encode() + bytes(mail(sheet(), message_id="<folded@ann>"))
+    _pipe(monkeypatch, data)
+    [row] = stored(world)
+    assert row.verdict == "refused" and row.received_at > deadline
+    assert "more than one date" in capsys.readouterr().err
+
+
+def test_a_received_header_not_added_by_our_server_is_not_believed(
+    world: World, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A server that pipes without a Received header of its own leaves the
+    sender's header on top, dated as he likes (within 12 hours before)."""
+    deadline = _deadline_passed_20_s_ago(world)
+    monkeypatch.setenv("TURNPROC_DATABASE_URL", world.url)
+    senders_own = (
+        "Received: from laptop (laptop [198.51.100.4])\r\n"
+        f"\tby mx.forger.example with ESMTP id 1; {format_datetime(deadline - timedelta(hours=1))}\r\n"
+    )
+    # Not configured: no Received header is believed.
+    monkeypatch.delenv("TURNPROC_RECEIVED_BY", raising=False)
+    _pipe(monkeypatch, senders_own.encode() + bytes(mail(sheet(), message_id="<own1@ann>")))
+    assert stored(world)[0].verdict == "refused"
+    assert "no received_by is set" in capsys.readouterr().err
+    # Configured: a header by another server is not ours.
+    monkeypatch.setenv("TURNPROC_RECEIVED_BY", "turnproc.example.org")
+    _pipe(monkeypatch, senders_own.encode() + bytes(mail(sheet(), message_id="<own2@ann>")))
+    err = capsys.readouterr().err
+    assert [row.verdict for row in stored(world)] == ["refused", "refused"]
+    assert "not by turnproc.example.org" in err

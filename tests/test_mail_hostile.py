@@ -295,6 +295,7 @@ def test_stdin_counts_from_the_topmost_received_header_only(
     moment it is read, and the log says why."""
     deadline = _deadline_passed_20_s_ago(world)
     monkeypatch.setenv("TURNPROC_DATABASE_URL", world.url)
+    monkeypatch.setenv("TURNPROC_RECEIVED_BY", "turnproc.example.org")
     monkeypatch.delenv("TURNPROC_MODERATOR_EMAIL", raising=False)
 
     def received(when: datetime | str) -> str:
@@ -345,9 +346,10 @@ def test_the_topmost_received_header_is_the_first_field_of_the_header_block() ->
         b"Subject: orders\r\n\r\n"
         b"Received: in the body; Tue, 1 Dec 2026 14:09:00 +0000\r\n"
     )
-    assert received_by_us(raw, now) == (datetime(2026, 12, 1, 14, 5, tzinfo=UTC), "")
+    ours = "turnproc.example.org"
+    assert received_by_us(raw, now, ours) == (datetime(2026, 12, 1, 14, 5, tzinfo=UTC), "")
     body_only = b"Subject: orders\n\nReceived: in the body; Tue, 1 Dec 2026 14:09:00 +0000\n"
-    assert received_by_us(body_only, now) == (None, "the message has no Received header")
+    assert received_by_us(body_only, now, ours) == (None, "the message has no Received header")
 
 
 class _Stdin:
@@ -673,11 +675,16 @@ def test_migration_0003_adds_attempts_and_the_lock_out_and_can_be_undone(
                 " 'received', '')"
             )
         )
-    assert db.upgrade(engine) == ("0002", db.head_revision())
+    first_migrations._migrate(engine, "upgrade", "0003_hostile_mail")
     with engine.connect() as connection:
         assert connection.execute(text("SELECT attempts FROM submissions")).scalar() == 0
         columns = {c["name"] for c in inspect(connection).get_columns("players")}
         assert {"secret_locked_at", "unlock_hash", "wrong_secrets"} <= columns
+    # 0006 takes the lock-out away again (forged mail could lock a player out).
+    assert db.upgrade(engine)[1] == db.head_revision()
+    with engine.connect() as connection:
+        columns = {c["name"] for c in inspect(connection).get_columns("players")}
+        assert not {"secret_locked_at", "unlock_hash", "wrong_secrets"} & columns
     first_migrations._migrate(engine, "downgrade", "0002")
     with engine.connect() as connection:
         columns = {c["name"] for c in inspect(connection).get_columns("submissions")}

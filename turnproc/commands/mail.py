@@ -51,7 +51,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         type=_timestamp,
         metavar="TIME",
         help="with -: when the mail system received the message (ISO 8601, UTC if no zone; "
-        "default: the date of the topmost Received header, else now)",
+        "default: the date of the topmost Received header of our server (received_by), "
+        "else now)",
     )
     p_in.add_argument("--json", action="store_true", help="print JSON")
     p_in.set_defaults(handler=_ingest)
@@ -209,7 +210,7 @@ def _ingest(args: argparse.Namespace) -> int:
             raise StoreFailed(f"stdin: the message could not be stored ({exc})") from None
         received_at = args.received_at
         if received_at is None:
-            received_at, why_not = received_by_us(raw, _now())
+            received_at, why_not = received_by_us(raw, _now(), settings.received_by)
             if received_at is None:
                 print(f"stdin: arrival time is the moment it was read: {why_not}", file=sys.stderr)
         messages: Iterable[Incoming] = from_bytes(raw, received_at=received_at)
