@@ -9,11 +9,14 @@ import io
 import sys
 from datetime import timedelta
 from email.utils import format_datetime
+from pathlib import Path
 
 import pytest
 
 from turnproc.cli import main
+from turnproc.mail import inbound
 from turnproc.mail.inbound import ingest, retry
+from turnproc.pipeline.players import read_players_csv
 from turnproc.store import repository as repo
 from turnproc.store.db import transaction
 
@@ -169,3 +172,87 @@ def test_a_received_header_not_added_by_our_server_is_not_believed(
     err = capsys.readouterr().err
     assert [row.verdict for row in stored(world)] == ["refused", "refused"]
     assert "not by turnproc.example.org" in err
+
+
+# --- 3: forged STANDBY mail adds no one and buys no rules PDFs -------------------------
+
+
+def test_forged_standby_mail_joins_no_list_and_stays_under_the_strangers_cap(
+    world: World,
+) -> None:
+    flood = inbound.STRANGER_ANSWERS_PER_HOUR + 10
+    outcomes = [
+        run(
+            world,
+            mail(f"STANDBY game: {GAME}", sender=f"v{n}@forged.example", message_id=f"<f{n}@x>"),
+        )
+        for n in range(flood)
+    ]
+    # Nobody joins the list without confirming from the address itself.
+    with transaction(world.engine) as session:
+        assert repo.standbys(session, world.game_id) == []
+    # The answers (confirmation requests) stay under the cap on strangers.
+    assert sum(o.answered for o in outcomes) == inbound.STRANGER_ANSWERS_PER_HOUR
+    # An address that was only asked to confirm is still a stranger: its RULES
+    # gets no PDF, and is one more answer under the cap (which is full).
+    rules = run(world, mail("RULES", sender="v0@forged.example", message_id="<r0@x>"))
+    assert not rules.answered
+    with transaction(world.engine) as session:
+        rows = repo.outbox(session)
+    assert [r for r in rows if r.kind in ("rules", "welcome")] == []
+    assert all(r.pdf is None and r.pdf_name is None for r in rows)
+
+
+def test_a_strangers_rules_has_no_pdf_and_a_confirmed_volunteers_has(world: World) -> None:
+    stranger = run(world, mail("RULES", sender="zed@example.net", message_id="<r1@z>"))
+    assert stranger.answered
+    [answer] = replies(world, stranger)
+    assert answer.kind != "rules" and "STANDBY" in answer.body
+    asked = run(world, mail(f"STANDBY game: {GAME}", sender="zed@example.net", message_id="<s@z>"))
+    [question] = replies(world, asked)
+    line = next(text for text in question.body.splitlines() if "code:" in text).strip()
+    wrong = run(world, mail(line[:-2] + "zz", sender="zed@example.net", message_id="<w@z>"))
+    assert wrong.verdict == "refused" and "wrong confirmation code" in wrong.detail
+    # The code is the address's: from another address it is refused too.
+    other = run(world, mail(line, sender="yan@example.net", message_id="<o@y>"))
+    assert other.verdict == "refused"
+    joined = run(world, mail(line, sender="zed@example.net", message_id="<j@z>"))
+    assert joined.verdict == "standby"
+    with transaction(world.engine) as session:
+        assert [s.email for s in repo.standbys(session, world.game_id)] == ["zed@example.net"]
+    pdf = run(world, mail("RULES", sender="zed@example.net", message_id="<r2@z>"))
+    [with_pdf] = replies(world, pdf)
+    assert with_pdf.kind == "rules"
+
+
+# --- 10: names from mail are cleaned before they are stored or printed ----------------
+
+
+def test_a_standby_name_with_escapes_and_bidi_overrides_is_stored_clean(world: World) -> None:
+    sender = "=?utf-8?q?Val=1B[2J=1B]0;pwned=07_=E2=80=AEsekaO?= <val@example.net>"
+
+    def raw(body: str, message_id: str) -> bytes:
+        head = f"From: {sender}\r\nTo: moderator@example.org\r\nMessage-ID: {message_id}\r\n"
+        return (head + "Subject: standby\r\n\r\n" + body + "\r\n").encode()
+
+    asked = run(world, raw(f"STANDBY game: {GAME}", "<n0@v>"))
+    [answer] = replies(world, asked)
+    # Confirmed with the line the answer holds (the code makes sure the address is real).
+    line = next((text for text in answer.body.splitlines() if "code:" in text), None)
+    if line is not None:
+        assert run(world, raw(line.strip(), "<n1@v>")).verdict == "standby"
+    with transaction(world.engine) as session:
+        [standby] = repo.standbys(session, world.game_id)
+    assert standby.real_name == "Val[2J]0;pwned sekaO"
+    assert standby.real_name.isprintable()
+
+
+def test_names_in_a_players_file_are_stored_clean(tmp_path: Path) -> None:
+    players = tmp_path / "players.csv"
+    players.write_text(
+        "position,character,real_name,email,secret\n"
+        '1,"Jay\x1b[31m Gould\u202e","Ann\u200b\tO\x07ak",ann@example.org,\n',
+        encoding="utf-8",
+    )
+    [entry] = read_players_csv(players, 15)
+    assert (entry.character, entry.real_name) == ("Jay[31m Gould", "Ann Oak")

@@ -43,7 +43,7 @@ from sqlalchemy.orm import Session
 
 from turnproc import sequential
 from turnproc.core.errors import TurnprocError
-from turnproc.core.text import clean, for_terminal, neutralised
+from turnproc.core.text import clean, clean_name, for_terminal, neutralised
 from turnproc.families.continental_rails.engine.events import Announcement
 from turnproc.families.continental_rails.report.rules_pdf import players_guide
 from turnproc.families.continental_rails.turnsheet.language import order_lines, parse_turnsheet
@@ -52,6 +52,8 @@ from turnproc.intake.auth import (
     FAILURE_WINDOW,
     FAILURES_BEFORE_SILENCE,
     FAILURES_TO_REPORT,
+    confirmation_code,
+    confirmation_matches,
     failure_decision,
 )
 from turnproc.intake.errors import SheetTooLarge, TurnsheetError
@@ -122,10 +124,20 @@ Commands you can mail to the moderator (one per message, on the first line):
   STANDBY game: NAME [leave]
       put yourself on the game's standby list: you take over the next
       position whose player stops sending orders, and get its report,
-      turnsheet and secret by mail. With "leave": off the list again.
+      turnsheet and secret by mail. The answer asks you to confirm with a
+      line to send back. With "leave": off the list again.
 
 A turnsheet is sent as it is: the filled-in sheet from your report, starting
 with its TURNSHEET line, in the body of the mail or as a .txt attachment.
+"""
+
+# RULES from an address no player registered and no standby player confirmed:
+# no PDF to an address that may be forged.
+STRANGER_RULES = """\
+The rules of the game come as a PDF to the players of a game and to the
+volunteers on a game's standby list (send STANDBY game: NAME, then the line
+of the mail that asks you to confirm). Mail HELP for the commands you can
+send.
 """
 
 # HELP to an address no player registered: the commands, not the whole guide
@@ -724,6 +736,13 @@ class _Reader:
     def _registered(self) -> bool:
         return bool(self.sender) and bool(repo.players_by_email(self.session, self.sender))
 
+    def _known(self) -> bool:
+        """A player's address, or a standby player's, confirmed by reply: not
+        a stranger's."""
+        return self._registered() or (
+            bool(self.sender) and repo.waits_on_a_standby_list(self.session, self.sender)
+        )
+
     # --- a turnsheet --------------------------------------------------------------
 
     def _turnsheet(self) -> IngestOutcome:
@@ -833,17 +852,28 @@ class _Reader:
 
     def _rules(self) -> IngestOutcome:
         """RULES: the rules and the players' guide as a PDF (the sender
-        attaches it to every mail of kind "rules"); limited like HELP."""
+        attaches it to every mail of kind "rules"); limited like HELP. Only
+        addresses shown to be real get the PDF (players, and standby players,
+        who confirmed theirs): a stranger's RULES, which may be forged, is
+        answered with a few lines, within the cap on answers to strangers."""
         if (ignored := self._answered_too_often("rules")) is not None:
             return ignored
-        if not self._registered() and not self._stranger_may_be_answered():
+        if self._known():
+            self._reply("RULES: the rules of the game", RULES_ANSWER, kind="rules")
+            return self._settle("rules", "RULES answered with the rules PDF", answered=True)
+        if not self._stranger_may_be_answered():
             return self._settle("ignored", "not answered: the cap on answers to strangers")
-        self._reply("RULES: the rules of the game", RULES_ANSWER, kind="rules")
-        return self._settle("rules", "RULES answered with the rules PDF", answered=True)
+        self._reply("RULES: the rules of the game", STRANGER_RULES, kind="help")
+        return self._settle("rules", "RULES answered without the PDF (a stranger)", answered=True)
 
     def _standby(self, command: _Command) -> IngestOutcome:
         """STANDBY: the sender joins a game's standby list (anyone may; the
-        moderator can take them off with `game standby --remove`)."""
+        moderator can take them off with `game standby --remove`), once the
+        address is confirmed: the first STANDBY is answered with a line
+        holding a code, and only that line sent back puts the sender on the
+        list. A forged sender never sees the code, so forged STANDBY mail
+        adds no one, and the answers it draws stay strangers' answers, under
+        their caps (docs/mail.md, section 5)."""
         if (ignored := self._answered_too_often("standby")) is not None:
             return ignored
         game = self._game(command.fields["game"])
@@ -852,9 +882,28 @@ class _Reader:
         refusal = repo.standby_refusal(self.session, game, self.sender)
         if refusal:
             raise _Refused(refusal)
-        if not self._registered() and not self._stranger_may_be_answered():
+        if not self._known() and not self._stranger_may_be_answered():
             return self._settle("ignored", "not answered: the cap on answers to strangers")
-        name = parseaddr(_header(self.head, "From") or "")[0].strip()[:120]
+        purpose = f"standby/{game.id}/{self.sender}"
+        key = repo.installation_key(self.session)
+        code = command.fields.get("code")
+        if code is None:
+            line = f"STANDBY game: {game.name} code: {confirmation_code(key, purpose)}"
+            self._reply(
+                f"[{game.name}] Confirm: the standby list",
+                f"To join the standby list of {game.name}, send this line back as the first\n"
+                f"line of a mail, from this address:\n\n  {line}\n\n"
+                "If you did not ask to join, ignore this mail: nothing else will come.\n",
+                game=game,
+            )
+            detail = f"STANDBY: {self.sender} asked to confirm for {game.name}"
+            return self._settle("standby", detail, answered=True, game=game)
+        if not confirmation_matches(key, purpose, code):
+            raise _Refused(
+                "wrong confirmation code",
+                "send the STANDBY line of the mail that asked you to confirm, as it is",
+            )
+        name = clean_name(parseaddr(_header(self.head, "From") or "")[0])
         waiting = len(repo.standbys(self.session, game.id))
         repo.add_standby(self.session, game.id, self.sender, name, self.received_at)
         repo.log_action(

@@ -32,6 +32,7 @@ from sqlalchemy.orm import Session
 
 from turnproc.core.errors import TurnprocError
 from turnproc.core.ledger import LedgerEntry
+from turnproc.core.text import clean_name
 from turnproc.families.continental_rails.engine.events import Event, Rejection
 from turnproc.families.continental_rails.engine.orders import PlayerOrders
 from turnproc.store import mapping
@@ -1234,7 +1235,9 @@ def log_entries(session: Session, game_id: int) -> Sequence[ModeratorLog]:
 def add_standby(
     session: Session, game_id: int, email: str, real_name: str, now: datetime
 ) -> StandbyPlayer:
-    standby = StandbyPlayer(game_id=game_id, email=email, real_name=real_name, added_at=now)
+    standby = StandbyPlayer(
+        game_id=game_id, email=email, real_name=clean_name(real_name), added_at=now
+    )
     session.add(standby)
     session.flush()
     return standby
@@ -1249,6 +1252,21 @@ def standby_refusal(session: Session, game: Game, email: str) -> str:
     if any((p.email or "").lower() == email.lower() for p in players(session, game.id)):
         return f"{email} already plays a position in {game.name}"
     return ""
+
+
+def waits_on_a_standby_list(session: Session, email: str) -> bool:
+    """Whether `email` waits on the standby list of any game."""
+    return (
+        session.scalar(
+            select(StandbyPlayer.id)
+            .where(
+                func.lower(StandbyPlayer.email) == email.strip().lower(),
+                StandbyPlayer.position.is_(None),
+            )
+            .limit(1)
+        )
+        is not None
+    )
 
 
 def standbys(session: Session, game_id: int, waiting: bool = True) -> Sequence[StandbyPlayer]:
