@@ -6,12 +6,14 @@ Runs on SQLite and PostgreSQL (the `world` fixture of test_mail_inbound.py).
 """
 
 import io
+import re
 import sys
 from datetime import timedelta
 from email.utils import format_datetime
 from pathlib import Path
 
 import pytest
+from sqlalchemy import event, inspect
 
 from turnproc.cli import main
 from turnproc.mail import inbound
@@ -157,9 +159,10 @@ def test_a_received_header_not_added_by_our_server_is_not_believed(
     sender's header on top, dated as he likes (within 12 hours before)."""
     deadline = _deadline_passed_20_s_ago(world)
     monkeypatch.setenv("TURNPROC_DATABASE_URL", world.url)
+    an_hour_before = format_datetime(deadline - timedelta(hours=1))
     senders_own = (
         "Received: from laptop (laptop [198.51.100.4])\r\n"
-        f"\tby mx.forger.example with ESMTP id 1; {format_datetime(deadline - timedelta(hours=1))}\r\n"
+        f"\tby mx.forger.example with ESMTP id 1; {an_hour_before}\r\n"
     )
     # Not configured: no Received header is believed.
     monkeypatch.delenv("TURNPROC_RECEIVED_BY", raising=False)
@@ -256,3 +259,71 @@ def test_names_in_a_players_file_are_stored_clean(tmp_path: Path) -> None:
     )
     [entry] = read_players_csv(players, 15)
     assert (entry.character, entry.real_name) == ("Jay[31m Gould", "Ann Oak")
+
+
+# --- Message-IDs never repeat across databases ------------------------------------------
+
+
+def _welcome_ids(
+    url: str, folder: Path, players: Path, monkeypatch: pytest.MonkeyPatch
+) -> dict[str, str]:
+    """The Message-IDs of the mail `mail send --dry-run` writes, by file name."""
+    monkeypatch.setenv("TURNPROC_DATABASE_URL", url)
+    monkeypatch.setenv("TURNPROC_MAIL_FROM", "moderator@example.org")
+    assert main(["mail", "send", "--dry-run", str(folder)]) == 0
+    found = {}
+    for path in sorted(folder.glob("*.eml")):
+        head = path.read_bytes().split(b"\n\n", 1)[0].decode()
+        [line] = [x for x in head.splitlines() if x.lower().startswith("message-id:")]
+        found[path.name.split("-")[1]] = line.split(":", 1)[1].strip()
+    return found
+
+
+def test_message_ids_differ_between_databases_and_repeat_within_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    players = tmp_path / "players.csv"
+    players.write_text(
+        "position,character,real_name,email,secret\n1,,Ann,ann@example.org,\n", encoding="utf-8"
+    )
+    ids = []
+    for name in ("first", "second"):
+        url = f"sqlite:///{tmp_path / name}.db"
+        monkeypatch.setenv("TURNPROC_DATABASE_URL", url)
+        args = ["game", "new", "--scenario", "continental-rails", "--players", str(players)]
+        assert main([*args, "--name", "east", "--seed", "3"]) == 0
+        once = _welcome_ids(url, tmp_path / f"{name}-1", players, monkeypatch)
+        again = _welcome_ids(url, tmp_path / f"{name}-2", players, monkeypatch)
+        assert once == again and once  # a resend keeps its Message-ID
+        ids.append(once)
+    # The same game, player and address in two databases (the same outbox
+    # keys): a mail program must not take the second welcome for the first.
+    assert ids[0].keys() == ids[1].keys()
+    assert not set(ids[0].values()) & set(ids[1].values())
+
+
+# --- a turnsheet finds its game by an index, not by reading every game ----------------
+
+
+def test_a_sheet_finds_its_game_by_an_indexed_lookup(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    statements: list[str] = []
+
+    def record(_conn: object, _cursor: object, statement: str, *_args: object) -> None:
+        statements.append(" ".join(statement.split()))
+
+    # Processed in this process (not a budget's child), so its queries are seen.
+    monkeypatch.setattr(inbound, "within_budget", lambda work, before=None: work())
+    event.listen(world.engine, "before_cursor_execute", record)
+    try:
+        shouted = sheet().replace(f"game: {GAME}", f"game: {GAME.upper()}")
+        outcome = run(world, mail(shouted, message_id="<upper@ann>"))
+    finally:
+        event.remove(world.engine, "before_cursor_execute", record)
+    assert outcome.verdict == "accepted"
+    reading_games = [s for s in statements if re.search(r"\bFROM games\b", s)]
+    assert reading_games and all(" WHERE " in s for s in reading_games), reading_games
+    with world.engine.connect() as connection:
+        indexes = {i["name"]: i["column_names"] for i in inspect(connection).get_indexes("games")}
+    assert ["name_key"] in indexes.values()
