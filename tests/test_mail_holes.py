@@ -5,10 +5,11 @@ position's owner; the sheet in force is the one that arrived last.
 Runs on SQLite and PostgreSQL (the `world` fixture of test_mail_inbound.py).
 """
 
+import imaplib
 import io
 import re
 import sys
-from datetime import timedelta
+from datetime import datetime, timedelta
 from email.utils import format_datetime
 from pathlib import Path
 
@@ -18,11 +19,13 @@ from sqlalchemy import event, inspect
 from turnproc.cli import main
 from turnproc.mail import inbound
 from turnproc.mail.inbound import ingest, retry
+from turnproc.mail.urls import imap_url
 from turnproc.pipeline.players import read_players_csv
 from turnproc.store import repository as repo
 from turnproc.store.db import transaction
 
 from . import test_mail_inbound as first_corpus
+from .mailservers import MailWorld
 from .test_mail_hostile import _deadline_passed_20_s_ago
 from .test_mail_inbound import (
     ANN,
@@ -327,3 +330,51 @@ def test_a_sheet_finds_its_game_by_an_indexed_lookup(
     with world.engine.connect() as connection:
         indexes = {i["name"]: i["column_names"] for i in inspect(connection).get_indexes("games")}
     assert ["name_key"] in indexes.values()
+
+
+# --- 1: the due run reads what arrived before the deadline first ------------------------
+
+
+def test_the_due_run_reads_mail_that_arrived_before_the_deadline_first(
+    world: World, mail_world: MailWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A flood of junk kept `mail ingest` busy past the deadline, so the sheet
+    that came in 6 s before it is still unread when `turn run --due` starts:
+    the due run reads it (and the junk) first, and the sheet is in force for
+    the turn it was meant for, not refused as for an old turn."""
+    deadline = _deadline_passed_20_s_ago(world)
+    address = "crails@example.org"
+    url = mail_world.imap_url(address)
+    server = imap_url(url)
+    client = imaplib.IMAP4(server.host, server.port)
+    client.login(server.user or "", server.password or "")
+
+    def deliver(message: bytes, at: datetime) -> None:
+        status, _ = client.append("INBOX", "", imaplib.Time2Internaldate(at), message)
+        assert status == "OK"
+
+    early = deadline - timedelta(minutes=10)
+    for n in range(30):
+        junk = mail(
+            f"Cheap pills, offer {n}", sender=f"spam{n}@junk.example", message_id=f"<j{n}@x>"
+        )
+        deliver(bytes(junk), early + timedelta(seconds=n))
+    deliver(
+        bytes(mail(sheet(order="BORROW 150"), message_id="<ontime@ann>")),
+        deadline - timedelta(seconds=6),
+    )
+    client.logout()
+    monkeypatch.setenv("TURNPROC_DATABASE_URL", world.url)
+    monkeypatch.setenv("TURNPROC_IMAP_URL", url)
+    monkeypatch.delenv("TURNPROC_MODERATOR_EMAIL", raising=False)
+    assert main(["turn", "run", "--due"]) == 0
+    # The next cron run's `mail ingest` finds nothing left that could be refused.
+    assert main(["mail", "ingest", "--imap"]) == 0
+    rows = {row.message_id: row for row in stored(world)}
+    assert rows["<ontime@ann>"].verdict == "accepted" and rows["<ontime@ann>"].turn == 2
+    assert len(rows) == 31
+    with transaction(world.engine) as session:
+        game = repo.get_game(session, world.game_id)
+        in_force = repo.orders_in_force(session, world.game_id, 2)
+    assert game.current_turn == 3
+    assert [o.amount for o in in_force[1].orders] == [150]  # type: ignore[attr-defined]

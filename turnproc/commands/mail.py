@@ -246,20 +246,48 @@ def _ingest(args: argparse.Namespace) -> int:
     return 1 if counts["error"] or counts["quarantined"] else 0
 
 
-def _run_ingest(
-    engine: Engine, messages: Iterable[Incoming], moderator: str | None, quiet: bool
+def drain(
+    engine: Engine, until: datetime, maildir: Path | None, quiet: bool
 ) -> list[IngestOutcome]:
-    """Messages left half-processed by an earlier run first, then the new ones."""
+    """Before `turn run --due` resolves any turn: every message of the game's
+    mailbox (IMAP when `imap_url` is set, or the Maildir `maildir`) that
+    arrived until `until` is stored and processed, in the mailbox's order,
+    each within the per-message budget; later ones stay unread for the next
+    `mail ingest`. So a sheet that came in before a deadline is in force
+    when the turn runs, however many messages arrived before it
+    (docs/mail.md, Cron)."""
+    settings = load_settings()
+    if maildir is not None:
+        messages: Iterable[Incoming] = from_maildir(maildir)
+    elif settings.imap_url:
+        messages = ImapSource(imap_url(settings.imap_url)).messages()
+    else:
+        return []
+    return _run_ingest(engine, messages, settings.moderator_email, quiet, until=until)
+
+
+def _run_ingest(
+    engine: Engine,
+    messages: Iterable[Incoming],
+    moderator: str | None,
+    quiet: bool,
+    until: datetime | None = None,
+) -> list[IngestOutcome]:
+    """Messages left half-processed by an earlier run first, then the new ones
+    (with `until`: those that arrived until then; the rest stay unread)."""
     outcomes = resume_pending(engine, _now(), moderator=moderator)
     for outcome in outcomes:
         _print_outcome(outcome, quiet)
     try:
         for incoming in messages:
+            arrived = arrival(incoming.received_at, _now())
+            if until is not None and arrived > until:
+                continue
             outcome = ingest(
                 engine,
                 incoming.raw,
                 incoming.origin,
-                arrival(incoming.received_at, _now()),
+                arrived,
                 moderator=moderator,
                 on_stored=incoming.ack,
             )

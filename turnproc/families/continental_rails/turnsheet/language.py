@@ -9,7 +9,8 @@ bad line so the player learns about every mistake at once.
 
 It forgives what mail does to text: quoted `>` prefixes, signatures and
 sign-offs (with a name after them, and the lines mail programs add, "Sent
-from Outlook"; a line that reads as an order is always an order), the separators mail programs put above the message replied to
+from Outlook"; a line that reads as an order is always an order), the
+separators mail programs put above the message replied to
 ("-----Original Message-----", "On ... wrote:", a "From:" block), Windows
 line endings, tabs, capitals, extra spaces, abbreviations and misspelt
 action words, amounts written `$1,500`. It only reads lines between the
