@@ -217,9 +217,7 @@ def _run_due(args: argparse.Namespace) -> int:
     ) as progress:
         task = progress.add_task("due games", total=None)
         if workers > 1:
-            outcomes, failures = _run_due_in_workers(
-                engine, url, workers, progress, task, due_by
-            )
+            outcomes, failures = _run_due_in_workers(engine, url, workers, progress, task, due_by)
         else:
 
             def on_start(count: int) -> None:

@@ -101,12 +101,7 @@ def find_game(session: Session, key: str, lock: bool = False) -> Game | None:
         return get_game(session, key, lock=lock)
     except NotFound:
         pass
-    query = (
-        select(Game)
-        .where(Game.name_key == game_name_key(str(key)))
-        .order_by(Game.id)
-        .limit(1)
-    )
+    query = select(Game).where(Game.name_key == game_name_key(str(key))).order_by(Game.id).limit(1)
     if lock:
         query = query.with_for_update()
     return session.scalar(query)
