@@ -209,6 +209,14 @@ def test_forged_standby_mail_joins_no_list_and_stays_under_the_strangers_cap(
     assert all(r.pdf is None and r.pdf_name is None for r in rows)
 
 
+def test_standby_requests_to_one_address_are_capped_per_day(world: World) -> None:
+    outcomes = [
+        run(world, mail(f"STANDBY game: {GAME}", sender="vic@example.net", message_id=f"<c{n}@v>"))
+        for n in range(5)
+    ]
+    assert [o.answered for o in outcomes] == [True, True, True, False, False]
+
+
 def test_a_strangers_rules_has_no_pdf_and_a_confirmed_volunteers_has(world: World) -> None:
     stranger = run(world, mail("RULES", sender="zed@example.net", message_id="<r1@z>"))
     assert stranger.answered

@@ -874,8 +874,6 @@ class _Reader:
         list. A forged sender never sees the code, so forged STANDBY mail
         adds no one, and the answers it draws stay strangers' answers, under
         their caps (docs/mail.md, section 5)."""
-        if (ignored := self._answered_too_often("standby")) is not None:
-            return ignored
         game = self._game(command.fields["game"])
         if command.flags & STANDBY_LEAVE_WORDS:
             return self._leave_standby(game)
@@ -888,6 +886,10 @@ class _Reader:
         key = repo.installation_key(self.session)
         code = command.fields.get("code")
         if code is None:
+            # The requests are what a forged sender can draw: at most
+            # HELP_ANSWERS_PER_DAY STANDBY answers a day per address.
+            if (ignored := self._answered_too_often("standby")) is not None:
+                return ignored
             line = f"STANDBY game: {game.name} code: {confirmation_code(key, purpose)}"
             self._reply(
                 f"[{game.name}] Confirm: the standby list",
