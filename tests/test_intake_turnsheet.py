@@ -330,3 +330,36 @@ def test_unknown_railroad_section_reports_its_lines() -> None:
     sheet = parse("RAILROAD XYZ\nDIVIDEND 3\nRAILROAD NYC\nDIVIDEND 4")
     assert [e.line_no for e in sheet.errors] == [2, 3]
     assert [format_order(line.order) for line in sheet.lines] == ["NYC: DIVIDEND 4"]
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        "Sent from Outlook",
+        "Get Outlook for iOS",
+        "Get Outlook for Android<https://aka.ms/ghei36>",
+        "Sent from Mail for Windows",
+        "Sent from Yahoo Mail on Android",
+        "Sent with Proton Mail secure email.",
+        "Thanks, Hetty",
+        "Thanks,\nHetty",
+        "Cheers Bob",
+        "Best regards,\nHetty Green\n\nGet Outlook for iOS",
+        "Thanks - H.",
+        "Many thanks, Hetty!",
+    ],
+)
+def test_sign_offs_and_mail_program_signatures_end_the_orders(after: str) -> None:
+    text = f"{HEADER}\nBORROW 10\nBUY 2 NYC\n\n{after}\n"
+    sheet = parse_turnsheet(text, VOCAB)
+    assert sheet.errors == [], [e.message for e in sheet.errors]
+    assert [format_order(line.order) for line in sheet.lines] == ["BORROW 10", "BUY 2 NYC"]
+
+
+def test_a_name_line_before_more_orders_is_an_error_not_a_signature() -> None:
+    # Nothing that reads as an order is taken for a signature: an order
+    # after a name line is an error the player sees, not dropped.
+    text = f"{HEADER}\nBORROW 10\nHetty\nBUY 2 NYC\nEND\n"
+    sheet = parse_turnsheet(text, VOCAB)
+    assert [format_order(line.order) for line in sheet.lines] == ["BORROW 10", "BUY 2 NYC"]
+    assert [e.line for e in sheet.errors] == ["Hetty"]

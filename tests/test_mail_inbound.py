@@ -445,7 +445,11 @@ def test_press_is_stored_for_the_next_report_anonymous_when_asked(world: World) 
 
 def test_standby_puts_a_volunteer_on_the_list_once(world: World) -> None:
     volunteer = "Val Oakes <val@example.net>"
-    joined = run(world, mail(f"STANDBY game: {GAME}", sender=volunteer, message_id="<s1@v>"))
+    asked = run(world, mail(f"STANDBY game: {GAME}", sender=volunteer, message_id="<s0@v>"))
+    assert (asked.verdict, asked.answered) == ("standby", True)
+    [question] = replies(world, asked)
+    confirm = next(line for line in question.body.splitlines() if "code:" in line).strip()
+    joined = run(world, mail(confirm, sender=volunteer, message_id="<s1@v>"))
     assert (joined.verdict, joined.answered) == ("standby", True)
     [reply] = replies(world, joined)
     assert reply.to_address == "val@example.net" and "on the standby list of corpus" in reply.body

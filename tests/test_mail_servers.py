@@ -44,9 +44,16 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     yield from fresh_database(request.param, tmp_path)
 
 
+# The installation key of the test's database: Message-IDs are made with it.
+_installation: dict[str, str] = {}
+
+
 @pytest.fixture
 def engine(db_url: str) -> Engine:
-    return db.open_database(db_url)
+    opened = db.open_database(db_url)
+    with transaction(opened) as session:
+        _installation["key"] = repo.installation_key(session)
+    return opened
 
 
 def _queue(engine: Engine, count: int) -> list[str]:
@@ -71,7 +78,7 @@ def _rows(engine: Engine) -> dict[str, OutboxMessage]:
 
 
 def _mid(key: str) -> str:
-    return message_id(key, SENDER)
+    return message_id(key, SENDER, _installation["key"])
 
 
 def _send(engine: Engine, server: TroubledSmtp | str) -> SendReport:

@@ -48,7 +48,7 @@ def test_urls_are_percent_decoded() -> None:
 
 def test_composed_message_has_threading_loop_and_stable_id() -> None:
     msg = compose(_report("p3@example.org"), "moderator@example.org")
-    assert msg["Message-ID"] == message_id("game-1/turn-7/report/3", "moderator@example.org")
+    assert msg["Message-ID"] == message_id("game-1/turn-7/report/3", "moderator@example.org", "")
     assert msg["Message-ID"] == compose(_report("x@y"), "moderator@example.org")["Message-ID"]
     assert msg["In-Reply-To"] == "<abc@player.example>"
     assert msg["References"] == "<abc@player.example>"

@@ -16,6 +16,10 @@ class Settings(BaseModel):
     imap_url: str | None = None
     mail_from: str = "moderator@turnproc.invalid"
     moderator_email: str | None = None
+    # The host name our own mail server writes in the `by` clause of the
+    # Received header it adds to every message it pipes to `mail ingest -`:
+    # only that header's date is believed as the arrival time (docs/mail.md).
+    received_by: str | None = None
     # The web pages (turnproc web, docs/web.md): the address players open, and
     # the key that signs their links (from TURNPROC_WEB_SECRET_KEY, else kept in
     # web_key_file, made there on first use).

@@ -86,13 +86,6 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p.add_argument("--secret", help="the player's secret (default: generated, mailed)")
     p.set_defaults(handler=_assign)
 
-    p = sub.add_parser(
-        "unlock", help="unlock a position's secret, locked after repeated wrong secrets"
-    )
-    p.add_argument("game", help="game id or name")
-    p.add_argument("--position", type=int, required=True)
-    p.set_defaults(handler=_unlock)
-
     p = sub.add_parser("drop", help="a player leaves; the computer plays the position")
     p.add_argument("game", help="game id or name")
     p.add_argument("--position", type=int, required=True)
@@ -457,23 +450,6 @@ def _assign(args: argparse.Namespace) -> int:
         )
     note = " (secret generated and mailed)" if secret else ""
     print(f"position {args.position} assigned to {args.email}{note}")
-    return 0
-
-
-def _unlock(args: argparse.Namespace) -> int:
-    from turnproc.commands.db import database
-    from turnproc.intake import lockout
-    from turnproc.pipeline import schedule
-    from turnproc.store import repository
-    from turnproc.store.db import transaction
-
-    with transaction(database()) as session:
-        game = repository.get_game(session, args.game, lock=True)
-        player = repository.get_player(session, game.id, args.position)
-        if player.secret_locked_at is None:
-            raise UsageError(f"the secret of position {args.position} is not locked")
-        lockout.unlock(session, game, player, schedule.utcnow(), by="moderator")
-    print(f"the secret of position {args.position} in {game.name} is unlocked")
     return 0
 
 

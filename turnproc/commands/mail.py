@@ -38,7 +38,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         type=_timestamp,
         metavar="TIME",
         help="with -: when the mail system received the message (ISO 8601, UTC if no zone; "
-        "default: the date of the topmost Received header, else now)",
+        "default: the date of the topmost Received header of our server (received_by), "
+        "else now)",
     )
     p_in.add_argument("--json", action="store_true", help="print JSON")
     p_in.set_defaults(handler=_ingest)
@@ -222,7 +223,7 @@ def _ingest(args: argparse.Namespace) -> int:
             raise StoreFailed(f"stdin: the message could not be stored ({exc})") from None
         received_at = args.received_at
         if received_at is None:
-            received_at, why_not = received_by_us(raw, _now())
+            received_at, why_not = received_by_us(raw, _now(), settings.received_by)
             if received_at is None:
                 print(f"stdin: arrival time is the moment it was read: {why_not}", file=sys.stderr)
         messages: Iterable[Incoming] = from_bytes(raw, received_at=received_at)
@@ -258,10 +259,39 @@ def _ingest(args: argparse.Namespace) -> int:
     return 1 if counts["error"] or counts["quarantined"] else 0
 
 
-def _run_ingest(
-    engine: "Engine", messages: "Iterable[Incoming]", moderator: str | None, quiet: bool
+def drain(
+    engine: "Engine", until: datetime, maildir: Path | None, quiet: bool
 ) -> "list[IngestOutcome]":
-    """Messages left half-processed by an earlier run first, then the new ones."""
+    """Before `turn run --due` resolves any turn: every message of the game's
+    mailbox (IMAP when `imap_url` is set, or the Maildir `maildir`) that
+    arrived until `until` is stored and processed, in the mailbox's order,
+    each within the per-message budget; later ones stay unread for the next
+    `mail ingest`. So a sheet that came in before a deadline is in force
+    when the turn runs, however many messages arrived before it
+    (docs/mail.md, Cron)."""
+    from turnproc.config import load_settings
+    from turnproc.mail.sources import ImapSource, from_maildir
+    from turnproc.mail.urls import imap_url
+
+    settings = load_settings()
+    if maildir is not None:
+        messages: Iterable[Incoming] = from_maildir(maildir)
+    elif settings.imap_url:
+        messages = ImapSource(imap_url(settings.imap_url)).messages()
+    else:
+        return []
+    return _run_ingest(engine, messages, settings.moderator_email, quiet, until=until)
+
+
+def _run_ingest(
+    engine: "Engine",
+    messages: "Iterable[Incoming]",
+    moderator: str | None,
+    quiet: bool,
+    until: datetime | None = None,
+) -> "list[IngestOutcome]":
+    """Messages left half-processed by an earlier run first, then the new ones
+    (with `until`: those that arrived until then; the rest stay unread)."""
     from turnproc.mail.inbound import ingest, resume_pending
     from turnproc.mail.sources import arrival
 
@@ -270,11 +300,14 @@ def _run_ingest(
         _print_outcome(outcome, quiet)
     try:
         for incoming in messages:
+            arrived = arrival(incoming.received_at, _now())
+            if until is not None and arrived > until:
+                continue
             outcome = ingest(
                 engine,
                 incoming.raw,
                 incoming.origin,
-                arrival(incoming.received_at, _now()),
+                arrived,
                 moderator=moderator,
                 on_stored=incoming.ack,
             )

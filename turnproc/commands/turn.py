@@ -6,7 +6,9 @@ import os
 import socket
 import sys
 from concurrent.futures import ProcessPoolExecutor, wait
+from datetime import datetime
 from multiprocessing import get_context
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from turnproc.core.errors import TurnprocError, UsageError
@@ -26,6 +28,17 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p.add_argument("game", nargs="?", help="game id or name")
     p.add_argument("--due", action="store_true", help="every game whose turn is due")
     p.add_argument("--workers", type=int, default=1, help="worker processes for --due")
+    p.add_argument(
+        "--maildir",
+        type=Path,
+        metavar="DIR",
+        help="with --due: the Maildir to read first (default: TURNPROC_IMAP_URL, if set)",
+    )
+    p.add_argument(
+        "--no-drain",
+        action="store_true",
+        help="with --due: run the due turns without first reading the mailbox",
+    )
     p.add_argument("--force", action="store_true", help="run even before the deadline")
     p.add_argument("--preview", action="store_true", help="resolve and show, store nothing")
     p.add_argument("--turn", type=int, help="only if the game is at this turn (safe to repeat)")
@@ -50,6 +63,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 
 def _run(args: argparse.Namespace) -> int:
+    if (args.maildir is not None or args.no_drain) and not args.due:
+        raise UsageError("--maildir and --no-drain go with --due")
     from turnproc.commands.db import database
     from turnproc.pipeline import schedule, turns
     from turnproc.store import repository
@@ -120,7 +135,7 @@ def _worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def _due_worker(url: str) -> tuple[list[dict[str, Any]], list[str]]:
+def _due_worker(url: str, due_by: datetime) -> tuple[list[dict[str, Any]], list[str]]:
     """One worker process of `turn run --due --workers N`: (outcomes, failures)."""
     from turnproc.config import load_settings
     from turnproc.pipeline import turns
@@ -135,7 +150,9 @@ def _due_worker(url: str) -> tuple[list[dict[str, Any]], list[str]]:
             failures.append(f"{name}: {note}")
 
     try:
-        done = turns.run_due(engine, _worker_name(), on_game=on_game, moderator=moderator)
+        done = turns.run_due(
+            engine, _worker_name(), on_game=on_game, moderator=moderator, due_by=due_by
+        )
         outcomes = [o.as_dict() for o in done]
     finally:
         engine.dispose()
@@ -143,7 +160,7 @@ def _due_worker(url: str) -> tuple[list[dict[str, Any]], list[str]]:
 
 
 def _run_due_in_workers(
-    engine: "Engine", url: str, workers: int, progress: "Progress", task: "TaskID"
+    engine: "Engine", url: str, workers: int, progress: "Progress", task: "TaskID", due_by: datetime
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """`turn run --due` in `workers` spawned processes. The progress bar counts
     the games due now that have moved past their turn, read from the database
@@ -153,16 +170,14 @@ def _run_due_in_workers(
     from turnproc.store.db import transaction
 
     with transaction(engine) as session:
-        due = {
-            game_id: turn for game_id, turn, _name in schedule.due_games(session, schedule.utcnow())
-        }
+        due = {game_id: turn for game_id, turn, _name in schedule.due_games(session, due_by)}
     progress.update(task, total=len(due))
     outcomes: list[dict[str, Any]] = []
     failures: list[str] = []
     # Not a multiprocessing.Pool: its daemonic workers could not start the
     # renderer's own worker processes.
     with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
-        running = [pool.submit(_due_worker, url) for _ in range(workers)]
+        running = [pool.submit(_due_worker, url, due_by) for _ in range(workers)]
         while running:
             finished, pending = wait(running, timeout=0.5)
             running = list(pending)
@@ -182,8 +197,9 @@ def _run_due(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from turnproc.commands.db import database
+    from turnproc.commands.mail import drain
     from turnproc.config import load_settings
-    from turnproc.pipeline import turns
+    from turnproc.pipeline import schedule, turns
 
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
@@ -193,6 +209,11 @@ def _run_due(args: argparse.Namespace) -> int:
     if workers > 1 and engine.dialect.name == "sqlite":
         print("turnproc: SQLite takes one worker; running with 1", file=sys.stderr)
         workers = 1
+    # Everything that arrived until now is read before any turn runs, and
+    # only the games due by then run: a game whose deadline passes while the
+    # mailbox is read waits for the next run, which reads what came before it.
+    due_by = schedule.utcnow()
+    drained = [] if args.no_drain else drain(engine, due_by, args.maildir, args.json)
     outcomes: list[dict[str, Any]] = []
     failures: list[str] = []
     show = sys.stderr.isatty() and not args.json
@@ -206,7 +227,7 @@ def _run_due(args: argparse.Namespace) -> int:
     ) as progress:
         task = progress.add_task("due games", total=None)
         if workers > 1:
-            outcomes, failures = _run_due_in_workers(engine, url, workers, progress, task)
+            outcomes, failures = _run_due_in_workers(engine, url, workers, progress, task, due_by)
         else:
 
             def on_start(count: int) -> None:
@@ -223,10 +244,16 @@ def _run_due(args: argparse.Namespace) -> int:
                 on_game=on_game,
                 on_start=on_start,
                 moderator=load_settings().moderator_email,
+                due_by=due_by,
             )
             outcomes = [o.as_dict() for o in done]
     if args.json:
-        print(json.dumps({"processed": outcomes, "failed": failures}, indent=2, sort_keys=True))
+        data = {
+            "processed": outcomes,
+            "failed": failures,
+            "mail_read_first": [o.as_dict() for o in drained],
+        }
+        print(json.dumps(data, indent=2, sort_keys=True))
     else:
         for o in outcomes:
             print(f"{o['game']}: turn {o['turn']} processed")

@@ -4,6 +4,11 @@
   overrides, embeddings and isolates and zero-width characters removed, so
   an announcement or a name can neither move the moderator's cursor nor
   display text in another order than it is stored.
+- `clean_name`: a name (or any one-line text) from a player, cleaned as
+  `clean` does, on one line, cut to the length its column holds: the one
+  function every name passes through where it enters (mail, players file,
+  command line, turnsheet), so no name stored or printed carries an escape
+  sequence or a bidi override.
 - `for_terminal`: any character that is not printable shown as an escape
   (`\\x1b`), for lines printed to the moderator's terminal.
 - `neutralised`: player text that a report prints, never readable as a
@@ -92,6 +97,12 @@ def clean(text: str) -> str:
         if ch in _KEPT_CONTROLS
         or (ch not in _INVISIBLE and unicodedata.category(ch) not in ("Cc", "Cs", "Co"))
     )
+
+
+def clean_name(text: str, limit: int = 120) -> str:
+    """`text` cleaned (`clean`), every run of spaces, tabs and line breaks one
+    space, trimmed and cut to `limit` characters."""
+    return " ".join(clean(text).split())[:limit].strip()
 
 
 def for_terminal(text: str) -> str:

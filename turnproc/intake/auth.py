@@ -60,6 +60,21 @@ def verify_secret(secret: str, stored: str | None) -> bool:
     return match
 
 
+def confirmation_code(key: str, purpose: str) -> str:
+    """A code such as `k7fm-q2xe` for `purpose` (e.g. an address joining a
+    standby list), keyed with the installation's secret `key`: it can be
+    known only by reading the mail it was sent in, and needs no storing."""
+    digest = hmac.new(key.encode(), purpose.encode("utf-8", "replace"), hashlib.sha256).digest()
+    letters = "".join(_ALPHABET[byte % len(_ALPHABET)] for byte in digest[:8])
+    return f"{letters[:4]}-{letters[4:]}"
+
+
+def confirmation_matches(key: str, purpose: str, code: str) -> bool:
+    """Whether `code` (as typed: any case, spaces around) is the code for `purpose`."""
+    typed = code.strip().casefold().encode("utf-8", "replace")
+    return hmac.compare_digest(typed, confirmation_code(key, purpose).encode())
+
+
 def generate_secret(groups: int = 3, size: int = 4) -> str:
     """A new secret such as `k7fm-q2xe-w9hd` (about 60 bits), easy to copy from a sheet."""
     return "-".join("".join(secrets.choice(_ALPHABET) for _ in range(size)) for _ in range(groups))

@@ -41,7 +41,7 @@ from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
 from turnproc.intake.auth import FAILURE_WINDOW, failure_decision
 from turnproc.intake.errors import TurnsheetError
 from turnproc.intake.extract import MessageMeta, looks_like_email, message_meta, sheet_text
-from turnproc.intake.lockout import secret_problem, secret_used_elsewhere
+from turnproc.intake.secret import secret_problem, secret_used_elsewhere
 from turnproc.scenario.loader import load_scenario
 from turnproc.scenario.model import Scenario
 from turnproc.store import mapping
@@ -238,17 +238,13 @@ class _Intake:
         holds the same lock, so a sheet is either in force for the turn that
         runs or checked against the turn after it (refused as late), never
         both (on PostgreSQL a row lock; SQLite has one writer at a time)."""
-        try:
-            return repo.get_game(self.session, key, lock=True)
-        except repo.NotFound:
-            wanted = str(key).casefold()
-            for game in repo.list_games(self.session):
-                if game.name.casefold() == wanted:
-                    return repo.get_game(self.session, game.id, lock=True)
+        game = repo.find_game(self.session, str(key), lock=True)
+        if game is None:
             raise _Refusal(
                 f"there is no game {_shown(str(key))}",
                 "write the game's name as on your turnsheet",
-            ) from None
+            )
+        return game
 
     def _state(self) -> tuple[GameState, Scenario]:
         assert self.game is not None
@@ -281,7 +277,7 @@ class _Intake:
                 "send your turnsheet from the address you registered, or ask the moderator "
                 "to change it",
             )
-        problem = secret_problem(self.session, game, player, secret, self.received_at)
+        problem = secret_problem(player, secret)
         if problem is not None:
             raise _Refusal(
                 problem, "copy the secret from your welcome mail; it is not case-sensitive"
@@ -329,7 +325,8 @@ class _Intake:
             return _duplicate(
                 "", game.name, game.id, game.current_turn, position, self.message_id or ""
             )
-        if verdict == "accepted":
+        later = self._arrived_later()
+        if verdict == "accepted" and not later:
             orders = PlayerOrders(position=position, orders=sheet.orders.orders, source="player")
             repo.set_orders_in_force(
                 self.session,
@@ -353,6 +350,7 @@ class _Intake:
             errors=evaluation.errors,
             notes=evaluation.notes,
             in_force=self._in_force(),
+            arrived_later=later,
             preview=check.preview if check else None,
             railroads=check.railroads if check else {},
             deadline=game.deadline,
@@ -381,6 +379,20 @@ class _Intake:
         for stored in ("received_at", "message_id", "raw"):
             fields.pop(stored, None)
         return repo.update_submission(self.session, self.submission_id, **fields)
+
+    def _arrived_later(self) -> str:
+        """The sheet in force, if it arrived after this one (else ""): the sheet
+        that arrived last is in force, whatever the order in which they are
+        read (an older message retried, or read late behind a flood)."""
+        game, position = self.game, self.position
+        assert game is not None and position is not None
+        row = repo.orders_row(self.session, game.id, game.current_turn, position)
+        if row is None or row.source == "computer" or row.recorded_at <= self.received_at:
+            return ""
+        when = row.recorded_at.strftime("%Y-%m-%d %H:%M:%S UTC")
+        if row.submission_id is not None:
+            return f"submission #{row.submission_id} (received {when})"
+        return f"the {row.source} orders recorded {when}"
 
     def _in_force(self) -> InForce | None:
         game, position = self.game, self.position
@@ -456,7 +468,7 @@ class _Intake:
     def _earlier_failures(self) -> list[datetime]:
         """The sender's recent refusals: the sender is throttled, never the
         position it names (a stranger must not silence the player). Guessing
-        a position's secret is stopped by the lock-out (intake/lockout.py)."""
+        a position's secret is answered by its strength (intake/secret.py)."""
         if not self.sender:
             return []
         return repo.recent_refusals(

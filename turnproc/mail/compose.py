@@ -2,10 +2,14 @@
 
 Message-IDs are derived from the outbox row's idempotency key, so the same
 message resent after a crash carries the same Message-ID and a mail client
-shows it once.
+shows it once, and from the installation's random key (the `installation`
+table), so the same key in another database (a player's second game, keyed
+`welcome/1/1/ann@...` again) never gives the same Message-ID: a mail program
+would drop the second message as a duplicate.
 """
 
 import hashlib
+import hmac
 from dataclasses import dataclass, field
 from datetime import datetime
 from email.message import EmailMessage
@@ -34,11 +38,16 @@ class Outgoing:
     in_reply_to: str | None = None
     attachments: tuple[Attachment, ...] = field(default_factory=tuple)
     auto_submitted: str = "auto-generated"  # RFC 3834: "auto-replied" for receipts
+    installation: str = ""  # the installation's key: Message-IDs unique across databases
 
 
-def message_id(key: str, sender: str) -> str:
+def message_id(key: str, sender: str, installation: str) -> str:
+    """The Message-ID of the message `key` of this installation: the same on a
+    resend, never the same as another installation's."""
     domain = sender.rpartition("@")[2] or "turnproc.invalid"
-    digest = hashlib.sha256(key.encode()).hexdigest()[:32]
+    digest = hmac.new(
+        installation.encode(), f"message-id/{key}".encode(), hashlib.sha256
+    ).hexdigest()[:32]
     return f"<{digest}@{domain}>"
 
 
@@ -48,7 +57,7 @@ def compose(out: Outgoing, sender: str) -> EmailMessage:
     msg["To"] = out.to
     msg["Subject"] = out.subject
     msg["Date"] = format_datetime(out.created)
-    msg["Message-ID"] = message_id(out.key, sender)
+    msg["Message-ID"] = message_id(out.key, sender, out.installation)
     if out.in_reply_to:
         msg["In-Reply-To"] = out.in_reply_to
         msg["References"] = out.in_reply_to

@@ -41,23 +41,20 @@ from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from turnproc.core.errors import TurnprocError
-from turnproc.core.text import clean, for_terminal, neutralised
+from turnproc.core.text import clean, clean_name, for_terminal, neutralised
 from turnproc.families.continental_rails.turnsheet.language import order_lines, parse_turnsheet
 from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
 from turnproc.intake.auth import (
     FAILURE_WINDOW,
     FAILURES_BEFORE_SILENCE,
     FAILURES_TO_REPORT,
+    confirmation_code,
+    confirmation_matches,
     failure_decision,
 )
 from turnproc.intake.errors import SheetTooLarge, TurnsheetError
 from turnproc.intake.extract import MAX_MESSAGE_BYTES, text_from_message
-from turnproc.intake.lockout import (
-    secret_problem,
-    secret_used_elsewhere,
-    unlock,
-    unlock_code_matches,
-)
+from turnproc.intake.secret import secret_problem, secret_used_elsewhere
 from turnproc.mail.classify import silence_reason
 from turnproc.mail.guard import BudgetExceeded, bound_headers, within_budget
 from turnproc.playerdocs import player_doc, players_guide
@@ -87,7 +84,7 @@ MAX_ATTEMPTS = 2
 RETRIED = ("error", "received", "quarantined")
 
 _COMMAND_RE = re.compile(
-    r"^[\s*_]*(help|rules|resend|press|announce|announcement|standby|unlock|contact)\b[\s:]*(.*)$",
+    r"^[\s*_]*(help|rules|resend|press|announce|announcement|standby|contact)\b[\s:]*(.*)$",
     re.IGNORECASE,
 )
 _FIELD_RE = re.compile(
@@ -119,16 +116,23 @@ Commands you can mail to the moderator (one per message, on the first line):
   CONTACT game: NAME player: N secret: YOUR-SECRET share|withhold
       "share": the other players' reports show your e-mail address (in a
       game that is not anonymous); "withhold": they do not (the default).
-  UNLOCK game: NAME player: N code: CODE
-      unlock your secret after it was locked by repeated wrong guesses
-      (the code is in the mail that told you).
   STANDBY game: NAME [leave]
       put yourself on the game's standby list: you take over the next
       position whose player stops sending orders, and get its report,
-      turnsheet and secret by mail. With "leave": off the list again.
+      turnsheet and secret by mail. The answer asks you to confirm with a
+      line to send back. With "leave": off the list again.
 
 A turnsheet is sent as it is: the filled-in sheet from your report, starting
 with its TURNSHEET line, in the body of the mail or as a .txt attachment.
+"""
+
+# RULES from an address no player registered and no standby player confirmed:
+# no PDF to an address that may be forged.
+STRANGER_RULES = """\
+The rules of the game come as a PDF to the players of a game and to the
+volunteers on a game's standby list (send STANDBY game: NAME, then the line
+of the mail that asks you to confirm). Mail HELP for the commands you can
+send.
 """
 
 # HELP to an address no player registered: the commands, not the whole guide
@@ -605,8 +609,6 @@ class _Reader:
             if command.name == "standby":
                 return self._standby(command)
             game, player = self._authenticate(command)
-            if command.name == "unlock":
-                return self._unlock(command, game, player)
             if command.name == "resend":
                 return self._resend(command, game, player)
             if command.name == "contact":
@@ -729,6 +731,13 @@ class _Reader:
     def _registered(self) -> bool:
         return bool(self.sender) and bool(repo.players_by_email(self.session, self.sender))
 
+    def _known(self) -> bool:
+        """A player's address, or a standby player's, confirmed by reply: not
+        a stranger's."""
+        return self._registered() or (
+            bool(self.sender) and repo.waits_on_a_standby_list(self.session, self.sender)
+        )
+
     # --- a turnsheet --------------------------------------------------------------
 
     def _turnsheet(self) -> IngestOutcome:
@@ -781,14 +790,7 @@ class _Reader:
         header = probe.header
         if header is None:
             return None
-        game = next(
-            (
-                g
-                for g in repo.list_games(self.session)
-                if g.name.casefold() == header.game.casefold()
-            ),
-            None,
-        )
+        game = repo.find_game(self.session, header.game)
         if game is None:
             return None
         # Imported for a sequential game's sheet alone: the 18xx engine and
@@ -855,28 +857,60 @@ class _Reader:
 
     def _rules(self) -> IngestOutcome:
         """RULES: the rules and the players' guide as a PDF (the sender
-        attaches it to every mail of kind "rules"); limited like HELP."""
+        attaches it to every mail of kind "rules"); limited like HELP. Only
+        addresses shown to be real get the PDF (players, and standby players,
+        who confirmed theirs): a stranger's RULES, which may be forged, is
+        answered with a few lines, within the cap on answers to strangers."""
         if (ignored := self._answered_too_often("rules")) is not None:
             return ignored
-        if not self._registered() and not self._stranger_may_be_answered():
+        if self._known():
+            self._reply("RULES: the rules of the game", RULES_ANSWER, kind="rules")
+            return self._settle("rules", "RULES answered with the rules PDF", answered=True)
+        if not self._stranger_may_be_answered():
             return self._settle("ignored", "not answered: the cap on answers to strangers")
-        self._reply("RULES: the rules of the game", RULES_ANSWER, kind="rules")
-        return self._settle("rules", "RULES answered with the rules PDF", answered=True)
+        self._reply("RULES: the rules of the game", STRANGER_RULES, kind="help")
+        return self._settle("rules", "RULES answered without the PDF (a stranger)", answered=True)
 
     def _standby(self, command: _Command) -> IngestOutcome:
         """STANDBY: the sender joins a game's standby list (anyone may; the
-        moderator can take them off with `game standby --remove`)."""
-        if (ignored := self._answered_too_often("standby")) is not None:
-            return ignored
+        moderator can take them off with `game standby --remove`), once the
+        address is confirmed: the first STANDBY is answered with a line
+        holding a code, and only that line sent back puts the sender on the
+        list. A forged sender never sees the code, so forged STANDBY mail
+        adds no one, and the answers it draws stay strangers' answers, under
+        their caps (docs/mail.md, section 5)."""
         game = self._game(command.fields["game"])
         if command.flags & STANDBY_LEAVE_WORDS:
             return self._leave_standby(game)
         refusal = repo.standby_refusal(self.session, game, self.sender)
         if refusal:
             raise _Refused(refusal)
-        if not self._registered() and not self._stranger_may_be_answered():
+        if not self._known() and not self._stranger_may_be_answered():
             return self._settle("ignored", "not answered: the cap on answers to strangers")
-        name = parseaddr(_header(self.head, "From") or "")[0].strip()[:120]
+        purpose = f"standby/{game.id}/{self.sender}"
+        key = repo.installation_key(self.session)
+        code = command.fields.get("code")
+        if code is None:
+            # The requests are what a forged sender can draw: at most
+            # HELP_ANSWERS_PER_DAY STANDBY answers a day per address.
+            if (ignored := self._answered_too_often("standby")) is not None:
+                return ignored
+            line = f"STANDBY game: {game.name} code: {confirmation_code(key, purpose)}"
+            self._reply(
+                f"[{game.name}] Confirm: the standby list",
+                f"To join the standby list of {game.name}, send this line back as the first\n"
+                f"line of a mail, from this address:\n\n  {line}\n\n"
+                "If you did not ask to join, ignore this mail: nothing else will come.\n",
+                game=game,
+            )
+            detail = f"STANDBY: {self.sender} asked to confirm for {game.name}"
+            return self._settle("standby", detail, answered=True, game=game)
+        if not confirmation_matches(key, purpose, code):
+            raise _Refused(
+                "wrong confirmation code",
+                "send the STANDBY line of the mail that asked you to confirm, as it is",
+            )
+        name = clean_name(parseaddr(_header(self.head, "From") or "")[0])
         waiting = len(repo.standbys(self.session, game.id))
         repo.add_standby(self.session, game.id, self.sender, name, self.received_at)
         repo.log_action(
@@ -924,10 +958,7 @@ class _Reader:
     def _authenticate(self, command: _Command) -> tuple[Game, Player]:
         """The same checks as a turnsheet's header: game, player, sender, secret."""
         example = f"{command.name.upper()} game: NAME player: 3 secret: YOUR-SECRET"
-        needed = (
-            ("game", "player", "code") if command.name == "unlock" else ("game", "player", "secret")
-        )
-        missing = [k for k in needed if not command.fields.get(k)]
+        missing = [k for k in ("game", "player", "secret") if not command.fields.get(k)]
         if missing:
             raise _Refused(
                 f"{command.name.upper()} needs {', '.join(missing)}",
@@ -947,7 +978,7 @@ class _Reader:
         if not player.human or not player.secret_hash:
             raise _Refused(f"player {position} of {game.name} is not registered to a person")
         if (player.email or "").strip().lower() != self.sender:
-            if command.name != "unlock" and self.sender:
+            if self.sender:
                 secret_used_elsewhere(
                     self.session,
                     game,
@@ -961,11 +992,7 @@ class _Reader:
                 f"player {position}",
                 "send it from the address you registered",
             )
-        if command.name == "unlock":
-            return game, player
-        problem = secret_problem(
-            self.session, game, player, command.fields["secret"], self.received_at
-        )
+        problem = secret_problem(player, command.fields["secret"])
         if problem is not None:
             raise _Refused(problem, "copy the secret from your welcome mail")
         return game, player
@@ -973,19 +1000,13 @@ class _Reader:
     def _game(self, key: str) -> Game:
         """The game named, its row locked (a turn run holds the same lock: an
         announcement or a standby volunteer lands in the turn that runs next)."""
-        try:
-            game = repo.get_game(self.session, key, lock=True)
-        except repo.NotFound:
-            found = [
-                g for g in repo.list_games(self.session) if g.name.casefold() == key.casefold()
-            ]
-            if not found:
-                raise _Refused(
-                    f"there is no game {_shown(key)}",
-                    "write the game's name as on your turnsheet",
-                    real_game=False,
-                ) from None
-            game = repo.get_game(self.session, found[0].id, lock=True)
+        game = repo.find_game(self.session, key, lock=True)
+        if game is None:
+            raise _Refused(
+                f"there is no game {_shown(key)}",
+                "write the game's name as on your turnsheet",
+                real_game=False,
+            )
         self.game_named = True
         return game
 
@@ -1052,25 +1073,6 @@ class _Reader:
                 f"player {position} has had {cap} {what} this turn, the most a player may",
                 f"try again after the turn {game.current_turn} deadline",
             )
-
-    def _unlock(self, command: _Command, game: Game, player: Player) -> IngestOutcome:
-        """UNLOCK: the code mailed to the registered address unlocks the secret."""
-        if player.secret_locked_at is None:
-            raise _Refused(f"the secret of player {player.position} is not locked")
-        if not unlock_code_matches(player, command.fields["code"]):
-            raise _Refused(
-                "wrong unlock code", "copy the code from the mail that said your secret is locked"
-            )
-        unlock(self.session, game, player, self.received_at, by="player")
-        self._reply(
-            f"[{game.name}] OK: your secret is unlocked",
-            f"OK: the secret of player {player.position} in {game.name} is unlocked; it is "
-            "the same secret as before.\n",
-            game=game,
-            position=player.position,
-        )
-        detail = f"UNLOCK: the secret of player {player.position} is unlocked"
-        return self._settle("unlock", detail, answered=True, game=game, position=player.position)
 
     def _welcome(self, game: Game, position: int) -> OutboxMessage | None:
         for message in repo.outbox(self.session, game.id):
@@ -1203,8 +1205,6 @@ def _make_command(line: str, body: list[str]) -> _Command | None:
     if name == "standby":
         words = {word.lower().strip(".,;!") for word in rest.split()}
         return _Command("standby", fields, words, body) if "game" in fields else None
-    if name == "unlock":
-        return _Command("unlock", fields, set(), body) if "code" in fields else None
     if len(fields.keys() & {"game", "player", "secret"}) < 2:
         return None
     flags = {word.lower() for word in rest.split()}

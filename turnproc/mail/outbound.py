@@ -145,6 +145,7 @@ def outgoing_messages(
     claimed messages of one turn), and report mail its text, followed by the
     message's own body (the player's page link, if any)."""
     reports = {row.id: carried_report(session, row) for row in rows}
+    installation = repo.installation_key(session)
     unrendered = [
         report
         for row in rows
@@ -169,12 +170,16 @@ def outgoing_messages(
             if row.kind == "report":
                 body = report.text + row.body
             data = report.json if data is None else data
-        out.append(outgoing(row, pdf, body, data))
+        out.append(outgoing(row, installation, pdf, body, data))
     return out
 
 
 def outgoing(
-    row: OutboxMessage, pdf: bytes | None, body: str | None = None, data: str | None = None
+    row: OutboxMessage,
+    installation: str,
+    pdf: bytes | None,
+    body: str | None = None,
+    data: str | None = None,
 ) -> Outgoing:
     attachments: list[Attachment] = []
     if pdf is not None:
@@ -200,6 +205,7 @@ def outgoing(
         in_reply_to=row.in_reply_to,
         attachments=tuple(attachments),
         auto_submitted="auto-replied" if row.kind == "receipt" else "auto-generated",
+        installation=installation,
     )
 
 
@@ -464,7 +470,7 @@ def write_eml(
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for row, out in zip(rows, outgoing_messages(session, rows, render), strict=True):
-        name = message_id(out.key, sender).strip("<>").split("@")[0][:16]
+        name = message_id(out.key, sender, out.installation).strip("<>").split("@")[0][:16]
         path = folder / f"{row.id:05d}-{row.kind}-{name}.eml"
         write_whole(path, compose(out, sender).as_bytes())
         written.append(path)

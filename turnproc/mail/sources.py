@@ -9,14 +9,16 @@ Each message carries the time the mail system received it, which is the time
 that counts against a deadline: a Maildir file's delivery time (its
 modification time, set when the delivery agent wrote it to tmp/), an IMAP
 message's INTERNALDATE; on standard input `mail ingest --received-at`, else
-the date of the topmost Received header (`received_by_us`), else the time it
-is read. A time later than the moment of reading (a wrong clock, a forged
+the date of the topmost Received header when our own server (the setting
+`received_by`) provably added it (`received_by_us`), else the time it is
+read. A time later than the moment of reading (a wrong clock, a forged
 INTERNALDATE) is never believed.
 """
 
 import contextlib
 import imaplib
 import mailbox
+import re
 import ssl
 import time
 from collections.abc import Callable, Iterator
@@ -55,25 +57,50 @@ def arrival(when: datetime | None, now: datetime) -> datetime:
 # How long before the moment of reading the topmost Received header's date is
 # believed: a message the mail server kept through a night's outage of the
 # database (exit 75, delivered again later) still counts from its arrival; an
-# older date (a wrong clock, or a header the sender wrote himself) does not.
+# older date (a wrong clock, a message held too long) does not.
 RECEIVED_TRUSTED_FOR = timedelta(hours=12)
 
+_BY_RE = re.compile(rb"\bby\s+([^\s;()]+)", re.IGNORECASE)
 
-def received_by_us(raw: bytes, now: datetime) -> tuple[datetime | None, str]:
-    """When our mail server received a message piped to us: the date of its
+
+def received_by_us(
+    raw: bytes, now: datetime, our_server: str | None
+) -> tuple[datetime | None, str]:
+    """When our mail server received a message piped to us: the date of the
     topmost Received header, or None and why it is not believed.
 
     Each server on the way adds its Received header on top (RFC 5321, 4.4), so
     the topmost is the one our own server added when it took the message; the
     ones below it came with the message, and a sender may write those himself,
-    so they are never read. A date later than `now`, more than
-    RECEIVED_TRUSTED_FOR before it, or unreadable is not believed."""
+    so they are never read. The topmost counts only when it is provably our
+    server's (docs/mail.md, Arrival time):
+
+    - its `by` clause names `our_server` (the setting `received_by`; without
+      it no Received header is believed, since a pipe from a server that adds
+      none makes the sender's own header the topmost);
+    - it holds exactly one `;`, the one before its date: a server that does
+      not separate the header from the body (dovecot's LMTP, given a message
+      with no header block) lets a first body line " ; <date>" fold into its
+      header, and that forged date would be the last;
+    - its date is readable, not later than `now` and less than
+      RECEIVED_TRUSTED_FOR before it."""
+    if not our_server:
+        return None, "no received_by is set, so no Received header is believed"
     for field in header_fields(raw):
         name, colon, value = field.partition(b":")
         if not colon or name.strip().lower() != b"received":
             continue
         if len(field) > MAX_FIELD_BYTES:
             return None, "the topmost Received header is too long to read"
+        by = _BY_RE.search(value)
+        server = by.group(1).decode("ascii", "replace") if by else ""
+        if server.lower().rstrip(".") != our_server.lower().rstrip("."):
+            return None, (
+                f"the topmost Received header is not by {our_server} "
+                f"(by {server[:60] or 'nobody'!r})"
+            )
+        if value.count(b";") != 1:
+            return None, "the topmost Received header has more than one date"
         stamp = " ".join(value.decode("ascii", "replace").rpartition(";")[2].split())
         try:
             when = parsedate_to_datetime(stamp)

@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from turnproc.core.errors import UsageError
+from turnproc.core.text import clean_name
 from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.intake.auth import generate_secret, hash_secret, weak_secret
 from turnproc.pipeline.reports import (
@@ -88,8 +89,8 @@ def read_players_csv(path: Path, positions: int = 15) -> list[PlayerEntry]:
             PlayerEntry(
                 position=position,
                 email=email,
-                character=(row.get("character") or "").strip() or None,
-                real_name=(row.get("real_name") or "").strip(),
+                character=clean_name(row.get("character") or "", 80) or None,
+                real_name=clean_name(row.get("real_name") or ""),
                 secret=(row.get("secret") or "").strip() or None,
                 phone=(row.get("phone") or "").strip(),
                 share_email=_agreed(path, line, row.get("share_email")),
@@ -370,7 +371,9 @@ def assign(
     state = mapping.state_from_json(
         repository.turn_state(session, game.id, game.current_turn).state
     )
+    real_name = clean_name(real_name)
     if character is not None:
+        character = clean_name(character, 80)
         taken = {t.character.casefold() for t in state.tycoons if t.position != position}
         if not character.strip() or character.strip().casefold() in taken:
             raise UsageError(f"character name {character!r} is empty or taken")

@@ -358,6 +358,7 @@ def run_due(
     on_game: Callable[[str, TurnOutcome | None, str], None] | None = None,
     on_start: Callable[[int], None] | None = None,
     moderator: str | None = None,
+    due_by: datetime | None = None,
 ) -> list[TurnOutcome]:
     """Process every due game once. Each game is claimed with a row lock
     (SKIP LOCKED on PostgreSQL) and checked to be still at the turn seen, so
@@ -365,10 +366,11 @@ def run_due(
     `on_game(name, outcome, error)` follows progress: outcome None with an
     empty error means another worker took the game. A turn refused (a sanity
     gate, a failing engine) is logged and mailed to `moderator` once, however
-    often the run is repeated."""
+    often the run is repeated. `due_by`: only games due by then (the moment
+    up to which the mailbox was read first); default now."""
     with transaction(engine) as session:
         queue_reminders(session, now())
-        due = due_games(session, now())
+        due = due_games(session, due_by or now())
     if on_start is not None:
         on_start(len(due))
     outcomes: list[TurnOutcome] = []

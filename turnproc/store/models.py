@@ -78,6 +78,10 @@ class Game(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(80), unique=True)
+    # The name case-folded, kept by the ORM (below): a turnsheet or command
+    # names its game in any case, and finds it by this index, not by reading
+    # every game.
+    name_key: Mapped[str] = mapped_column(String(80), index=True)
     scenario: Mapped[str] = mapped_column(String(400))
     seed: Mapped[int] = mapped_column(BigInteger)
     current_turn: Mapped[int] = mapped_column(Integer, default=1)
@@ -106,9 +110,16 @@ class Game(Base):
     all_in_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
+def game_name_key(name: str) -> str:
+    """What a game's name is looked up by: case-folded (a casefold can grow a
+    name, e.g. "ß" to "ss"; the column keeps the first 80 characters)."""
+    return name.casefold()[:80]
+
+
 @event.listens_for(Game, "before_insert")
 @event.listens_for(Game, "before_update")
 def _set_due_at(_mapper: Mapper[Game], _connection: Any, game: Game) -> None:
+    game.name_key = game_name_key(game.name)
     game.due_at = (
         None
         if game.deadline is None
@@ -133,11 +144,6 @@ class Player(Base):
     human: Mapped[bool] = mapped_column(Boolean, default=False)
     missed_turns: Mapped[int] = mapped_column(Integer, default=0)
     standby: Mapped[bool] = mapped_column(Boolean, default=False)  # offered to a standby player
-    # Set when repeated wrong secrets locked the position (docs/mail.md, Secrets):
-    # until unlocked no secret is checked; the unlock code went to `email` only.
-    secret_locked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    unlock_hash: Mapped[str | None] = mapped_column(String(300))
-    wrong_secrets: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     # 3.1: the address is shown to the other players only if the player agreed
     # (players file column share_email, or the CONTACT mail command).
     share_email: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
@@ -427,3 +433,15 @@ class Move18xx(Base):
     player: Mapped[int | None] = mapped_column(Integer)  # whose orders made it
     submission_id: Mapped[int | None] = mapped_column(Integer)  # the mail that carried it
     undone_at: Mapped[datetime | None] = mapped_column(UTCDateTime)  # undone: not replayed
+
+
+class Installation(Base):
+    """One row: a random key made when the database was created. Message-IDs
+    include a digest of it, so two installations (or two databases of one
+    moderator) never give two messages the same Message-ID; the standby
+    confirmation codes are keyed with it."""
+
+    __tablename__ = "installation"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key: Mapped[str] = mapped_column(String(64))

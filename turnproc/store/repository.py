@@ -32,12 +32,14 @@ from sqlalchemy.orm import Session
 
 from turnproc.core.errors import TurnprocError
 from turnproc.core.ledger import LedgerEntry
+from turnproc.core.text import clean_name
 from turnproc.families.continental_rails.engine.events import Event, Rejection
 from turnproc.families.continental_rails.engine.orders import PlayerOrders
 from turnproc.store import mapping
 from turnproc.store.models import (
     EventRow,
     Game,
+    Installation,
     LedgerRow,
     ModeratorLog,
     OrdersInForce,
@@ -51,6 +53,7 @@ from turnproc.store.models import (
     Submission,
     TurnState,
     UTCDateTime,
+    game_name_key,
     pack,
 )
 
@@ -88,6 +91,28 @@ def get_game(session: Session, key: str | int, lock: bool = False) -> Game:
     if game is None:
         raise NotFound(f"no game {str(key)[:40]!r} (see `turnproc game list`)")
     return game
+
+
+def find_game(session: Session, key: str, lock: bool = False) -> Game | None:
+    """The game a player's mail names: by id, exact name, or name in any case
+    (one indexed lookup, `games.name_key`); None if there is none. `lock`
+    holds its row until the transaction ends."""
+    try:
+        return get_game(session, key, lock=lock)
+    except NotFound:
+        pass
+    query = select(Game).where(Game.name_key == game_name_key(str(key))).order_by(Game.id).limit(1)
+    if lock:
+        query = query.with_for_update()
+    return session.scalar(query)
+
+
+def installation_key(session: Session) -> str:
+    """The random key of this installation, made once by migration 0006."""
+    row = session.get(Installation, 1)
+    if row is None:
+        raise TurnprocError("the database has no installation key: run `turnproc db upgrade`")
+    return row.key
 
 
 def list_games(session: Session) -> Sequence[Game]:
@@ -1205,7 +1230,9 @@ def log_entries(session: Session, game_id: int) -> Sequence[ModeratorLog]:
 def add_standby(
     session: Session, game_id: int, email: str, real_name: str, now: datetime
 ) -> StandbyPlayer:
-    standby = StandbyPlayer(game_id=game_id, email=email, real_name=real_name, added_at=now)
+    standby = StandbyPlayer(
+        game_id=game_id, email=email, real_name=clean_name(real_name), added_at=now
+    )
     session.add(standby)
     session.flush()
     return standby
@@ -1220,6 +1247,21 @@ def standby_refusal(session: Session, game: Game, email: str) -> str:
     if any((p.email or "").lower() == email.lower() for p in players(session, game.id)):
         return f"{email} already plays a position in {game.name}"
     return ""
+
+
+def waits_on_a_standby_list(session: Session, email: str) -> bool:
+    """Whether `email` waits on the standby list of any game."""
+    return (
+        session.scalar(
+            select(StandbyPlayer.id)
+            .where(
+                func.lower(StandbyPlayer.email) == email.strip().lower(),
+                StandbyPlayer.position.is_(None),
+            )
+            .limit(1)
+        )
+        is not None
+    )
 
 
 def standbys(session: Session, game_id: int, waiting: bool = True) -> Sequence[StandbyPlayer]:

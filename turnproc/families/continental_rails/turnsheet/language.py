@@ -8,7 +8,9 @@ hint) and notes such as "assuming you meant DIVIDEND". It keeps going after a
 bad line so the player learns about every mistake at once.
 
 It forgives what mail does to text: quoted `>` prefixes, signatures and
-sign-offs, the separators mail programs put above the message replied to
+sign-offs (with a name after them, and the lines mail programs add, "Sent
+from Outlook"; a line that reads as an order is always an order), the
+separators mail programs put above the message replied to
 ("-----Original Message-----", "On ... wrote:", a "From:" block), Windows
 line endings, tabs, capitals, extra spaces, abbreviations and misspelt
 action words, amounts written `$1,500`. It only reads lines between the
@@ -28,6 +30,7 @@ from functools import lru_cache
 
 from pydantic import ValidationError
 
+from turnproc.core.text import clean_name
 from turnproc.families.continental_rails.engine import orders as o
 from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
 from turnproc.intake.errors import (
@@ -63,6 +66,18 @@ _REPLY_RE = re.compile(
     r"|sent from my \w+.*"
     r"|(thanks|thank you|many thanks|regards|kind regards|best regards|best wishes|best"
     r"|cheers|sincerely|yours|yours truly|yours sincerely|all the best|greetings)[\s,.!]*)\s*$",
+    re.I,
+)
+# A sign-off with a name ("Thanks, Hetty", "Best regards, Hetty Green") or the
+# line a mail program adds below the text ("Sent from Outlook", "Get Outlook
+# for iOS", "Sent with Proton Mail"): the orders end there too, unless the
+# line reads as an order (see `parse_turnsheet`).
+_SIGN_OFF_RE = re.compile(
+    r"^((sent from|get outlook for|sent (with|via|using))\s+\S.{0,200}"
+    r"|(thanks|thank you|many thanks|thanks again|thx|ta|regards|kind regards|best regards"
+    r"|warm regards|best wishes|best|cheers|sincerely|yours|yours truly|yours sincerely"
+    r"|all the best|greetings|love|take care)[\s,.!-]+[^\W\d_][\w.'-]*"
+    r"(\s+[^\W\d_][\w.'-]*){0,2}[\s.!]*)$",
     re.I,
 )
 _WROTE_END_RE = re.compile(r"\bwrote:\s*$", re.I)
@@ -405,6 +420,13 @@ def parse_turnsheet(
             break
         if stripped == "--" or _REPLY_RE.match(stripped) or _wrapped_wrote(lines, index):
             break  # a signature, a sign-off or the message replied to follows
+        if _SIGN_OFF_RE.match(stripped) and not _reads_as_order(
+            line_no, stripped, vocabulary, railroad
+        ):
+            sheet.notes.append(
+                Note(line_no, stripped, "read as a sign-off: the orders end above this line")
+            )
+            break
         if _is_header(stripped):
             sheet.notes.append(
                 Note(line_no, stripped, "a second turnsheet header; read only the first sheet")
@@ -456,6 +478,17 @@ def parse_turnsheet(
             Note(0, "", "the sheet holds no orders: if accepted, you order nothing this turn")
         )
     return sheet
+
+
+def _reads_as_order(line_no: int, text: str, vocab: Vocabulary, railroad: str | None) -> bool:
+    """Whether `text` reads as an order (or a section line): such a line is
+    never taken for a sign-off, however it begins."""
+    if _section(line_no, text, vocab, []) is not None:
+        return True
+    try:
+        return _parse_order(_Line(line_no, text, vocab, railroad, [])) is not None
+    except TurnsheetError:
+        return False
 
 
 def _section(
@@ -790,7 +823,7 @@ _Builder = Callable[[_Line, list[str], str | None, str], o.Order]
 
 
 def _b_name(line: _Line, args: list[str], railroad: str | None, rest: str) -> o.Order:
-    rest = " ".join(rest.split())
+    rest = clean_name(rest)
     if not rest:
         raise line.fail(SheetSyntaxError, "NAME needs the character name", "e.g. NAME Jay Gould")
     if len(rest) > 40:

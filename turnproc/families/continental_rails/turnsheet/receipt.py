@@ -62,6 +62,9 @@ class ReceiptFacts:
     hint: str = ""
     in_force: InForce | None = None
     in_force_withheld: bool = False  # not the sender's position: say nothing of its orders
+    # An accepted sheet that arrived before the sheet in force: which that is
+    # (the sheet that arrived last is in force, whatever the order of reading).
+    arrived_later: str = ""
     preview: Preview | None = None
     railroads: dict[str, AccountWalk] = field(default_factory=dict)
     deadline: datetime | None = None
@@ -102,7 +105,9 @@ def build_receipt(facts: ReceiptFacts) -> Receipt:
     where = f"{facts.game}" + (f" turn {facts.turn}" if facts.turn is not None else "")
     if facts.position is not None:
         where += f" player {facts.position}"
-    if facts.verdict == "accepted":
+    if facts.verdict == "accepted" and facts.arrived_later:
+        headline = f"OK: turnsheet read for {where}; a sheet that arrived later is in force"
+    elif facts.verdict == "accepted":
         headline = f"OK: turnsheet accepted for {where}"
     elif facts.verdict == "errors":
         count = len(facts.errors)
@@ -133,6 +138,7 @@ def build_receipt(facts: ReceiptFacts) -> Receipt:
         "refusal": facts.refusal,
         "hint": facts.hint,
         "in_force_summary": summary,
+        "arrived_later": facts.arrived_later,
         "game": facts.game,
         "turn": facts.turn,
         "position": facts.position,
