@@ -35,6 +35,7 @@ from turnproc.pipeline.reports import (
     _report_input,
     _store_reports,
     _stored,
+    mailed_positions,
     start_reports,
 )
 from turnproc.pipeline.schedule import _when, due_games, is_due, queue_reminders, utcnow
@@ -252,7 +253,9 @@ def run_turn(
     if problems:
         _refuse(game, turn, problems)
     with _timed(timings, "store"):
-        report_ids = _store_reports(session, game.id, turn, stored, report_input.deadline)
+        report_ids = _store_reports(
+            session, game.id, turn, stored, report_input.deadline, mailed_positions(players)
+        )
         _queue_reports(session, game, turn, players, stored, report_ids, now)
         game.current_turn = turn + 1
         game.deadline = next_deadline or now + timedelta(days=game.turn_days)
