@@ -56,6 +56,7 @@ def _bench(args: argparse.Namespace) -> int:
         "render_floor_ratio",
         "web_game_page_cpu_s",
         "web_game_page_cold_s",
+        "turn_to_mailbox_wall_s",
     )
     for key in (*KEYS, *extra):
         value = figures.get(key)
