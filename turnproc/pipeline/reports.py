@@ -394,7 +394,8 @@ def report_pdfs(session: Session, reports: Iterable[Report]) -> dict[int, bytes]
     stored facts, one rendering per game, turn and printed deadline. A PDF
     that does not match the digest stored with its report (a program release
     that draws reports differently, a player's contact details changed since)
-    is still the report of those facts, and is sent as rendered now."""
+    is still the report of those facts; the outbox sends it as rendered now
+    and tells the moderator (mail.outbound.DigestMismatch)."""
     groups: dict[tuple[int, int, str], list[Report]] = {}
     for report in reports:
         groups.setdefault((report.game_id, report.turn, report.deadline), []).append(report)
