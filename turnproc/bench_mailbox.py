@@ -57,7 +57,10 @@ class _Mailbox:
         with socket.socket() as probe:  # a free port (the server checks it can be reached)
             probe.bind(("127.0.0.1", 0))
             self.port = int(probe.getsockname()[1])
-        self.controller = Controller(Handler(), hostname="127.0.0.1", port=self.port)
+        # A busy machine may take longer than aiosmtpd's default 5 s to start it.
+        self.controller = Controller(
+            Handler(), hostname="127.0.0.1", port=self.port, ready_timeout=120
+        )
         self.controller.start()
 
     def stop(self) -> None:
