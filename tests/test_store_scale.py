@@ -170,6 +170,18 @@ def test_a_pdf_is_kept_while_any_message_carrying_it_is_unsent(url: str) -> None
     assert _reports(engine, game_id)[(1, 2)].pdf is None
 
 
+def test_a_rerun_that_mails_nothing_keeps_no_pdf(url: str) -> None:
+    """A rerun that changes nothing cancels the report mail of players who
+    have their report: the PDFs stored for that mail go with it."""
+    engine, game_id = _game_after_one_turn(url)
+    assert len(send_outbox(engine, Capture(), "moderator@example.org").sent) == 4
+    with transaction(engine) as session:
+        assert turns.rerun(session, game_id, NOW + timedelta(days=1)).diff == ""
+    reports = _reports(engine, game_id)
+    assert len(reports) == 17 and all(r.pdf_sha256 for r in reports.values())
+    assert [key for key, r in reports.items() if r.pdf is not None] == []
+
+
 def _queue_resend(session: Session, game_id: int, report: Report) -> int:
     """What `game resend` queues: a message carrying the stored report."""
     return repository.queue_mail(

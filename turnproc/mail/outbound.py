@@ -445,7 +445,7 @@ def _deliver(
             return "lost on a new connection" if exc.connection_lost else "refused"
         with transaction(engine) as session:
             if repo.mark_sent(session, item.id, now(), run) and item.report_id is not None:
-                repo.drop_sent_pdf(session, item.report_id)
+                repo.drop_pdf_once_mailed(session, item.report_id)
         report.sent.append(item.key)
         return "sent"
 

@@ -387,6 +387,9 @@ def _queue_reports(
             }
         )
     repository.queue_mails(session, messages, now)
+    # A player sent this very report before (a rerun that changed nothing)
+    # gets no second mail: its PDF is not kept for one.
+    repository.drop_pdfs_not_mailed(session, game.id, turn)
 
 
 def report_pdfs(session: Session, reports: Iterable[Report]) -> dict[int, bytes]:

@@ -543,5 +543,5 @@ def rerun(session: Session, game_key: str | int, now: datetime) -> RerunResult:
         for message in repository.outbox(session, game.id, status="queued"):
             if message.kind == "report" and message.turn == turn and message.position in mailed:
                 message.status = "cancelled"
-        session.flush()
+        repository.drop_pdfs_not_mailed(session, game.id, turn)
     return RerunResult(game=game.name, turn=turn, diff=diff, outcome=outcome)

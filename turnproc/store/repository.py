@@ -734,7 +734,7 @@ def add_reports(
 ) -> dict[int, int]:
     """A turn's reports (position -> text and JSON deflated by `pack`, the PDF
     or None, the PDF's SHA-256) in one statement. A PDF given is kept until
-    the mail carrying it is sent (`drop_sent_pdf`); after that, or when none
+    the mail carrying it is sent (`drop_pdf_once_mailed`); after that, or when none
     is given, the report keeps the digest only and is rendered again from the
     stored facts and `deadline` when mailed again. Returns the report ids by
     position."""
@@ -759,12 +759,10 @@ def add_reports(
     return {position: report_id for position, report_id in result.all()}
 
 
-def drop_sent_pdf(session: Session, report_id: int) -> bool:
-    """A report's PDF bytes dropped (its digest kept) once no message that
-    carries it is still to be sent: queued, failed, in flight, ambiguous or
-    given up (the moderator may requeue those two). Returns whether bytes
-    were dropped."""
-    unsent = (
+def _waiting_mail(report_id: Any) -> Any:
+    """Whether a message still to be sent carries the report: queued, failed,
+    in flight, ambiguous or given up (the moderator may requeue those two)."""
+    return (
         select(OutboxMessage.id)
         .where(
             OutboxMessage.report_id == report_id,
@@ -772,12 +770,35 @@ def drop_sent_pdf(session: Session, report_id: int) -> bool:
         )
         .exists()
     )
+
+
+def drop_pdf_once_mailed(session: Session, report_id: int) -> bool:
+    """A report's PDF bytes dropped (its digest kept) once no message still
+    to be sent carries it. Returns whether bytes were dropped."""
     result = session.execute(
         update(Report)
-        .where(Report.id == report_id, Report.pdf.is_not(None), ~unsent)
+        .where(Report.id == report_id, Report.pdf.is_not(None), ~_waiting_mail(Report.id))
         .values(pdf=None)
     )
     return _changed(result)
+
+
+def drop_pdfs_not_mailed(session: Session, game_id: int, turn: int) -> None:
+    """The PDF bytes of a turn's reports that no message waits to carry (mail
+    not queued because the player has that very report already, or
+    cancelled) dropped, their digests kept."""
+    session.flush()
+    session.execute(
+        update(Report)
+        .where(
+            Report.game_id == game_id,
+            Report.turn == turn,
+            Report.pdf.is_not(None),
+            ~_waiting_mail(Report.id),
+        )
+        .values(pdf=None)
+        .execution_options(synchronize_session=False)
+    )
 
 
 def get_report(session: Session, game_id: int, turn: int, position: int) -> Report | None:
