@@ -24,6 +24,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import turnproc
 from turnproc import __version__
 from turnproc.bench import Unavailable, all_orders
 from turnproc.families.continental_rails.engine.state import GameState
@@ -32,6 +33,7 @@ from turnproc.scenario.loader import load_scenario
 from turnproc.store import db, mapping, repository
 
 PLAYERS = 15
+PROGRAM = Path(turnproc.__file__).resolve().parent
 SENDER = "turns@bench.invalid"
 
 
@@ -113,6 +115,10 @@ def _one_run(scenario_name: str, state: GameState) -> tuple[float, float]:
             "TURNPROC_MAIL_FROM": SENDER,
         }
         env.pop("TURNPROC_MODERATOR_EMAIL", None)
+        # The commands run this program, wherever it was imported from.
+        env["PYTHONPATH"] = os.pathsep.join(
+            filter(None, [str(PROGRAM.parent), os.environ.get("PYTHONPATH")])
+        )
         try:
             start, start_cpu = time.perf_counter(), _children_cpu()
             for command in (["turn", "run", "--due"], ["mail", "send"]):
