@@ -1,6 +1,7 @@
 """Storage for many games: reports stored once and mailed by reference (the PDF
-rendered again, byte for byte), the due scan as one query, mail queued in
-bulk, `db prune`, and the 0003 migration carrying existing data over."""
+the turn rendered, kept until its mail is sent; rendered again for a resend,
+byte for byte, or the moderator told), the due scan as one query, mail queued
+in bulk, `db prune`, and the 0003 migration carrying existing data over."""
 
 import dataclasses
 import hashlib
