@@ -31,7 +31,13 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def wait_for_port(port: int, timeout: float = 20.0) -> None:
+# How long a server started for a test may take to answer: a bound for a
+# server that never starts, not a speed, so it is far beyond what a machine
+# busy with other work needs (aiosmtpd's own default is 5 s).
+STARTUP_S = 120.0
+
+
+def wait_for_port(port: int, timeout: float = STARTUP_S) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
@@ -183,7 +189,10 @@ class Dovecot(MailWorld):
         wait_for_port(self.lmtp_port)
         self.smtp_port = free_port()
         self.controller = Controller(
-            _LmtpRelay(self.lmtp_port), hostname="127.0.0.1", port=self.smtp_port
+            _LmtpRelay(self.lmtp_port),
+            hostname="127.0.0.1",
+            port=self.smtp_port,
+            ready_timeout=STARTUP_S,
         )
         self.controller.start()
 
@@ -288,7 +297,9 @@ class TroubledSmtp:
                 return Troubled(self.handler, **self.SMTP_kwargs)
 
         self.smtp_port = free_port()
-        self.controller = TroubledController(Handler(), hostname="127.0.0.1", port=self.smtp_port)
+        self.controller = TroubledController(
+            Handler(), hostname="127.0.0.1", port=self.smtp_port, ready_timeout=STARTUP_S
+        )
         self.controller.start()
 
     def smtp_url(self) -> str:

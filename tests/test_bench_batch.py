@@ -53,3 +53,15 @@ def test_a_spawned_process_reports_its_own_peak_memory_not_its_parents() -> None
         pytest.skip("this kernel does not carry ru_maxrss across exec: nothing to tell apart")
     assert 10 < own < 200
     del held
+
+
+def test_turn_to_mailbox_runs_the_cron_line_until_every_report_is_accepted(
+    scenario: Scenario,
+) -> None:
+    """`turnproc turn run --due` and `turnproc mail send` as cron runs them,
+    against a mail server on 127.0.0.1: the figure is only given once the
+    server has accepted the report of each of the 15 players."""
+    from turnproc.bench_mailbox import bench_turn_to_mailbox
+
+    figures = bench_turn_to_mailbox("continental-rails", bench.midgame(scenario, 1), runs=1)
+    assert figures["turn_to_mailbox_s"] > 0 and figures["turn_to_mailbox_wall_s"] > 0

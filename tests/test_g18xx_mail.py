@@ -379,7 +379,6 @@ def test_a_killed_intake_applies_a_move_whole_or_not_at_all(tmp_path: Path) -> N
         )
         raw = message.as_bytes()
         for attempt in range(4):  # up to three killed runs, then one to the end
-            started = time.perf_counter()
             process = subprocess.Popen(command, stdin=subprocess.PIPE, env=env)
             assert process.stdin is not None
             process.stdin.write(raw)
@@ -417,7 +416,6 @@ def test_a_killed_intake_applies_a_move_whole_or_not_at_all(tmp_path: Path) -> N
                 outcome = retry(engine, [row_id])[0]
                 assert outcome.verdict == "accepted", outcome
                 break
-            assert time.perf_counter() - started < 120
         else:
             pytest.fail(f"move {number} never went through")
     with transaction(engine) as session:

@@ -265,8 +265,11 @@ def test_three_mail_sends_at_once_send_each_message_once(
 ) -> None:
     """The cron job of docs/mail.md run by three machines (or without flock):
     three `turnproc mail send` processes at once, the server hanging up every
-    7 messages. The server answers nobody until all three have connected, so
-    they surely overlap; every message is accepted once and sent by one."""
+    7 messages. The server holds its answers until all three have connected
+    (or a minute has passed), so they overlap. What the design promises is
+    checked, whatever share of the work each sender got (one that started
+    late may find nothing left): no sender fails, every message is accepted
+    once and reported sent by exactly one sender, and every row is sent."""
     keys = _queue(engine, 40)
     server = TroubledSmtp(per_connection=7, start_together=3)
     env = {
@@ -285,8 +288,11 @@ def test_three_mail_sends_at_once_send_each_message_once(
     finally:
         server.stop()
     assert [run.returncode for run in runs] == [0, 0, 0]
-    sent = [json.loads(output)["sent"] for output in outputs]
-    assert all(sent), "each of the three sent some of the messages"
+    results = [json.loads(output) for output in outputs]
+    for result in results:
+        assert (result["failed"], result["dead"], result["ambiguous"]) == ([], [], [])
+        assert result["stopped"] is None
+    sent = [result["sent"] for result in results]
     assert sorted(key for one in sent for key in one) == sorted(keys)
     assert Counter(server.accepted) == Counter(_mid(key) for key in keys)
     assert {row.status for row in _rows(engine).values()} == {"sent"}

@@ -1,7 +1,9 @@
 """Storage for many games: reports stored once and mailed by reference (the PDF
-rendered again, byte for byte), the due scan as one query, mail queued in
-bulk, `db prune`, and the 0003 migration carrying existing data over."""
+the turn rendered, kept until its mail is sent; rendered again for a resend,
+byte for byte, or the moderator told), the due scan as one query, mail queued
+in bulk, `db prune`, and the 0003 migration carrying existing data over."""
 
+import dataclasses
 import hashlib
 import json
 import zlib
@@ -12,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, select, text
+from sqlalchemy.orm import Session
 
 from turnproc.cli import main
 from turnproc.families.continental_rails.engine.orders import PlayerOrders
@@ -22,8 +25,9 @@ from turnproc.pipeline import players, schedule, stored, turns
 from turnproc.pipeline import reports as pipeline_reports
 from turnproc.store import db, repository
 from turnproc.store.db import transaction
-from turnproc.store.models import OutboxMessage, Report
+from turnproc.store.models import ModeratorLog, OutboxMessage, Report
 
+from .mailservers import TroubledSmtp
 from .store_support import NOW, fresh_database, open_fresh, use_stand_in_engine
 
 SCENARIO = "continental-rails"
@@ -73,11 +77,24 @@ def _game_after_one_turn(url: str) -> tuple[Engine, int]:
     return engine, game_id
 
 
-def test_report_mail_carries_the_stored_report_and_a_pdf_rendered_again_byte_for_byte(
+def _no_rendering(session: object, reports: object) -> dict[int, bytes]:
+    raise AssertionError("a report was rendered again to be sent")
+
+
+def _reports(engine: Engine, game_id: int) -> dict[tuple[int, int], Report]:
+    with transaction(engine) as session:
+        found = session.scalars(select(Report).where(Report.game_id == game_id)).all()
+        session.expunge_all()
+    return {(r.turn, r.position): r for r in found}
+
+
+def test_report_mail_carries_the_pdf_the_turn_rendered_and_only_its_digest_stays(
     url: str,
 ) -> None:
     """The real engine and renderer: a new game and one turn; the outbox copies
-    nothing of the reports, and the PDFs mailed are the ones the turn rendered."""
+    nothing of the reports; the sender mails the PDFs the turn rendered and
+    stored, without rendering any again, then drops their bytes and keeps
+    their digests."""
     engine, game_id = _game_after_one_turn(url)
     with transaction(engine) as session:
         messages = repository.outbox(session, game_id)
@@ -91,28 +108,97 @@ def test_report_mail_carries_the_stored_report_and_a_pdf_rendered_again_byte_for
             assert message.report_id is not None and message.pdf is None
             assert message.json_attachment is None
         assert all(m.body == "" for m in messages if m.kind == "report")
-        reports = {
-            (r.turn, r.position): (r.pdf_sha256, r.text, r.json, r.pdf)
-            for r in session.scalars(select(Report).where(Report.game_id == game_id))
-        }
+    reports = _reports(engine, game_id)
     assert sorted(reports) == [(0, 2), (0, 5)] + [(1, p) for p in range(1, 16)]
-    assert all(pdf is None and digest for digest, _, _, pdf in reports.values())
+    mailed = {(0, 2), (0, 5), (1, 2), (1, 5)}
+    for key, report in reports.items():
+        assert report.pdf_sha256 is not None
+        if key in mailed:  # the human players': kept, as rendered, until sent
+            assert report.pdf is not None
+            assert hashlib.sha256(report.pdf).hexdigest() == report.pdf_sha256
+        else:  # the computer players' reports are not mailed: digest only
+            assert report.pdf is None
     transport = Capture()
-    sent = send_outbox(
-        engine, transport, "moderator@example.org", render=pipeline_reports.report_pdfs
-    )
-    assert len(sent.sent) == 4 and not sent.failed
+    sent = send_outbox(engine, transport, "moderator@example.org", render=_no_rendering)
+    assert len(sent.sent) == 4 and not sent.failed and not sent.mismatched
     for message in transport.sent:
         subject = str(message["Subject"])
         turn = 0 if "Welcome" in subject else 1
         position = 2 if str(message["To"]) == "ada@example.org" else 5
-        digest, report_text, report_json, _ = reports[(turn, position)]
+        report = reports[(turn, position)]
         files = _attachments(message)
         assert ("rules" in files) == (turn == 0)
-        assert hashlib.sha256(files["pdf"]).hexdigest() == digest
-        assert files["json"].decode() == report_json
+        assert files["pdf"] == report.pdf
+        assert files["json"].decode() == report.json
         body = message.get_body(("plain",))
-        assert body is not None and report_text.strip() in body.get_content()
+        assert body is not None and report.text.strip() in body.get_content()
+    after = _reports(engine, game_id)
+    assert all(r.pdf is None for r in after.values())
+    assert {k: r.pdf_sha256 for k, r in after.items()} == {
+        k: r.pdf_sha256 for k, r in reports.items()
+    }
+
+
+def test_a_pdf_is_kept_while_any_message_carrying_it_is_unsent(url: str) -> None:
+    """A resend queued before the turn's mail went out carries the same stored
+    PDF: the bytes stay until both are sent, and neither is rendered again."""
+    engine, game_id = _game_after_one_turn(url)
+    with transaction(engine) as session:
+        report = repository.get_report(session, game_id, 1, 2)
+        assert report is not None and report.pdf is not None
+        resend = _queue_resend(session, game_id, report)
+        first = [m.id for m in repository.outbox(session, game_id) if m.report_id == report.id]
+        assert len(first) == 2
+        repository.outbox_message(session, resend).status = "failed"  # goes later
+        repository.outbox_message(session, resend).next_attempt_at = NOW + timedelta(days=9)
+    sent = send_outbox(
+        engine, Capture(), "moderator@example.org", now=lambda: NOW, render=_no_rendering
+    )
+    assert len(sent.sent) == 4
+    assert _reports(engine, game_id)[(1, 2)].pdf is not None  # the resend waits
+    transport = Capture()
+    again = send_outbox(
+        engine,
+        transport,
+        "moderator@example.org",
+        now=lambda: NOW + timedelta(days=10),
+        render=_no_rendering,
+    )
+    assert again.sent == [f"resend/{game_id}/1/2"]
+    assert hashlib.sha256(_attachments(transport.sent[0])["pdf"]).hexdigest() == (
+        _reports(engine, game_id)[(1, 2)].pdf_sha256
+    )
+    assert _reports(engine, game_id)[(1, 2)].pdf is None
+
+
+def test_a_rerun_that_mails_nothing_keeps_no_pdf(url: str) -> None:
+    """A rerun that changes nothing cancels the report mail of players who
+    have their report: the PDFs stored for that mail go with it."""
+    engine, game_id = _game_after_one_turn(url)
+    assert len(send_outbox(engine, Capture(), "moderator@example.org").sent) == 4
+    with transaction(engine) as session:
+        assert turns.rerun(session, game_id, NOW + timedelta(days=1)).diff == ""
+    reports = _reports(engine, game_id)
+    assert len(reports) == 17 and all(r.pdf_sha256 for r in reports.values())
+    assert [key for key, r in reports.items() if r.pdf is not None] == []
+
+
+def _queue_resend(session: Session, game_id: int, report: Report) -> int:
+    """What `game resend` queues: a message carrying the stored report."""
+    return repository.queue_mail(
+        session,
+        key=f"resend/{game_id}/{report.turn}/{report.position}",
+        kind="report",
+        to_address="ada@example.org" if report.position == 2 else "bob@example.org",
+        subject=f"Turn {report.turn} report (again): position {report.position}",
+        body="",
+        now=NOW,
+        game_id=game_id,
+        turn=report.turn,
+        position=report.position,
+        pdf_name=f"mailed-turn-{report.turn}-position-{report.position}.pdf",
+        report_id=report.id,
+    ).id
 
 
 @pytest.fixture
@@ -120,20 +206,22 @@ def stand_in(monkeypatch: pytest.MonkeyPatch) -> None:
     use_stand_in_engine(monkeypatch)
 
 
-def test_sending_renders_the_reports_waiting_of_a_turn_at_once(
+def test_a_resend_renders_the_reports_waiting_of_a_turn_at_once(
     url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`mail send` sends message by message; OutboxPdfs renders every report of
+    """Once sent, a report keeps its digest only; resent, it is rendered again.
+    `mail send` sends message by message; OutboxPdfs renders every report of
     a turn waiting in the outbox when the first is sent (its map pages drawn
-    once), not one rendering per message."""
+    once), not one rendering per message, and the PDFs are the ones the turn
+    rendered."""
     engine, game_id = _game_after_one_turn(url)
+    assert len(send_outbox(engine, Capture(), "moderator@example.org").sent) == 4
     with transaction(engine) as session:
-        carried = {m.report_id for m in repository.outbox(session, game_id)}
-        digests = [
-            r.pdf_sha256
-            for r in session.scalars(select(Report).where(Report.game_id == game_id))
-            if r.id in carried
-        ]
+        turn_1 = [repository.get_report(session, game_id, 1, p) for p in (2, 5)]
+        digests = sorted(r.pdf_sha256 for r in turn_1 if r is not None and r.pdf is None)
+        for report in turn_1:
+            assert report is not None
+            _queue_resend(session, game_id, report)
     renderings: list[list[int]] = []
     render = pipeline_reports.render_reports
 
@@ -146,10 +234,64 @@ def test_sending_renders_the_reports_waiting_of_a_turn_at_once(
     sent = send_outbox(
         engine, transport, "moderator@example.org", render=pipeline_reports.OutboxPdfs()
     )
-    assert len(sent.sent) == 4 and not sent.failed
-    assert sorted(renderings) == [[2, 5], [2, 5]]  # the welcome's turn 0, then turn 1
+    assert len(sent.sent) == 2 and not sent.failed and not sent.mismatched
+    assert renderings == [[2, 5]]
     mailed = sorted(hashlib.sha256(_attachments(m)["pdf"]).hexdigest() for m in transport.sent)
-    assert len(digests) == 4 and mailed == sorted(digests)
+    assert len(digests) == 2 and mailed == digests
+
+
+def test_a_resend_whose_pdf_differs_is_sent_logged_and_told_to_the_moderator(
+    url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A report rendered again that is not the PDF its turn rendered (here the
+    renderer draws one byte more, as a release that draws differently would):
+    it is still the report of those facts and is mailed, and the moderator
+    sees it once: a line of `mail send`, the moderator's log, and a mail."""
+    engine, game_id = _game_after_one_turn(url)
+    assert len(send_outbox(engine, Capture(), "moderator@example.org").sent) == 4
+    with transaction(engine) as session:
+        report = repository.get_report(session, game_id, 1, 5)
+        assert report is not None and report.pdf is None
+        stored_digest, report_id = report.pdf_sha256, report.id
+        _queue_resend(session, game_id, report)
+    render = pipeline_reports.render_reports
+
+    def drawn_differently(
+        data: pipeline_reports.ReportInput, positions: list[int]
+    ) -> dict[int, pipeline_reports.RenderedReport]:
+        return {
+            position: dataclasses.replace(report, pdf=(report.pdf or b"") + b"\n")
+            for position, report in render(data, positions).items()
+        }
+
+    monkeypatch.setattr(pipeline_reports, "render_reports", drawn_differently)
+    server = TroubledSmtp()
+    monkeypatch.setenv("TURNPROC_DATABASE_URL", url)
+    monkeypatch.setenv("TURNPROC_SMTP_URL", server.smtp_url())
+    monkeypatch.setenv("TURNPROC_MAIL_FROM", "turns@example.org")
+    monkeypatch.setenv("TURNPROC_MODERATOR_EMAIL", "referee@example.org")
+    try:
+        assert main(["mail", "send"]) == 0
+    finally:
+        server.stop()
+    lines = capsys.readouterr().out.splitlines()
+    told = [line for line in lines if line.startswith("moderator: ")]
+    assert len(told) == 1 and f"(report {report_id})" in told[0]
+    assert "not the one the turn rendered" in told[0] and stored_digest is not None
+    assert stored_digest[:16] in told[0]
+    assert lines[-1].startswith("sent 2, failed 0")  # the resend and the alert
+    with transaction(engine) as session:
+        logged = session.scalars(
+            select(ModeratorLog).where(ModeratorLog.action == "report digest mismatch")
+        ).all()
+        assert [entry.reason for entry in logged] == [told[0].removeprefix("moderator: ")]
+        alerts = repository.outbox(session, game_id, status="sent")
+        alert = [m for m in alerts if m.kind == "alert"]
+        assert len(alert) == 1 and alert[0].to_address == "referee@example.org"
+        assert alert[0].body.strip() == logged[0].reason
+        # The digest stored is the turn's; the mismatch does not overwrite it.
+        assert repository.get_report_by_id(session, report_id).pdf_sha256 == stored_digest  # type: ignore[union-attr]
+    assert len(server.accepted) == 2
 
 
 def _game(engine: Engine, name: str, humans: list[players.PlayerEntry]) -> int:

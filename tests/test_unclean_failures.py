@@ -247,24 +247,56 @@ def pg_url(tmp_path: Path) -> Iterator[str]:
     yield from fresh_database("postgres", tmp_path)
 
 
+# The fifth message the ingest stores waits for a lock the test holds, so
+# the backend is dropped mid-run however fast or slow the machine is.
+HOLD_THE_FIFTH = """
+CREATE FUNCTION hold_the_fifth() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF (SELECT count(*) FROM submissions) >= 4 THEN
+        PERFORM pg_advisory_xact_lock({key});
+    END IF;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER hold_the_fifth BEFORE INSERT ON submissions
+    FOR EACH ROW EXECUTE FUNCTION hold_the_fifth();
+"""
+
+
 def test_postgres_dropped_mid_ingest_is_one_line_and_loses_no_mail(
     pg_url: str, tmp_path: Path
 ) -> None:
+    """The backend of `mail ingest` is terminated while it stores its fifth
+    message (held there by a lock the test holds, so no machine is too fast
+    or too slow for it): one line, exit 75, and no mail lost."""
     app = f"ingest-{uuid.uuid4().hex[:8]}"
+    key = uuid.uuid4().int % 2**62  # one test's lock, whatever else shares the server
     watcher = db.open_database(pg_url)  # the schema, before the victim starts
+    with watcher.begin() as connection:
+        connection.execute(text(HOLD_THE_FIFTH.format(key=key)))
     maildir = _maildir(tmp_path, 80)
     env = {**os.environ, "TURNPROC_DATABASE_URL": f"{pg_url}&application_name={app}"}
     command = [sys.executable, "-m", "turnproc", "mail", "ingest", "--maildir", str(maildir)]
-    victim = subprocess.Popen(
-        command, env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-    )
     killer = create_engine(postgres_base_url(), isolation_level="AUTOCOMMIT")
     terminated = 0
     with killer.connect() as connection:
+        connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": key})
+        victim = subprocess.Popen(
+            command,
+            env=env,
+            cwd=tmp_path,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         while victim.poll() is None:
-            with transaction(watcher) as session:
-                stored = session.scalar(select(func.count(Submission.id))) or 0
-            if stored >= 5:
+            held = connection.execute(
+                text(
+                    "SELECT count(*) FROM pg_locks JOIN pg_stat_activity USING (pid)"
+                    " WHERE locktype = 'advisory' AND NOT granted AND application_name = :app"
+                ),
+                {"app": app},
+            ).scalar_one()
+            if held:
                 terminated += connection.execute(
                     text(
                         "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
@@ -273,6 +305,10 @@ def test_postgres_dropped_mid_ingest_is_one_line_and_loses_no_mail(
                     {"app": app},
                 ).scalar_one()
             time.sleep(0.02)
+        connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": key})
+    with watcher.begin() as connection:
+        connection.execute(text("DROP TRIGGER hold_the_fifth ON submissions"))
+        assert connection.execute(text("SELECT count(*) FROM submissions")).scalar_one() == 4
     killer.dispose()
     _, stderr = victim.communicate()
     assert terminated >= 1

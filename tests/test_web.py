@@ -399,7 +399,7 @@ def browser_site(world: World) -> Iterator[tuple[Any, str]]:
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + BROWSER_WAIT_S
     while not server.started:
         assert time.monotonic() < deadline, "the web server did not start"
         time.sleep(0.05)
@@ -408,7 +408,7 @@ def browser_site(world: World) -> Iterator[tuple[Any, str]]:
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,1000"):
         options.add_argument(argument)
     driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    driver.set_page_load_timeout(60)
+    driver.set_page_load_timeout(BROWSER_WAIT_S)
     try:
         yield driver, f"http://127.0.0.1:{port}"
     finally:
@@ -417,7 +417,13 @@ def browser_site(world: World) -> Iterator[tuple[Any, str]]:
         thread.join(timeout=10)
 
 
-def _wait(predicate: Any, seconds: float = 30) -> None:
+# How long the browser tests wait for the server or a page to show something:
+# a bound for what never comes, far beyond what a machine busy with other
+# work needs, not a speed.
+BROWSER_WAIT_S = 180.0
+
+
+def _wait(predicate: Any, seconds: float = BROWSER_WAIT_S) -> None:
     deadline = time.monotonic() + seconds
     while not predicate():
         assert time.monotonic() < deadline, "timed out waiting in the browser"

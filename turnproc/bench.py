@@ -6,6 +6,9 @@ Everything is measured on one fixed mid-game state: turn 15 of a seeded game of
 that cannot be measured yet is reported as null with the reason in `notes`, so
 the command always works. `replay_18xx_s` is the median, over the recorded 18xx
 games beside the repository, of each game's median CPU seconds for a full replay.
+`turn_to_mailbox_s` is the CPU seconds, over every process of the program, from
+the bench game's turn falling due to its reports accepted by a mail server on
+127.0.0.1 (turnproc/bench_mailbox.py).
 """
 
 import importlib
@@ -47,6 +50,7 @@ KEYS = (
     "peak_rss_mb",
     "web_game_page_s",
     "cli_start_s",
+    "turn_to_mailbox_s",
 )
 MIDGAME_TURN = 15
 POSTGRES_ENV = "TURNPROC_BENCH_POSTGRES_URL"
@@ -321,6 +325,20 @@ def _bench_web(
         notes["web_game_page_s"] = f"failed: {_failure(exc)}"
 
 
+def _bench_mailbox(
+    figures: dict[str, Any], notes: dict[str, str], scenario_name: str, state: GameState, runs: int
+) -> None:
+    """turn_to_mailbox_s (turnproc/bench_mailbox.py)."""
+    try:
+        from turnproc.bench_mailbox import bench_turn_to_mailbox
+
+        figures.update(bench_turn_to_mailbox(scenario_name, state, runs))
+    except Unavailable as exc:
+        notes["turn_to_mailbox_s"] = str(exc)
+    except Exception as exc:
+        notes["turn_to_mailbox_s"] = f"failed: {_failure(exc)}"
+
+
 def run_bench(
     scenario_name: str = "continental-rails",
     seed: int = 1,
@@ -395,6 +413,9 @@ def run_bench(
         else:
             figures["batch_turn_postgres_s"] = outcome["seconds"]
             figures["batch_turn_postgres_cpu_s"] = outcome["cpu_seconds"]
+
+    log("turn_to_mailbox (`turn run --due`, then `mail send` to an SMTP server on 127.0.0.1)")
+    _bench_mailbox(figures, notes, scenario_name, state, max(1, runs // 2))
 
     log("web_game_page (a turn-25 game)")
     _bench_web(figures, notes, scenario_name, seed, max(3, runs))

@@ -58,6 +58,7 @@ def _bench(args: argparse.Namespace) -> int:
         "web_game_page_cpu_s",
         "web_game_page_cold_s",
         "cli_start_cpu_s",
+        "turn_to_mailbox_wall_s",
     )
     for key in (*KEYS, *extra):
         value = figures.get(key)

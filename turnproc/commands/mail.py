@@ -120,6 +120,9 @@ def _send(args: argparse.Namespace) -> int:
                     "ambiguous": [
                         {"id": a.id, "key": a.key, "why": a.why} for a in report.ambiguous
                     ],
+                    "mismatched": [
+                        {"report": m.report_id, "line": m.line()} for m in report.mismatched
+                    ],
                     "reconnects": report.reconnects,
                     "stopped": report.stopped,
                     "waiting": report.waiting,
@@ -129,6 +132,8 @@ def _send(args: argparse.Namespace) -> int:
     else:
         for note in report.ambiguous:
             print(f"moderator: {note.line()}", flush=True)
+        for mismatch in report.mismatched:
+            print(f"moderator: {mismatch.line()}", flush=True)
         reconnected = (
             f"; the server closed the connection {report.reconnects} time(s), reconnected"
             if report.reconnects

@@ -22,8 +22,16 @@ run is in flight:
   its Message-ID, so a second copy threads with (and in most mail programs
   replaces) the first. The next run notices a killed sender's message at
   once (its process is gone) and sends the rest straight away.
+
+A report's mail carries the PDF the turn rendered, stored with the report;
+once every message carrying it is sent, the bytes are dropped and the digest
+stays. A report mailed again after that (a resend) is rendered again from
+the stored facts, and a PDF whose digest differs from the one stored is
+still sent (it is the report of those facts) but logged and told to the
+moderator (`DigestMismatch`).
 """
 
+import hashlib
 import os
 import socket
 import threading
@@ -89,6 +97,27 @@ class Ambiguous:
         )
 
 
+@dataclass(frozen=True)
+class DigestMismatch:
+    """A report rendered again whose PDF is not the one its turn rendered (a
+    release that draws reports differently, a player's details changed)."""
+
+    report_id: int
+    game_id: int
+    turn: int
+    position: int
+    stored: str
+    rendered: str
+
+    def line(self) -> str:
+        return (
+            f"the PDF of game {self.game_id} turn {self.turn} position {self.position} "
+            f"(report {self.report_id}) rendered again is not the one the turn rendered: "
+            f"digest {self.rendered[:16]}, stored {self.stored[:16]}; it was mailed as "
+            "rendered now (`turnproc report render` shows it)"
+        )
+
+
 @dataclass
 class SendReport:
     sent: list[str] = field(default_factory=list)
@@ -98,6 +127,7 @@ class SendReport:
     reconnects: int = 0  # connections the server closed that were opened again
     stopped: str | None = None  # why the run stopped early (the server, not a message)
     waiting: int = 0  # due messages left for the next run when it did
+    mismatched: list[DigestMismatch] = field(default_factory=list)
 
 
 # Mails that carry the rules PDF, made from the docs when sent (not stored per message).
@@ -138,12 +168,16 @@ def carried_report(session: Session, row: OutboxMessage) -> Report | None:
 
 
 def outgoing_messages(
-    session: Session, rows: Sequence[OutboxMessage], render: PdfRenderer | None
+    session: Session,
+    rows: Sequence[OutboxMessage],
+    render: PdfRenderer | None,
+    mismatched: list[DigestMismatch] | None = None,
 ) -> list[Outgoing]:
     """The messages as they are mailed: a message carrying a stored report gets
     its JSON and its PDF (stored, or rendered again: one rendering for all the
     claimed messages of one turn), and report mail its text, followed by the
-    message's own body (the player's page link, if any)."""
+    message's own body (the player's page link, if any). A PDF rendered again
+    whose digest is not the stored one goes into `mismatched`."""
     reports = {row.id: carried_report(session, row) for row in rows}
     installation = repo.installation_key(session)
     unrendered = [
@@ -159,6 +193,21 @@ def outgoing_messages(
         if render is None:
             raise TurnprocError("the outbox holds reports whose PDF must be rendered again")
         rendered = render(session, list({r.id: r for r in unrendered}.values()))
+        for report in {r.id: r for r in unrendered}.values():
+            pdf = rendered.get(report.id)
+            digest = "none" if pdf is None else hashlib.sha256(pdf).hexdigest()
+            if mismatched is not None and report.pdf_sha256 not in (None, digest):
+                assert report.pdf_sha256 is not None
+                mismatched.append(
+                    DigestMismatch(
+                        report.id,
+                        report.game_id,
+                        report.turn,
+                        report.position,
+                        report.pdf_sha256,
+                        digest,
+                    )
+                )
     out = []
     for row in rows:
         report = reports[row.id]
@@ -215,6 +264,7 @@ class _Item:
     key: str
     attempts: int
     message: EmailMessage
+    report_id: int | None  # the stored report it carries, whose PDF bytes go once sent
 
 
 def send_outbox(
@@ -275,7 +325,7 @@ def _send_all(
             break
         for index, row_id in enumerate(due):
             tried.add(row_id)
-            item = _load(engine, row_id, sender, render)
+            item = _load(engine, row_id, sender, render, now, moderator, report)
             if item is None:
                 continue  # sent or claimed by another sender meanwhile
             result = _deliver(engine, transport, item, run, now, moderator, report)
@@ -292,13 +342,70 @@ def _send_all(
     return report
 
 
-def _load(engine: Engine, row_id: int, sender: str, render: PdfRenderer | None) -> _Item | None:
+def _load(
+    engine: Engine,
+    row_id: int,
+    sender: str,
+    render: PdfRenderer | None,
+    now: Callable[[], datetime],
+    moderator: str | None,
+    report: SendReport,
+) -> _Item | None:
     with transaction(engine) as session:
         row = repo.outbox_message(session, row_id)
         if row is None or row.status not in ("queued", "failed"):
             return None
-        (out,) = outgoing_messages(session, [row], render)
-        return _Item(row.id, row.idempotency_key, row.attempts, compose(out, sender))
+        mismatched: list[DigestMismatch] = []
+        (out,) = outgoing_messages(session, [row], render, mismatched)
+        for mismatch in mismatched:
+            if _tell_mismatch(session, mismatch, now(), moderator):
+                report.mismatched.append(mismatch)
+        carried = carried_report(session, row)
+        return _Item(
+            row.id,
+            row.idempotency_key,
+            row.attempts,
+            compose(out, sender),
+            None if carried is None else carried.id,
+        )
+
+
+def _tell_mismatch(
+    session: Session, mismatch: DigestMismatch, now: datetime, moderator: str | None
+) -> bool:
+    """The moderator's log and a mail, once per report and rendering (two
+    senders may render the same report); False when told before."""
+    action, reason = "report digest mismatch", mismatch.line()
+    if repo.logged_before(session, action, mismatch.game_id, reason):
+        return False
+    repo.log_action(
+        session,
+        action=action,
+        now=now,
+        game_id=mismatch.game_id,
+        turn=mismatch.turn,
+        reason=reason,
+        details={
+            "report": mismatch.report_id,
+            "position": mismatch.position,
+            "stored": mismatch.stored,
+            "rendered": mismatch.rendered,
+        },
+    )
+    if moderator:
+        repo.queue_mail(
+            session,
+            key=f"alert/pdf-digest/{mismatch.report_id}/{mismatch.rendered[:16]}",
+            kind="alert",
+            to_address=moderator,
+            subject=f"a report mailed again is not the one its turn rendered "
+            f"(game {mismatch.game_id} turn {mismatch.turn} position {mismatch.position})",
+            body=reason + "\n",
+            now=now,
+            game_id=mismatch.game_id,
+            turn=mismatch.turn,
+        )
+    return True
 
 
 def _deliver(
@@ -348,7 +455,8 @@ def _deliver(
                 return "server unavailable"
             return "lost on a new connection" if exc.connection_lost else "refused"
         with transaction(engine) as session:
-            repo.mark_sent(session, item.id, now(), run)
+            if repo.mark_sent(session, item.id, now(), run) and item.report_id is not None:
+                repo.drop_pdf_once_mailed(session, item.report_id)
         report.sent.append(item.key)
         return "sent"
 

@@ -133,7 +133,8 @@ def create_game(
             session, game, loaded, state, state, [], [], [], turn=0, deadline=_when(game.deadline)
         )
         reports = render_reports(opening, [e.position for e in entries])
-        report_ids = _store_reports(session, game.id, 0, _stored(reports), opening.deadline)
+        mailed = {e.position for e in entries if e.email}
+        report_ids = _store_reports(session, game.id, 0, _stored(reports), opening.deadline, mailed)
     for entry in entries:
         # The welcome tells every player his secret, made here or given in the players file.
         secret = entry.secret or generated.get(entry.position)

@@ -4,7 +4,7 @@ stored), plain summary reports, and queueing each player's report mail.
 """
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
@@ -87,10 +87,12 @@ class RenderedReport:
 @dataclass(frozen=True)
 class StoredReport:
     """A rendered report as the store keeps it: text and JSON deflated, the
-    PDF by its digest, and the digest of text and JSON that keys its mail."""
+    PDF's bytes (kept only until its mail is sent) and its digest (kept for
+    good), and the digest of text and JSON that keys its mail."""
 
     text_z: bytes
     json_z: bytes
+    pdf: bytes | None
     pdf_sha256: str | None
     has_pdf: bool
     mail_digest: str
@@ -103,6 +105,7 @@ def stored_report(report: RenderedReport) -> StoredReport:
     return StoredReport(
         text_z=pack(report.text),
         json_z=pack(report.json),
+        pdf=report.pdf,
         pdf_sha256=None if report.pdf is None else hashlib.sha256(report.pdf).hexdigest(),
         has_pdf=bool(report.pdf),
         mail_digest=hashlib.sha256((report.text + report.json).encode()).hexdigest()[:16],
@@ -325,15 +328,27 @@ def _store_reports(
     turn: int,
     stored: Mapping[int, StoredReport],
     deadline: str,
+    mailed: Collection[int],
 ) -> dict[int, int]:
-    """Store a turn's reports once (report ids by position)."""
+    """Store a turn's reports once (report ids by position). The PDFs of the
+    `mailed` positions are stored as rendered, for the outbox to send without
+    rendering them again; the sender drops each once its mail is sent
+    (docs/scale.md). The others keep their digest only."""
     return repository.add_reports(
         session,
         game_id,
         turn,
-        {position: (r.text_z, r.json_z, r.pdf_sha256) for position, r in stored.items()},
+        {
+            position: (r.text_z, r.json_z, r.pdf if position in mailed else None, r.pdf_sha256)
+            for position, r in stored.items()
+        },
         deadline,
     )
+
+
+def mailed_positions(players: Mapping[int, Player]) -> set[int]:
+    """The positions whose report the batch mails: human players with an address."""
+    return {p.position for p in players.values() if p.human and p.email}
 
 
 def _queue_reports(
@@ -348,10 +363,11 @@ def _queue_reports(
     """The report mail of a turn, in one statement; each message carries its
     stored report by reference (text, JSON and PDF are not copied)."""
     messages = []
+    mailed = mailed_positions(players)
     for position, report in sorted(stored.items()):
-        player = players.get(position)
-        if player is None or not player.human or not player.email:
+        if position not in mailed:
             continue
+        player = players[position]
         digest = report.mail_digest
         messages.append(
             {
@@ -371,6 +387,9 @@ def _queue_reports(
             }
         )
     repository.queue_mails(session, messages, now)
+    # A player sent this very report before (a rerun that changed nothing)
+    # gets no second mail: its PDF is not kept for one.
+    repository.drop_pdfs_not_mailed(session, game.id, turn)
 
 
 def report_pdfs(session: Session, reports: Iterable[Report]) -> dict[int, bytes]:
@@ -378,7 +397,8 @@ def report_pdfs(session: Session, reports: Iterable[Report]) -> dict[int, bytes]
     stored facts, one rendering per game, turn and printed deadline. A PDF
     that does not match the digest stored with its report (a program release
     that draws reports differently, a player's contact details changed since)
-    is still the report of those facts, and is sent as rendered now."""
+    is still the report of those facts; the outbox sends it as rendered now
+    and tells the moderator (mail.outbound.DigestMismatch)."""
     groups: dict[tuple[int, int, str], list[Report]] = {}
     for report in reports:
         groups.setdefault((report.game_id, report.turn, report.deadline), []).append(report)

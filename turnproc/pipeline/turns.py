@@ -35,6 +35,7 @@ from turnproc.pipeline.reports import (
     _report_input,
     _store_reports,
     _stored,
+    mailed_positions,
     start_reports,
 )
 from turnproc.pipeline.schedule import _when, due_games, is_due, queue_reminders, utcnow
@@ -252,7 +253,9 @@ def run_turn(
     if problems:
         _refuse(game, turn, problems)
     with _timed(timings, "store"):
-        report_ids = _store_reports(session, game.id, turn, stored, report_input.deadline)
+        report_ids = _store_reports(
+            session, game.id, turn, stored, report_input.deadline, mailed_positions(players)
+        )
         _queue_reports(session, game, turn, players, stored, report_ids, now)
         game.current_turn = turn + 1
         game.deadline = next_deadline or now + timedelta(days=game.turn_days)
@@ -542,5 +545,5 @@ def rerun(session: Session, game_key: str | int, now: datetime) -> RerunResult:
         for message in repository.outbox(session, game.id, status="queued"):
             if message.kind == "report" and message.turn == turn and message.position in mailed:
                 message.status = "cancelled"
-        session.flush()
+        repository.drop_pdfs_not_mailed(session, game.id, turn)
     return RerunResult(game=game.name, turn=turn, diff=diff, outcome=outcome)

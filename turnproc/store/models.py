@@ -300,11 +300,11 @@ def unpack(data: bytes) -> str:
 
 class Report(Base):
     """A rendered report of one position for one turn (turn 0: a new game's
-    opening report), stored once: the text and JSON deflated, the PDF by its
-    SHA-256 only. The PDF is rendered again from the stored facts and the
-    printed `deadline` whenever it is mailed (it is byte for byte the one the
-    turn rendered: see docs/scale.md). `pdf` holds the PDFs of reports stored
-    before that, which are kept as they were."""
+    opening report), stored once: the text and JSON deflated, the PDF's
+    SHA-256, and in `pdf` the PDF as rendered until every message carrying
+    it is sent (reports nobody is mailed keep the digest only). Mailed after
+    that, the PDF is rendered again from the stored facts and the printed
+    `deadline` and checked against the digest (docs/scale.md)."""
 
     __tablename__ = "reports"
     __table_args__ = (UniqueConstraint("game_id", "turn", "position"),)

@@ -754,13 +754,15 @@ def add_reports(
     session: Session,
     game_id: int,
     turn: int,
-    reports: dict[int, tuple[bytes, bytes, str | None]],
+    reports: dict[int, tuple[bytes, bytes, bytes | None, str | None]],
     deadline: str,
 ) -> dict[int, int]:
-    """A turn's reports (position -> text and JSON deflated by `pack`, the
-    PDF's SHA-256) in one statement: the PDF is stored by its digest only (it
-    is rendered again from the stored facts and `deadline` when mailed).
-    Returns the report ids by position."""
+    """A turn's reports (position -> text and JSON deflated by `pack`, the PDF
+    or None, the PDF's SHA-256) in one statement. A PDF given is kept until
+    the mail carrying it is sent (`drop_pdf_once_mailed`); after that, or when none
+    is given, the report keeps the digest only and is rendered again from the
+    stored facts and `deadline` when mailed again. Returns the report ids by
+    position."""
     rows = [
         {
             "game_id": game_id,
@@ -768,11 +770,11 @@ def add_reports(
             "position": position,
             "text_z": text_z,
             "json_z": json_z,
-            "pdf": None,
+            "pdf": pdf,
             "pdf_sha256": pdf_sha256,
             "deadline": deadline,
         }
-        for position, (text_z, json_z, pdf_sha256) in sorted(reports.items())
+        for position, (text_z, json_z, pdf, pdf_sha256) in sorted(reports.items())
     ]
     if not rows:
         return {}
@@ -780,6 +782,48 @@ def add_reports(
         insert(Report).returning(Report.position, Report.id, sort_by_parameter_order=True), rows
     )
     return {position: report_id for position, report_id in result.all()}
+
+
+def _waiting_mail(report_id: Any) -> Any:
+    """Whether a message still to be sent carries the report: queued, failed,
+    in flight, ambiguous or given up (the moderator may requeue those two)."""
+    return (
+        select(OutboxMessage.id)
+        .where(
+            OutboxMessage.report_id == report_id,
+            OutboxMessage.status.in_(("queued", "failed", "sending", "ambiguous", "dead")),
+        )
+        .exists()
+    )
+
+
+def drop_pdf_once_mailed(session: Session, report_id: int) -> bool:
+    """A report's PDF bytes dropped (its digest kept) once no message still
+    to be sent carries it. Returns whether bytes were dropped."""
+    result = session.execute(
+        update(Report)
+        .where(Report.id == report_id, Report.pdf.is_not(None), ~_waiting_mail(Report.id))
+        .values(pdf=None)
+    )
+    return _changed(result)
+
+
+def drop_pdfs_not_mailed(session: Session, game_id: int, turn: int) -> None:
+    """The PDF bytes of a turn's reports that no message waits to carry (mail
+    not queued because the player has that very report already, or
+    cancelled) dropped, their digests kept."""
+    session.flush()
+    session.execute(
+        update(Report)
+        .where(
+            Report.game_id == game_id,
+            Report.turn == turn,
+            Report.pdf.is_not(None),
+            ~_waiting_mail(Report.id),
+        )
+        .values(pdf=None)
+        .execution_options(synchronize_session=False)
+    )
 
 
 def get_report(session: Session, game_id: int, turn: int, position: int) -> Report | None:
@@ -1174,6 +1218,20 @@ def reminder_keys(session: Session, now: datetime, until: datetime) -> set[str]:
 
 
 # --- the moderator's log -----------------------------------------------------
+
+
+def logged_before(session: Session, action: str, game_id: int | None, reason: str) -> bool:
+    """Whether the moderator's log holds this action with this reason already."""
+    found = session.scalar(
+        select(ModeratorLog.id)
+        .where(
+            ModeratorLog.game_id == game_id,
+            ModeratorLog.action == action,
+            ModeratorLog.reason == reason,
+        )
+        .limit(1)
+    )
+    return found is not None
 
 
 def log_action(
