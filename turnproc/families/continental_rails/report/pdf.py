@@ -887,6 +887,7 @@ def _private(report: PlayerReport) -> list[Flowable]:
         ["Stock at market prices", money(sheet.stock)],
         ["PCs", money(sheet.pcs)],
         ["Loans to railroads", money(sheet.loans_to_railroads)],
+        ["Short-sale collateral", money(sheet.short_collateral)],
         ["Less cost to cover shorts", money(-sheet.shorts)],
         ["Assets", money(sheet.assets)],
         ["Bank loan (debt)", money(sheet.loan)],

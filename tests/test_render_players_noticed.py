@@ -1,0 +1,58 @@
+"""Defects players noticed in a game by mail (issue 23), each read back from the
+rendered report: text body and PDF."""
+
+import io
+import re
+
+from pypdf import PdfReader
+
+from turnproc.families.continental_rails.report.model import build_report
+from turnproc.families.continental_rails.report.pdf import render_pdf
+from turnproc.families.continental_rails.report.sample import sample_turn
+from turnproc.families.continental_rails.report.text import render_text
+from turnproc.scenario.model import Scenario
+
+def _amount(text: str) -> int:
+    return int(text.replace("$", "").replace(",", ""))
+
+
+def _balance(text: str) -> tuple[dict[str, int], int]:
+    """The balance sheet's lines above "Assets", and the assets, read from `text`
+    (a label and its amount on one line, or, as a PDF's text comes out, on two)."""
+    block = text.split("Balance at end of turn", 1)[1]
+    lines: dict[str, int] = {}
+    label = ""
+    for line in block.splitlines():
+        found = re.match(r"\s*(.*?)\s*(-?\$[\d,]+)\s*$", line)
+        if not found:
+            label = line.strip()
+            continue
+        label = found.group(1).strip() or label
+        if label == "Assets":
+            return lines, _amount(found.group(2))
+        lines[label] = _amount(found.group(2))
+    raise AssertionError(block[:400])
+
+
+def test_balance_sheet_adds_up_with_a_short_open(scenario: Scenario) -> None:
+    """6.2, 9.6 Short-sale collateral is an asset: the balance sheet shows it, so
+    its lines add up to the assets."""
+    start, result, meta = sample_turn(scenario)
+    reader = result.state.tycoon(1)
+    code = next(iter(result.state.railroads))
+    reader.shorts[code] = 50
+    reader.short_proceeds[code] = 50 * result.state.railroads[code].price * 3 // 2
+    report = build_report(scenario, start, result, meta, 1)
+    sheet = report.private.balance
+    assert sheet.short_collateral > 0 and sheet.shorts > 0
+
+    text_lines, text_total = _balance(render_text(report))
+    assert text_total == sheet.assets
+    assert sum(text_lines.values()) == text_total, text_lines
+    assert text_lines["Short-sale collateral"] == sheet.short_collateral
+
+    pdf = render_pdf(report)
+    pdf_text = "\n".join(page.extract_text() for page in PdfReader(io.BytesIO(pdf)).pages)
+    pdf_lines, pdf_total = _balance(pdf_text)
+    assert pdf_total == sheet.assets
+    assert sum(pdf_lines.values()) == pdf_total, pdf_lines
