@@ -12,6 +12,7 @@ from turnproc.families.continental_rails.report.sample import sample_turn
 from turnproc.families.continental_rails.report.text import render_text
 from turnproc.scenario.model import Scenario
 
+
 def _amount(text: str) -> int:
     return int(text.replace("$", "").replace(",", ""))
 

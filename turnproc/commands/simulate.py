@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from turnproc.core.errors import UsageError
+from turnproc.core.money import money
 from turnproc.families.continental_rails.engine.strategies import STRATEGIES
 from turnproc.scenario.loader import resolve_path
 from turnproc.simulate import GameStats, aggregate, parse_strategy_seats, simulate
@@ -72,7 +73,7 @@ def _print_text(results: list[GameStats], summary: dict[str, Any]) -> None:
         status = "CRASH" if g.crashed else ("yes" if g.ended else "no")
         print(f"{g.game:>4}  {g.seed:<11} {g.turns:>5} {status:<6} {winners}")
         richest = sorted(g.net_worth.items(), key=lambda item: (-item[1], item[0]))[:3]
-        worth = ", ".join(f"{p}:{g.personalities[p]} ${v:,}" for p, v in richest)
+        worth = ", ".join(f"{p}:{g.personalities[p]} {money(v)}" for p, v in richest)
         climate = "".join(str(r.climate) for r in g.history)
         recalls = sum(r.loan_recalls for r in g.history)
         broke = sum(r.bankruptcies for r in g.history)

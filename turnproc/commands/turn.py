@@ -22,6 +22,7 @@ from sqlalchemy import Engine
 from turnproc.commands.db import database
 from turnproc.config import load_settings
 from turnproc.core.errors import TurnprocError, UsageError
+from turnproc.core.money import money
 from turnproc.pipeline import schedule, turns
 from turnproc.store import repository
 from turnproc.store.db import open_database, transaction
@@ -116,7 +117,8 @@ def _print_summary(outcome: turns.TurnOutcome) -> None:
     ranked = sorted(outcome.standings, key=lambda s: (-s["net_worth"], s["position"]))
     for s in ranked[:5]:
         print(
-            f"  {s['position']:>2} {s['character']:<24} ${s['net_worth']:>10,}  {s['vp_total']} VP"
+            f"  {s['position']:>2} {s['character']:<24} {money(s['net_worth']):>11}  "
+            f"{s['vp_total']} VP"
         )
 
 

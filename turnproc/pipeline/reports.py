@@ -12,6 +12,7 @@ from typing import Any, Protocol
 from sqlalchemy.orm import Session
 
 from turnproc.core.ledger import LedgerEntry
+from turnproc.core.money import money
 from turnproc.families import family_of
 from turnproc.families.continental_rails.engine.events import Event, Rejection
 from turnproc.families.continental_rails.engine.orders import PlayerOrders
@@ -198,7 +199,7 @@ def _summary_report(report: ReportInput, position: int) -> RenderedReport:
     }
     lines = [
         f"{report.game}: turn {report.turn} results for position {position}, {tycoon.character}",
-        f"Cash ${tycoon.cash:,}   Bank loan ${tycoon.loan:,}",
+        f"Cash {money(tycoon.cash)}   Bank loan {money(tycoon.loan)}",
         "Holdings: "
         + (", ".join(f"{code} {n}" for code, n in sorted(tycoon.holdings.items())) or "none"),
         f"News items: {len(news)}   Orders refused or cut: {len(refused)}",

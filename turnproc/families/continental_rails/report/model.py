@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import BaseModel, Field, TypeAdapter
 
 from turnproc.core.ledger import LedgerEntry, railroad_account, tycoon_account
+from turnproc.core.money import money, plain_amounts
 from turnproc.core.text import neutralised
 from turnproc.families.continental_rails.engine import reasons, valuation
 from turnproc.families.continental_rails.engine.climate_table import ClimateTable
@@ -32,7 +33,6 @@ from turnproc.families.continental_rails.engine.state import VP_CATEGORIES, Game
 from turnproc.families.continental_rails.engine.steps import rights_of_way, stockmarket
 from turnproc.families.continental_rails.report.wording import PLAYERS, Wording, load_wording
 from turnproc.families.continental_rails.turnsheet.language import format_order
-from turnproc.families.continental_rails.turnsheet.templating import plain_amounts
 from turnproc.scenario.model import Scenario
 
 # Events the report shows in their own sections rather than as news lines.
@@ -799,9 +799,12 @@ def _sentence(text: str) -> str:
 
 
 def _equal_bid(order: Order | None, hint: str) -> bool:
-    """An outbid hint naming the winning amount: is it the reader's own bid?"""
+    """An outbid hint naming the winning amount: is it the reader's own bid?
+    (A hint stored by an earlier version wrote amounts without separators.)"""
     amount = getattr(order, "amount", None)
-    return amount is not None and re.search(rf"\${amount}(\D|$)", hint) is not None
+    if amount is None:
+        return False
+    return re.search(rf"{re.escape(money(amount))}(?![\d,])", plain_amounts(hint)) is not None
 
 
 def _written_order(rejection: Rejection) -> int:

@@ -37,6 +37,7 @@ from reportlab.platypus import (
 )
 from reportlab.platypus.flowables import _listWrapOn
 
+from turnproc.core.money import money
 from turnproc.families.continental_rails.report.embedding import report_canvas
 from turnproc.families.continental_rails.report.grid import Band, Grid, Look, Pair, Rule
 from turnproc.families.continental_rails.report.maps import MapPages
@@ -52,7 +53,6 @@ from turnproc.families.continental_rails.report.typeface import (
     printable,
     register_fonts,
 )
-from turnproc.families.continental_rails.report.wording import money
 
 PAGE = (595.27, 792.0)  # A4 width x Letter height: fits both papers
 LANDSCAPE = (PAGE[1], PAGE[0])

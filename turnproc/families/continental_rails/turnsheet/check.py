@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, TypeAdapter
 
+from turnproc.core.money import money, plain_amounts
 from turnproc.core.text import for_terminal, skeleton
 from turnproc.families.continental_rails.engine import orders as o
 from turnproc.families.continental_rails.engine import reasons
@@ -48,7 +49,6 @@ from turnproc.families.continental_rails.turnsheet.language import (
     format_order,
     parse_turnsheet,
 )
-from turnproc.families.continental_rails.turnsheet.templating import plain_amounts
 from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
 from turnproc.intake.errors import OrderRefused, TurnsheetError
 from turnproc.scenario.model import Scenario
@@ -254,10 +254,12 @@ def _check_lines(c: _Checker, lines: Sequence[OrderLine]) -> None:
             case o.Borrow(amount=amount):
                 available = _credit_available(c)
                 if amount > available:
-                    c.warn(f"your credit available is ${available}; the loan may be cut to it")
+                    c.warn(
+                        f"your credit available is {money(available)}; the loan may be cut to it"
+                    )
             case o.RepayLoan(amount=amount):
                 if amount > me.loan:
-                    c.warn(f"you owe ${me.loan}; only that much will be repaid")
+                    c.warn(f"you owe {money(me.loan)}; only that much will be repaid")
             case o.BidForPC(pc=pc, amount=amount):
                 _check_pc_bid(c, pc, amount, planned_pcs)
             case o.OfferPC(pc=pc, price=price):
@@ -292,11 +294,12 @@ def _check_lines(c: _Checker, lines: Sequence[OrderLine]) -> None:
                             "collect only from a railroad you lent to",
                         )
                     elif amount > debtor.owed_to_president:
-                        c.warn(f"{rr} owes you ${debtor.owed_to_president}; only that is collected")
+                        owed = money(debtor.owed_to_president)
+                        c.warn(f"{rr} owes you {owed}; only that is collected")
             case o.ProdigalSpending(amount=amount):
                 minimum = victory_params(c.scenario).rail_prodigal.minimum
                 if 0 < amount < minimum:
-                    c.warn(f"spending under ${minimum} earns no Prodigal points")
+                    c.warn(f"spending under {money(minimum)} earns no Prodigal points")
             case o.SpyOnPlayer(target=pos):
                 if pos > len(state.tycoons):
                     c.refuse(reasons.UNKNOWN_PLAYER, f"there is no player {pos}", "")
@@ -368,11 +371,11 @@ def _check_lines(c: _Checker, lines: Sequence[OrderLine]) -> None:
             case o.RedeemBonds(railroad=rr, amount=amount):
                 road = state.railroads.get(rr)
                 if road is not None and amount > road.bonds:
-                    c.warn(f"{rr} has ${road.bonds} of bonds; only that is redeemed")
+                    c.warn(f"{rr} has {money(road.bonds)} of bonds; only that is redeemed")
             case o.RepayShortLoan(railroad=rr, amount=amount):
                 road = state.railroads.get(rr)
                 if road is not None and amount > road.loan:
-                    c.warn(f"{rr} owes ${road.loan}; only that is repaid")
+                    c.warn(f"{rr} owes {money(road.loan)}; only that is repaid")
             case o.SellLand(railroad=rr, acres=acres):
                 road = state.railroads.get(rr)
                 if road is not None and acres > road.land:
@@ -499,7 +502,7 @@ def _check_pc_bid(c: _Checker, pc: str, amount: int, planned: set[str]) -> None:
     if amount < company.asking_price:
         c.refuse(
             reasons.BELOW_MINIMUM,
-            f"the asking price of {pc} is ${company.asking_price}",
+            f"the asking price of {pc} is {money(company.asking_price)}",
             f"bid at least {company.asking_price}",
         )
         return

@@ -13,6 +13,7 @@ from typing import Any
 
 from jinja2 import Template
 
+from turnproc.core.money import money
 from turnproc.families.continental_rails.engine.network import (
     prohibited_reason,
     route_owners,
@@ -41,7 +42,7 @@ from turnproc.families.continental_rails.engine.steps.rights_of_way import (
 from turnproc.families.continental_rails.engine.valuation import credit_limit
 from turnproc.families.continental_rails.turnsheet.check import bid_limits, may_rename
 from turnproc.families.continental_rails.turnsheet.language import format_order
-from turnproc.families.continental_rails.turnsheet.templating import money, template
+from turnproc.families.continental_rails.turnsheet.templating import template
 from turnproc.scenario.model import Route, Scenario
 
 SECRET_PLACEHOLDER = "____________"

@@ -4,6 +4,7 @@ donations and rate wars (rules 4.6, 4.9, 4.15-4.18)."""
 from typing import Literal
 
 from turnproc.core.ledger import BANK, railroad_account
+from turnproc.core.money import money
 from turnproc.families.continental_rails.engine import network, reasons
 from turnproc.families.continental_rails.engine.context import TurnContext
 from turnproc.families.continental_rails.engine.events import Event
@@ -238,7 +239,7 @@ def _afford(ctx: TurnContext, position: int, order: Order, rr: Railroad, cost: i
         position,
         order,
         reasons.INSUFFICIENT_CASH,
-        f"This costs ${cost}, paid from cash only; {rr.code} has ${rr.cash}.",
+        f"This costs {money(cost)}, paid from cash only; {rr.code} has {money(rr.cash)}.",
     )
     return False
 
@@ -376,41 +377,50 @@ def _capital_improvement(
     ctx: TurnContext, position: int, order: CapitalImprovement, rr: Railroad
 ) -> bool:
     """4.6 [designed] Buy efficiency points one at a time, dearer as efficiency
-    rises, up to the maximum the locomotive allows. Returns whether any was bought."""
+    rises, up to the maximum the locomotive allows, from cash only. Returns
+    whether any was bought. An order that buys nothing says why: the maximum
+    reached, an amount below one point's cost, or too little cash for one."""
     top = max_efficiency(ctx.scenario, rr, ctx.state.best_locomotive)
+    miles = track_miles(ctx.scenario, rr)
+    if rr.efficiency >= top:
+        hint = f"{rr.code} is at its maximum efficiency {top}; a better locomotive raises it."
+        ctx.reject(position, order, reasons.ABOVE_MAXIMUM, hint)
+        return False
+    first = point_cost(ctx.scenario, rr, rr.efficiency, miles)
+    if order.amount < first:
+        hint = f"One efficiency point for {rr.code} costs {money(first)}."
+        ctx.reject(position, order, reasons.BELOW_MINIMUM, hint)
+        return False
+    if rr.cash < first:
+        hint = (
+            f"One efficiency point for {rr.code} costs {money(first)}, paid from cash only; "
+            f"{rr.code} has {money(rr.cash)}."
+        )
+        ctx.reject(position, order, reasons.INSUFFICIENT_CASH, hint)
+        return False
     budget = min(order.amount, rr.cash)
     if budget < order.amount:
         ctx.reject(
             position,
             order,
             reasons.CUT_TO_AFFORDABLE,
-            f"{rr.code} had ${rr.cash}.",
+            f"{rr.code} had {money(rr.cash)}.",
             cut_to=CapitalImprovement(railroad=rr.code, amount=budget),
         )
     efficiency = rr.efficiency
     spent = 0
-    miles = track_miles(ctx.scenario, rr)
     while efficiency < top:
         cost = point_cost(ctx.scenario, rr, efficiency, miles)
         if spent + cost > budget:
             break
         spent += cost
         efficiency += 1
-    if spent == 0:
-        if efficiency >= top:
-            hint = f"{rr.code} is at its maximum efficiency {top}; a better locomotive raises it."
-            ctx.reject(position, order, reasons.ABOVE_MAXIMUM, hint)
-        else:
-            cost = point_cost(ctx.scenario, rr, efficiency)
-            hint = f"One efficiency point for {rr.code} costs ${cost}."
-            ctx.reject(position, order, reasons.BELOW_MINIMUM, hint)
-        return False
     if efficiency >= top and spent < budget:
         ctx.reject(
             position,
             order,
             reasons.ABOVE_MAXIMUM,
-            f"{rr.code} reached its maximum efficiency {top}; ${spent} was spent.",
+            f"{rr.code} reached its maximum efficiency {top}; {money(spent)} was spent.",
             cut_to=CapitalImprovement(railroad=rr.code, amount=spent),
         )
     ctx.transfer(railroad_account(rr.code), BANK, spent, "capital improvements", ref=rr.code)
@@ -439,7 +449,7 @@ def _donation(ctx: TurnContext, position: int, order: PoliticalDonation, rr: Rai
             position,
             order,
             reasons.CUT_TO_AFFORDABLE,
-            f"{rr.code} had ${rr.cash}.",
+            f"{rr.code} had {money(rr.cash)}.",
             cut_to=PoliticalDonation(railroad=rr.code, amount=amount),
         )
     ctx.transfer(railroad_account(rr.code), BANK, amount, "political donation", ref=rr.code)

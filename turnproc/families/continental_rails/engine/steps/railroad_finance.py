@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from turnproc.core.ledger import BANK, railroad_account
+from turnproc.core.money import money
 from turnproc.families.continental_rails.engine import reasons
 from turnproc.families.continental_rails.engine.climate_table import ClimateTable
 from turnproc.families.continental_rails.engine.context import TurnContext
@@ -295,7 +296,7 @@ def _issue_stock(
             position,
             order,
             reasons.NOT_ALLOWED_NOW,
-            f"No new stock while {rr.code} trades below ${params.min_price}.",
+            f"No new stock while {rr.code} trades below {money(params.min_price)}.",
         )
         return
     limit = max_new_shares(ctx.scenario, rr, ctx.start.climate, ctx.turn)
@@ -338,7 +339,7 @@ def _bonds(ctx: TurnContext, position: int, order: IssueBonds, rr: Railroad) -> 
             position,
             order,
             reasons.ABOVE_MAXIMUM,
-            f"{rr.code} is at its bond limit (${rr.bonds + room}); build track to raise it.",
+            f"{rr.code} is at its bond limit ({money(rr.bonds + room)}); build track to raise it.",
         )
         return
     if amount < order.amount:
@@ -346,7 +347,7 @@ def _bonds(ctx: TurnContext, position: int, order: IssueBonds, rr: Railroad) -> 
             position,
             order,
             reasons.ABOVE_MAXIMUM,
-            f"{rr.code} may issue at most ${room} more bonds.",
+            f"{rr.code} may issue at most {money(room)} more bonds.",
             cut_to=IssueBonds(railroad=rr.code, amount=amount),
         )
     issue_bonds(ctx, rr, amount, "bonds_issued")
@@ -364,7 +365,8 @@ def _redeem(ctx: TurnContext, position: int, order: RedeemBonds, rr: Railroad) -
             position,
             order,
             reasons.CUT_TO_AFFORDABLE,
-            f"{rr.code} could redeem only ${amount} (bonds ${rr.bonds}, cash ${rr.cash}).",
+            f"{rr.code} could redeem only {money(amount)} "
+            f"(bonds {money(rr.bonds)}, cash {money(rr.cash)}).",
             cut_to=RedeemBonds(railroad=rr.code, amount=amount),
         )
     ctx.transfer(railroad_account(rr.code), BANK, amount, "bonds redeemed", ref=rr.code)
@@ -382,7 +384,7 @@ def _loan(ctx: TurnContext, position: int, order: TakeShortLoan, rr: Railroad) -
             position,
             order,
             reasons.ABOVE_MAXIMUM,
-            f"The bank lends {rr.code} no more (limit ${rr.loan + room}).",
+            f"The bank lends {rr.code} no more (limit {money(rr.loan + room)}).",
         )
         return
     if amount < order.amount:
@@ -390,7 +392,7 @@ def _loan(ctx: TurnContext, position: int, order: TakeShortLoan, rr: Railroad) -
             position,
             order,
             reasons.ABOVE_MAXIMUM,
-            f"The bank lends {rr.code} at most ${room} more.",
+            f"The bank lends {rr.code} at most {money(room)} more.",
             cut_to=TakeShortLoan(railroad=rr.code, amount=amount),
         )
     take_loan(ctx, rr, amount, "loan_taken")
@@ -408,7 +410,8 @@ def _repay(ctx: TurnContext, position: int, order: RepayShortLoan, rr: Railroad)
             position,
             order,
             reasons.CUT_TO_AFFORDABLE,
-            f"{rr.code} could repay only ${amount} (loan ${rr.loan}, cash ${rr.cash}).",
+            f"{rr.code} could repay only {money(amount)} "
+            f"(loan {money(rr.loan)}, cash {money(rr.cash)}).",
             cut_to=RepayShortLoan(railroad=rr.code, amount=amount),
         )
     ctx.transfer(railroad_account(rr.code), BANK, amount, "short loan repaid", ref=rr.code)

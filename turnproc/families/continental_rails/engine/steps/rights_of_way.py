@@ -6,6 +6,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from turnproc.core.ledger import BANK, railroad_account
+from turnproc.core.money import money
 from turnproc.families.continental_rails.engine import network, reasons
 from turnproc.families.continental_rails.engine.context import TurnContext
 from turnproc.families.continental_rails.engine.events import Event
@@ -225,7 +226,7 @@ def row_auction(ctx: TurnContext) -> None:
                 position,
                 order,
                 reasons.BELOW_MINIMUM,
-                f"The smallest bid for {route.code} is ${minimum}.",
+                f"The smallest bid for {route.code} is {money(minimum)}.",
             )
             continue
         bids.setdefault(route.code, []).append(
@@ -276,8 +277,12 @@ def _settle(ctx: TurnContext, code: str, bids: list[_Bid], draw: float) -> None:
                 bid.position,
                 bid.order,
                 reasons.OUTBID,
-                f"{winner.railroad} won {code} with ${winner.amount}"
-                + (f" and ${winner.influence} political influence." if winner.influence else "."),
+                f"{winner.railroad} won {code} with {money(winner.amount)}"
+                + (
+                    f" and {money(winner.influence)} political influence."
+                    if winner.influence
+                    else "."
+                ),
             )
         elif problem is not None:
             ctx.reject(bid.position, bid.order, problem[0], problem[1])
@@ -324,7 +329,7 @@ def _cannot_take(
     if rr.cash < amount:
         return (
             reasons.INSUFFICIENT_CASH,
-            f"{rr.code} had ${rr.cash} when RoWs were settled; bids are paid in cash.",
+            f"{rr.code} had {money(rr.cash)} when RoWs were settled; bids are paid in cash.",
         )
     return None
 
@@ -373,8 +378,8 @@ def build_rows(ctx: TurnContext) -> None:
                 position,
                 order,
                 reasons.INSUFFICIENT_CASH,
-                f"Building {code} costs ${cost}; {rr.code} has ${rr.cash} and can borrow "
-                f"only ${cost - rr.cash - uncovered} more.",
+                f"Building {code} costs {money(cost)}; {rr.code} has {money(rr.cash)} "
+                f"and can borrow only {money(cost - rr.cash - uncovered)} more.",
             )
             continue
         ctx.transfer(railroad_account(rr.code), BANK, cost, "track built", ref=code)

@@ -25,6 +25,7 @@ from pydantic import BaseModel, model_validator
 
 from turnproc.core.ledger import BANK, tycoon_account
 from turnproc.core.models import maker
+from turnproc.core.money import money
 from turnproc.families.continental_rails.engine import reasons
 from turnproc.families.continental_rails.engine.context import TurnContext
 from turnproc.families.continental_rails.engine.events import Event
@@ -357,7 +358,7 @@ def check_stock_orders_detailed(
                     aborting = True
                     shares = affordable
                     reason = reasons.CUT_TO_AFFORDABLE if shares else reasons.INSUFFICIENT_CASH
-                    hint = f"Covering costs more than your ${cash} in cash and credit."
+                    hint = f"Covering costs more than your {money(cash)} in cash and credit."
                     if shares == 0:
                         result.append(CheckedOrder(order, None, cash, code=reason, hint=hint))
                         continue
@@ -412,7 +413,7 @@ def check_stock_orders_detailed(
             shares = min(shares, _affordable(cash, price, is_short, params))
             aborting = True
             reason = reasons.CUT_TO_AFFORDABLE if shares else reasons.INSUFFICIENT_CASH
-            hint = f"You had ${cash} in cash and credit left for this order."
+            hint = f"You had {money(cash)} in cash and credit left for this order."
         if shares == 0:
             result.append(CheckedOrder(order, None, cash, code=reason, hint=hint))
             continue
