@@ -6,7 +6,7 @@ import re
 
 from pypdf import PdfReader
 
-from turnproc.families.continental_rails.report.model import build_report
+from turnproc.families.continental_rails.report.model import Replacement, build_report
 from turnproc.families.continental_rails.report.pdf import render_pdf
 from turnproc.families.continental_rails.report.sample import sample_turn
 from turnproc.families.continental_rails.report.text import render_text
@@ -57,3 +57,28 @@ def test_balance_sheet_adds_up_with_a_short_open(scenario: Scenario) -> None:
     pdf_lines, pdf_total = _balance(pdf_text)
     assert pdf_total == sheet.assets
     assert sum(pdf_lines.values()) == pdf_total, pdf_lines
+
+
+def test_a_report_of_a_turn_run_again_says_it_replaces_the_earlier_one(
+    scenario: Scenario,
+) -> None:
+    """After a rollback or a re-run the report says, at the top, that it
+    replaces the earlier report of the turn, and gives the moderator's reason."""
+    start, result, meta = sample_turn(scenario)
+    first = build_report(scenario, start, result, meta, 1)
+    assert "replaces" not in render_text(first).split("9.1 HEADLINES")[0]
+    meta.replaces = Replacement(reason="wrong railroad numbers")
+    report = build_report(scenario, start, result, meta, 1)
+    said = (
+        f"This report replaces any report of turn {report.turn} you had before: the moderator "
+        "ran the turn again. Reason: wrong railroad numbers."
+    )
+    head = render_text(report).split("9.1 HEADLINES")[0]
+    assert said in " ".join(head.split()), head
+    pdf = render_pdf(report)
+    first_page = PdfReader(io.BytesIO(pdf)).pages[0].extract_text()
+    assert said in " ".join(first_page.split())
+    meta.replaces = Replacement()
+    head = render_text(build_report(scenario, start, result, meta, 1)).split("9.1 HEADLINES")[0]
+    assert "the moderator ran the turn again." in " ".join(head.split())
+    assert "Reason:" not in head

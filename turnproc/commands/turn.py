@@ -50,11 +50,16 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p = sub.add_parser("rollback", help="put a game back at the start of turn N")
     p.add_argument("game", help="game id or name")
     p.add_argument("--to", type=int, required=True, help="the turn to return to")
-    p.add_argument("--reason", default="", help="why (kept in the moderator's log)")
+    p.add_argument(
+        "--reason",
+        default="",
+        help="why (kept in the log, printed in the reports of the turns run again)",
+    )
     p.set_defaults(handler=_rollback)
 
     p = sub.add_parser("rerun", help="roll back the last turn, run it again, show the diff")
     p.add_argument("game", help="game id or name")
+    p.add_argument("--reason", default="", help="why (kept in the log, printed in the new reports)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=_rerun)
 
@@ -240,7 +245,7 @@ def _rollback(args: argparse.Namespace) -> int:
 def _rerun(args: argparse.Namespace) -> int:
     try:
         with transaction(database()) as session:
-            result = turns.rerun(session, args.game, schedule.utcnow())
+            result = turns.rerun(session, args.game, schedule.utcnow(), reason=args.reason)
     except TurnprocError:
         raise
     if args.json:

@@ -18,6 +18,7 @@ from turnproc.families.continental_rails.engine.events import Event, Rejection
 from turnproc.families.continental_rails.engine.orders import PlayerOrders
 from turnproc.families.continental_rails.engine.resolve import TurnResult
 from turnproc.families.continental_rails.engine.state import GameState
+from turnproc.pipeline.reruns import stored_rerun_reason
 from turnproc.pipeline.schedule import _when
 from turnproc.pipeline.stored import scenario_for
 from turnproc.scenario.model import Scenario
@@ -54,6 +55,8 @@ class ReportInput:
     deadline: str = ""  # when orders for the next turn are due, as printed
     # Orders given for players who sent none (the missed-turn policy), by position.
     stood_in: dict[int, PlayerOrders] = field(default_factory=dict)
+    # The turn was run again: the moderator's reason ("" if none); None: first run.
+    replaces: str | None = None
 
     @classmethod
     def of_resolved(
@@ -258,6 +261,7 @@ def stored_report_input(
         turn=turn,
         deadline=report_deadline(session, game, turn) if deadline is None else deadline,
         stood_in=_stood_in(session, game, turn),
+        replaces=stored_rerun_reason(repository.log_entries(session, game.id), turn),
     )
 
 
@@ -287,6 +291,7 @@ def _report_input(
     turn: int,
     deadline: str,
     stood_in: dict[int, PlayerOrders] | None = None,
+    replaces: str | None = None,
 ) -> ReportInput:
     return ReportInput(
         scenario=scenario,
@@ -301,6 +306,7 @@ def _report_input(
         anonymous=game.anonymous,
         deadline=deadline,
         stood_in=stood_in or {},
+        replaces=replaces,
     )
 
 

@@ -84,6 +84,22 @@ class StoodIn(BaseModel):
     orders: list[str]  # as a turnsheet writes them
 
 
+class Replacement(BaseModel):
+    """The turn was run again after a rollback (or a re-run): this report
+    replaces any report of the turn the reader had before. `reason` is the
+    moderator's, "" if he gave none (docs/moderator.md, Corrections)."""
+
+    reason: str = ""
+
+    def sentence(self, turn: int) -> str:
+        """What the report says of it, the same in the text and the PDF."""
+        why = f" Reason: {self.reason.strip().rstrip('.')}." if self.reason.strip() else ""
+        return (
+            f"This report replaces any report of turn {turn} you had before: "
+            f"the moderator ran the turn again.{why}"
+        )
+
+
 class GameMeta(BaseModel):
     """Everything the report needs that is not game state: who plays, and the news desk."""
 
@@ -94,6 +110,7 @@ class GameMeta(BaseModel):
     announcements: list[Announcement] = Field(default_factory=list)
     adjustments: list[Adjustment] = Field(default_factory=list)
     stood_in: dict[int, StoodIn] = Field(default_factory=dict)  # by position
+    replaces: Replacement | None = None  # the turn was run again
 
 
 # --- the report model -----------------------------------------------------------
@@ -302,6 +319,7 @@ class PlayerReport(BaseModel):
     final: FinalResults | None = None
     turnsheet: str | None = None
     stood_in: StoodIn | None = None  # the reader sent no orders this turn
+    replaces: Replacement | None = None  # the turn was run again: this replaces a report
 
 
 # --- building ---------------------------------------------------------------------
@@ -936,6 +954,7 @@ def build_report(
         final=_final(wording, end),
         turnsheet=None if end.ended else turnsheet,
         stood_in=None if opening else meta.stood_in.get(reader),
+        replaces=meta.replaces,
     )
 
 

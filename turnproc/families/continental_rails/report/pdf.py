@@ -971,6 +971,10 @@ def _front(report: PlayerReport) -> list[Flowable]:
         _Plain(f"{report.game} – {report.scenario}", STYLES["title"]),
         *[_Plain(line, STYLES["body"]) for line in lines],
     ]
+    if report.replaces is not None:
+        out.append(
+            Paragraph(f"<b>{para(report.replaces.sentence(report.turn))}</b>", STYLES["body"])
+        )
     stood_in = report.stood_in
     if stood_in is not None:
         if stood_in.source == "standing":
