@@ -29,7 +29,7 @@ from turnproc.families.continental_rails.engine.orders import PlayerOrders
 from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.families.continental_rails.report.model import order_notes
 from turnproc.pipeline.games import add_game_records, adjust, rebuild_game_records
-from turnproc.pipeline.players import _apply_missed_turn_policy
+from turnproc.pipeline.players import _apply_missed_turn_policy, follow_character_names
 from turnproc.pipeline.reports import (
     _queue_reports,
     _report_input,
@@ -264,6 +264,7 @@ def run_turn(
         report_ids = _store_reports(session, game.id, turn, stored, report_input.deadline)
         _queue_reports(session, game, turn, players, stored, report_ids, now)
         game.current_turn = turn + 1
+        follow_character_names(list(players.values()), result.state)
         game.deadline = next_deadline or now + timedelta(days=game.turn_days)
         worker = game.claimed_by  # None: run by hand
         game.claimed_by = None
@@ -469,6 +470,10 @@ def rollback(
         if carry_announcements and not isinstance(event, ModeratorAdjustment)
     ]
     repository.forget_turns_from(session, game.id, to_turn)
+    follow_character_names(
+        list(repository.players(session, game.id)),
+        mapping.state_from_json(repository.turn_state(session, game.id, to_turn).state),
+    )
     repository.add_events(session, game.id, to_turn, carried, origin="moderator")
     game.current_turn = to_turn
     ended, game.status = game.status == "ended", "active"
