@@ -6,6 +6,7 @@ import re
 
 from pypdf import PdfReader
 
+from turnproc.families.continental_rails.engine.steps.mergers import MergerShortConverted
 from turnproc.families.continental_rails.report.model import Replacement, build_report
 from turnproc.families.continental_rails.report.pdf import render_pdf
 from turnproc.families.continental_rails.report.sample import sample_turn
@@ -82,3 +83,36 @@ def test_a_report_of_a_turn_run_again_says_it_replaces_the_earlier_one(
     head = render_text(build_report(scenario, start, result, meta, 1)).split("9.1 HEADLINES")[0]
     assert "the moderator ran the turn again." in " ".join(head.split())
     assert "Reason:" not in head
+
+
+def test_a_short_converted_in_a_merger_is_told_with_the_numbers(scenario: Scenario) -> None:
+    """4.13, 6.2 The short seller reads that his short of the absorbed railroad
+    is now a short of the survivor, with the shares, prices and collateral."""
+    start, result, meta = sample_turn(scenario)
+    survivor, absorbed = list(result.state.railroads)[:2]
+    result.events.append(
+        MergerShortConverted(
+            position=1,
+            railroad=survivor,
+            absorbed=absorbed,
+            shares=100,
+            new_shares=50,
+            absorbed_price=10,
+            survivor_price=20,
+            collateral=1500,
+        )
+    )
+    said = (
+        f"Your short sale of 100 {absorbed} became a short sale of 50 {survivor} when "
+        f"{absorbed} merged into {survivor}: 100 shares at $10 are worth 50 at $20 (rounded "
+        "down); its collateral of $1,500 stays with the broker."
+    )
+    report = build_report(scenario, start, result, meta, 1)
+    assert said in " ".join(render_text(report).split())
+    pdf = render_pdf(report)
+    pdf_text = " ".join(
+        " ".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages).split()
+    )
+    assert said in pdf_text
+    other = build_report(scenario, start, result, meta, 2)
+    assert "Your short sale of 100" not in render_text(other)

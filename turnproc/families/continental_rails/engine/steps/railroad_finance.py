@@ -128,12 +128,26 @@ def president_orders(ctx: TurnContext, *kinds: str) -> Iterator[tuple[int, Order
     """10.2 Railroad orders of these kinds, in position order and then as written.
 
     Orders naming an unknown railroad, or given by someone who is not its
-    president, are rejected here and never yielded.
+    president, are rejected here and never yielded; so are orders of a
+    railroad merged away earlier in the turn (4.13), saying so.
     """
+    merged_into: dict[str, str] | None = None
     for position, order in ctx.orders_of_kind(*kinds):
         code = getattr(order, "railroad", "")
         rr = ctx.state.railroads.get(code)
         if rr is None:
+            if merged_into is None:
+                merged_into = ctx.merged_into()
+            survivor = merged_into.get(code)
+            if survivor is not None:
+                ctx.reject(
+                    position,
+                    order,
+                    reasons.MERGED_AWAY,
+                    f"{code} merged into {survivor} this turn; this order was not carried "
+                    f"out: {survivor}'s orders apply to the merged railroad.",
+                )
+                continue
             ctx.reject(
                 position,
                 order,

@@ -17,7 +17,7 @@ margin and leaves the sale proceeds with the broker (the bank) as collateral
 until covered.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal, NamedTuple, Self
 
@@ -231,6 +231,7 @@ def check_stock_orders_detailed(
     position: int,
     orders: Sequence[Order],
     cash: int,
+    merged_into: Mapping[str, str] | None = None,
 ) -> list[CheckedOrder]:
     """6.1 Walk a tycoon's stock orders in his own sequence, before any trading.
 
@@ -242,6 +243,8 @@ def check_stock_orders_detailed(
     sale (or a cover returning cash) adds credit. Sales are limited to the
     shares held before trading, covers to the shares owed; buys and short
     sales, with earlier ones of the same railroad, to the bid limit (6.1B).
+    `merged_into` (absorbed -> survivor): the railroads merged away this turn
+    (4.13), whose orders are refused saying where they went.
     """
     params = market_params(scenario)
     tycoon = state.tycoon(position)
@@ -262,6 +265,20 @@ def check_stock_orders_detailed(
         code = order.railroad
         rr = state.railroads.get(code)
         if rr is None:
+            survivor = (merged_into or {}).get(code)
+            if survivor is not None:
+                result.append(
+                    CheckedOrder(
+                        order,
+                        None,
+                        cash,
+                        code=reasons.MERGED_AWAY,
+                        hint=f"{code} merged into {survivor} this turn, before the stock "
+                        f"market; this order was not carried out (give it for {survivor} "
+                        "next turn).",
+                    )
+                )
+                continue
             result.append(
                 CheckedOrder(
                     order,
@@ -670,10 +687,11 @@ def stock_market(ctx: TurnContext) -> None:
     state = ctx.state
 
     checked: dict[int, list[CheckedOrder]] = {}
+    merged_into = ctx.merged_into()
     for tycoon in state.tycoons:
         pos = tycoon.position
         items = check_stock_orders_detailed(
-            state, ctx.scenario, pos, ctx.orders_of(pos, *STOCK_KINDS), tycoon.cash
+            state, ctx.scenario, pos, ctx.orders_of(pos, *STOCK_KINDS), tycoon.cash, merged_into
         )
         checked[pos] = items
         for item in items:
