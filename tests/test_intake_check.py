@@ -176,3 +176,53 @@ def warnings_for(body: str, state: GameState) -> dict[int, str]:
     vocab = Vocabulary.from_scenario(SCENARIO, state)
     sheet = parse_turnsheet(f"{world.HEADER}\n{body}\nEND\n", vocab)
     return {n.line_no: n.message for n in check_orders(state, SCENARIO, 3, sheet.lines).warnings}
+
+
+def test_a_presidency_request_without_the_directorship_is_noted() -> None:
+    """4.14 Only a director (10% of the issued shares) can be elected president:
+    the receipt says so when the sheet leaves him short of it."""
+    notes = warnings("PRESIDENT B&O")
+    assert "director" in notes[2] and "0 of 600 B&O" in notes[2] and "60" in notes[2]
+    notes = warnings("SELL 80 NYC\nPRESIDENT NYC")
+    assert "40 of 600 NYC" in notes[3]
+    assert "director" not in warnings("BUY 60 B&O\nPRESIDENT B&O").get(3, "")
+    assert 2 not in warnings("PRESIDENT NYC")
+
+
+def _merging_state() -> GameState:
+    state = world.state()
+    state.railroads["NYC"].lines = ["NYC", "NY2"]  # New York - Philadelphia: meets PENN
+    return state
+
+
+def test_orders_for_a_railroad_the_sheet_merges_away_are_noted() -> None:
+    """4.13 A railroad merged into another this turn is gone by the stock market
+    and the elections: the receipt says what becomes of its orders."""
+    state = _merging_state()
+    body = "BUY 10 PENN\nPRESIDENT PENN\nRAILROAD NYC\nMERGE PENN\nRAILROAD PENN\nDIVIDEND 2"
+    assert codes(body, state) == {}
+    notes = warnings_for(body, state)
+    assert "PENN merges into NYC this turn (line 5)" in notes[2]
+    assert "not be carried out" in notes[2]
+    assert "counts for NYC" in notes[3]
+    assert "not be carried out" in notes[7]
+    evaluation = evaluate(f"{world.HEADER}\n{body}\nEND\n", state, SCENARIO)
+    assert evaluation.check is not None and evaluation.check.preview is not None
+    row = evaluation.check.preview.rows[0]
+    assert row.checked is None and row.code == reasons.MERGED_AWAY
+    assert "merged into NYC" in row.hint
+
+
+def test_incorporating_a_pc_offered_for_sale_is_noted() -> None:
+    """10.1, Appendix C: the PC auction comes before incorporation, so a PC
+    offered for sale may be sold first; an offer made this turn lapses when the
+    PC is incorporated."""
+    state = world.state()
+    state.railroads["PENN"].president = 7  # he may preside one more railroad
+    assert codes("OFFER B&H 450\nINCORPORATE B&H", state) == {}
+    notes = warnings_for("OFFER B&H 450\nINCORPORATE B&H", state)
+    assert "offer" in notes[3] and "line 2" in notes[3]
+    assert 2 not in warnings_for("INCORPORATE B&H", state)
+    state.pcs["B&H"].for_sale = True
+    notes = warnings_for("INCORPORATE B&H", state)
+    assert "offered for sale at $400" in notes[2] and "auction" in notes[2]

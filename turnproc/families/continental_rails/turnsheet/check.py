@@ -36,6 +36,7 @@ from turnproc.families.continental_rails.engine.state import GameState, Railroad
 from turnproc.families.continental_rails.engine.steps.companies import max_presidencies
 from turnproc.families.continental_rails.engine.steps.stockmarket import (
     check_stock_orders_detailed,
+    is_director_holding,
     market_params,
     max_bid,
 )
@@ -206,10 +207,20 @@ def _check_lines(c: _Checker, lines: Sequence[OrderLine]) -> None:
     built: dict[str, set[str]] = {}
     once: dict[tuple[str, str], int] = {}
     presidencies: list[str] = []
+    # Orders that bear on others wherever they are written: the steps run in
+    # the rules' order (Appendix C), not the sheet's.
+    offers = {line.order.pc: line.line_no for line in lines if isinstance(line.order, o.OfferPC)}
+    merges = {
+        line.order.other: (line.order.railroad, line.line_no)
+        for line in lines
+        if isinstance(line.order, o.MergeRailroads)
+    }
     for line in lines:
         c.current = line
         order = line.order
         rr_code = getattr(order, "railroad", None)
+        if rr_code in merges and order.kind in _AFTER_MERGERS:
+            _after_merger(c, order, *merges[rr_code])
         if order.kind not in o.STOCK_KINDS and isinstance(order, _RAILROAD_ORDERS):
             key = (order.kind, rr_code or "")
             if order.kind in _ONCE_PER_RAILROAD:
@@ -271,6 +282,7 @@ def _check_lines(c: _Checker, lines: Sequence[OrderLine]) -> None:
                     incorporating.add(pc)
                 elif _owned_pc(c, pc):
                     incorporating.add(pc)
+                    _check_incorporating_offered(c, pc, offers.get(pc))
             case o.MergePC(pc=pc, railroad=rr):
                 _check_merge_pc(c, pc, rr, planned_pcs)
             case o.BuyTreasuryStock(railroad=rr, shares=shares):
@@ -320,6 +332,7 @@ def _check_lines(c: _Checker, lines: Sequence[OrderLine]) -> None:
                         )
                     else:
                         presidencies.append(rr)
+                        _check_directorship(c, rr, lines)
             case o.BuyStock() | o.SellStock() | o.ShortSell() | o.CoverShort():
                 _known_railroad(c, order.railroad, incorporating)
             case o.BidForRoW(railroad=rr, row=row):
@@ -383,6 +396,64 @@ def _check_lines(c: _Checker, lines: Sequence[OrderLine]) -> None:
             case _:
                 pass
     c.current = None
+
+
+# Orders the engine carries out after the railroad mergers (Appendix C): the
+# stock market, operations (dividends) and the elections.
+_AFTER_MERGERS = o.STOCK_KINDS | frozenset({"request_presidency", "dividend"})
+
+
+def _after_merger(c: _Checker, order: o.Order, survivor: str, line_no: int) -> None:
+    """4.13 An order for a railroad the sheet merges away: what becomes of it."""
+    merged = f"{getattr(order, 'railroad', '')} merges into {survivor} this turn (line {line_no})"
+    if isinstance(order, o.RequestPresidency):
+        c.warn(f"{merged}: this request counts for {survivor}")
+    elif order.kind in o.STOCK_KINDS:
+        c.warn(
+            f"{merged}, before the stock market: this order will not be carried out "
+            f"(give it for {survivor} next turn)"
+        )
+    else:
+        c.warn(f"{merged}: this order will not be carried out; {survivor}'s orders apply")
+
+
+def _check_incorporating_offered(c: _Checker, pc: str, offer_line: int | None) -> None:
+    """10.1, 4.1 An offered PC: the auction (step 3 of Appendix C) comes before
+    the offers (4) and incorporation (5)."""
+    company = c.state.pcs[pc]
+    if company.for_sale:
+        c.warn(
+            f"{pc} is offered for sale at {money(company.asking_price)}: the PC auction comes "
+            "before incorporation, so a bid of at least that sells it and this order is refused"
+        )
+    elif offer_line is not None:
+        c.warn(
+            f"you also offer {pc} for sale (line {offer_line}); it is incorporated after the "
+            "offer is made, so the offer lapses"
+        )
+
+
+def _check_directorship(c: _Checker, rr: str, lines: Sequence[OrderLine]) -> None:
+    """4.14 Only a director (`director_percent` of the issued shares) can be
+    elected: his holding after the sheet's purchases and sales of `rr`."""
+    road = c.state.railroads[rr]
+    held = c.state.tycoon(c.position).holdings.get(rr, 0)
+    after = held
+    for line in lines:
+        match line.order:
+            case o.BuyStock(railroad=code, shares=shares) if code == rr:
+                after += shares
+            case o.SellStock(railroad=code, shares=shares) if code == rr:
+                after -= min(shares, held)
+    params = market_params(c.scenario)
+    if is_director_holding(params, after, road.issued):
+        return
+    needed = -(-road.issued * params.director_percent // 100)
+    c.warn(
+        f"a president must be a director (4.14): with this sheet you hold {max(0, after)} of "
+        f"{road.issued} {rr} shares, a director at least {needed} "
+        f"({params.director_percent}%)"
+    )
 
 
 _RAILROAD_ORDERS = (
@@ -686,7 +757,9 @@ def preview(
             if step.amount:
                 won = " (if won)" if step.label.startswith("PC purchase") else ""
                 result.steps.append((step.label + won, step.amount))
-        return _market_rows(state, scenario, position, lines, result, sight.tycoon.cash_left)
+        return _market_rows(
+            state, scenario, position, lines, result, sight.tycoon.cash_left, sight.merged_into
+        )
     cash = me.cash
     borrowed = 0
     for line in lines:
@@ -727,12 +800,18 @@ def _market_rows(
     lines: Sequence[OrderLine],
     result: Preview,
     cash: int,
+    merged_into: dict[str, str] | None = None,
 ) -> Preview:
     result.cash_at_market = max(0, cash)
     stock = [line for line in lines if line.order.kind in o.STOCK_KINDS]
     known = [line for line in stock if getattr(line.order, "railroad", "") in state.railroads]
     checked = check_stock_orders_detailed(
-        state, scenario, position, [line.order for line in known], result.cash_at_market
+        state,
+        scenario,
+        position,
+        [line.order for line in known],
+        result.cash_at_market,
+        merged_into,
     )
     for line, item in zip(known, checked, strict=True):
         result.rows.append(

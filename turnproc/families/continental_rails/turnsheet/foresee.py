@@ -78,6 +78,8 @@ class Foresight:
     tycoon: AccountWalk
     railroads: dict[str, AccountWalk]  # the railroads he presides, by code
     rejections: list[Rejection]
+    # 4.13 railroads his orders merge away before the market: absorbed -> survivor
+    merged_into: dict[str, str] = field(default_factory=dict)
 
     def certain(self, rejection: Rejection) -> bool:
         """A refusal (not a cut) that no other player's orders can prevent."""
@@ -204,4 +206,4 @@ def foresee(
         walk.cash_left = rr.cash
         walk.bonds, walk.loan = rr.bonds, rr.loan
         walk.bond_room, walk.loan_room = bond_room(scenario, rr), loan_room(scenario, rr)
-    return Foresight(tycoon=tycoon, railroads=walks, rejections=mine)
+    return Foresight(tycoon=tycoon, railroads=walks, rejections=mine, merged_into=ctx.merged_into())

@@ -264,21 +264,23 @@ def check_stock_orders_detailed(
         assert isinstance(order, (BuyStock, SellStock, ShortSell, CoverShort))
         code = order.railroad
         rr = state.railroads.get(code)
-        if rr is None:
-            survivor = (merged_into or {}).get(code)
-            if survivor is not None:
-                result.append(
-                    CheckedOrder(
-                        order,
-                        None,
-                        cash,
-                        code=reasons.MERGED_AWAY,
-                        hint=f"{code} merged into {survivor} this turn, before the stock "
-                        f"market; this order was not carried out (give it for {survivor} "
-                        "next turn).",
-                    )
+        # Checked before the state: the receipt's preview checks a sheet that
+        # merges a railroad against the turn's start, where it still trades.
+        survivor = (merged_into or {}).get(code)
+        if survivor is not None:
+            result.append(
+                CheckedOrder(
+                    order,
+                    None,
+                    cash,
+                    code=reasons.MERGED_AWAY,
+                    hint=f"{code} merged into {survivor} this turn, before the stock "
+                    f"market; this order was not carried out (give it for {survivor} "
+                    "next turn).",
                 )
-                continue
+            )
+            continue
+        if rr is None:
             result.append(
                 CheckedOrder(
                     order,
