@@ -226,3 +226,19 @@ def test_incorporating_a_pc_offered_for_sale_is_noted() -> None:
     state.pcs["B&H"].for_sale = True
     notes = warnings_for("INCORPORATE B&H", state)
     assert "offered for sale at $400" in notes[2] and "auction" in notes[2]
+
+
+def test_a_per_mile_cost_that_grows_with_the_sheets_building_says_why() -> None:
+    """4.17, 4.18 A locomotive costs $10 a mile a type up: NYC (148 miles) that
+    builds NY1 (210 miles) first pays for 358 miles, and the receipt says so."""
+    state = world.state()
+    state.railroads["NYC"].cash = 40_000
+    body = "RAILROAD NYC\nBUILD NY1\nLOCOMOTIVE 4\nTECHNOLOGY B"
+    assert codes(body, state) == {}
+    notes = warnings_for(body, state)
+    assert notes[4] == (
+        "costs $10,740 ($10 a mile × 3 types × 358 miles of track), not the $4,440 your "
+        "sheet showed for 148 miles: NYC builds first this turn"
+    )
+    assert notes[5].startswith("costs $3,580 ($10 a mile × 358 miles of track), not the $1,480")
+    assert 3 not in warnings_for("RAILROAD NYC\nLOCOMOTIVE 4", state)

@@ -6,6 +6,10 @@ import re
 
 from pypdf import PdfReader
 
+from turnproc.families.continental_rails.engine.steps.improvements import (
+    LocomotiveUpgraded,
+    TechnologyBought,
+)
 from turnproc.families.continental_rails.engine.steps.mergers import MergerShortConverted
 from turnproc.families.continental_rails.report.model import Replacement, build_report
 from turnproc.families.continental_rails.report.pdf import render_pdf
@@ -116,3 +120,19 @@ def test_a_short_converted_in_a_merger_is_told_with_the_numbers(scenario: Scenar
     assert said in pdf_text
     other = build_report(scenario, start, result, meta, 2)
     assert "Your short sale of 100" not in render_text(other)
+
+
+def test_news_of_a_per_mile_cost_says_what_it_was_made_of(scenario: Scenario) -> None:
+    """4.17, 4.18 The report words a locomotive's or technology's cost as the
+    sheet and the receipt do: the rate a mile and the miles of track."""
+    start, result, meta = sample_turn(scenario)
+    code = next(iter(result.state.railroads))
+    result.events += [
+        LocomotiveUpgraded(
+            railroad=code, locomotive=3, previous=1, cost=7160, per_mile=10, miles=358
+        ),
+        TechnologyBought(railroad=code, technology="B", cost=3580, per_mile=10, miles=358),
+    ]
+    text = " ".join(render_text(build_report(scenario, start, result, meta, 1)).split())
+    assert "for $7,160 ($10 a mile × 2 types × 358 miles of track)." in text
+    assert "for $3,580 ($10 a mile × 358 miles of track)." in text

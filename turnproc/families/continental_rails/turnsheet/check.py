@@ -34,6 +34,12 @@ from turnproc.families.continental_rails.engine.network import (
 )
 from turnproc.families.continental_rails.engine.state import GameState, Railroad
 from turnproc.families.continental_rails.engine.steps.companies import max_presidencies
+from turnproc.families.continental_rails.engine.steps.improvements import (
+    cost_basis,
+    technology_cost,
+    upgrade_cost,
+)
+from turnproc.families.continental_rails.engine.steps.railroad_finance import track_miles
 from turnproc.families.continental_rails.engine.steps.stockmarket import (
     check_stock_orders_detailed,
     is_director_holding,
@@ -145,6 +151,7 @@ def check_orders(
     sight = foresee(state, scenario, position, [line.order for line in lines])
     if sight is not None:
         _foreseen(checker, lines, sight)
+        _per_mile_costs(checker, lines, sight)
         checker.result.railroads = sight.railroads
     checker.result.preview = preview(state, scenario, position, lines, sight)
     return checker.result
@@ -181,6 +188,36 @@ def _foreseen(c: _Checker, lines: Sequence[OrderLine], sight: Foresight) -> None
             else:
                 c.warn(f"may be refused if your bids win: {hint}")
             noted.add(line.line_no)
+    c.current = None
+
+
+def _per_mile_costs(c: _Checker, lines: Sequence[OrderLine], sight: Foresight) -> None:
+    """4.17, 4.18 A locomotive or technology costs so much a mile of track, and
+    the track the sheet builds first (Appendix C) makes it dearer than the
+    turnsheet showed: the receipt gives the new figure and why."""
+    refused = {error.line_no for error in c.result.errors}
+    for line in lines:
+        order = line.order
+        road = c.state.railroads.get(getattr(order, "railroad", ""))
+        if line.line_no in refused or road is None:
+            continue
+        if not isinstance(order, (o.UpgradeLocomotive, o.BuyTechnology)):
+            continue
+        lines_then = sight.improvement_lines.get(road.code, road.lines)
+        if lines_then == road.lines or not cost_basis(c.scenario, road, order):
+            continue
+        built = road.model_copy(update={"lines": lines_then})
+        if isinstance(order, o.UpgradeLocomotive):
+            then, now = (upgrade_cost(c.scenario, r, order.locomotive) for r in (road, built))
+        else:
+            then, now = (technology_cost(c.scenario, r, order.technology) for r in (road, built))
+        before = track_miles(c.scenario, road)
+        c.current = line
+        c.warn(
+            f"costs {money(now)} ({cost_basis(c.scenario, built, order)}), not the "
+            f"{money(then)} your sheet showed for {before:,} miles: {road.code} builds first "
+            "this turn"
+        )
     c.current = None
 
 

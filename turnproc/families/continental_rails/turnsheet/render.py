@@ -24,6 +24,7 @@ from turnproc.families.continental_rails.engine.orders import PlayerOrders
 from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.families.continental_rails.engine.steps.improvements import (
     grand_station_towns,
+    per_mile_basis,
     technology_cost,
     upgrade_cost,
 )
@@ -33,6 +34,7 @@ from turnproc.families.continental_rails.engine.steps.railroad_finance import (
     issue_price,
     loan_room,
     max_new_shares,
+    track_miles,
 )
 from turnproc.families.continental_rails.engine.steps.rights_of_way import (
     building_cost,
@@ -252,7 +254,9 @@ def _railroad_view(
         if t not in rr.technologies and not (t == "A" and rr.grand_station)
     ]
     climate = state.climate
-    locomotives = {loco.type: loco.name for loco in technology_params(scenario).locomotives}
+    tech = technology_params(scenario)
+    locomotives = {loco.type: loco.name for loco in tech.locomotives}
+    miles = track_miles(scenario, rr)
     stations = [scenario.towns[t].name for t in grand_station_towns(scenario, rr)]
     return {
         "code": code,
@@ -280,13 +284,17 @@ def _railroad_view(
                 if x not in rr.double_tracked and x in scenario.routes
             ]
         ),
+        # 4.17, 4.18 By the mile of track: the same words as the receipt and the report.
         "locomotives": ", ".join(
             f"{n} {locomotives.get(n, '?')} {money(upgrade_cost(scenario, rr, n))}"
             for n in range(rr.locomotive + 1, state.best_locomotive + 1)
         ),
+        "locomotives_basis": f"{money(tech.upgrade_cost_per_mile)} a mile a type up × "
+        f"{miles:,} miles of track",
         "technologies_costs": ", ".join(
             f"{t} {money(technology_cost(scenario, rr, t))}" for t in open_techs
         ),
+        "technologies_basis": per_mile_basis(tech.technology_cost_per_mile, miles),
         "stations": " or ".join(stations),
         "bond_room": bond_room(scenario, rr),
         "loan_room": loan_room(scenario, rr),
