@@ -242,3 +242,16 @@ def test_a_per_mile_cost_that_grows_with_the_sheets_building_says_why() -> None:
     )
     assert notes[5].startswith("costs $3,580 ($10 a mile × 358 miles of track), not the $1,480")
     assert 3 not in warnings_for("RAILROAD NYC\nLOCOMOTIVE 4", state)
+
+
+def test_a_build_refused_for_want_of_cash_says_what_it_costs_and_why() -> None:
+    """4.6 The receipt gives a building cost with its terms, as the sheet does."""
+    state = world.state()
+    state.railroads["NYC"].cash = 0
+    state.railroads["NYC"].bonds = 50_000
+    state.railroads["NYC"].loan = 50_000
+    evaluation = evaluate(f"{world.HEADER}\nRAILROAD NYC\nBUILD NY1\nEND\n", state, SCENARIO)
+    assert [str(e) for e in evaluation.errors] == [
+        "line 3: Building NY1 costs $13,350 (210 miles × $60 × 100% terrain × 100% climate "
+        "+ $750 for the towns); NYC has $0 and can borrow only $0 more."
+    ]

@@ -46,6 +46,9 @@ def test_sheet_says_what_per_mile_costs_are_made_of() -> None:
     assert "4 Mogul $4,440" in text
     assert "#   $10 a mile a type up × 148 miles of track; more once it builds" in text
     assert "#   $10 a mile × 148 miles of track (A: a flat price); more once it builds" in text
+    # 4.6 building: by the RoW's miles, its state's terrain and the climate.
+    assert "build $13,680 (100% terrain)" in text
+    assert "#   building costs miles × $60 × terrain % × 100% climate + $30 a point" in text
 
 
 def test_prefilled_sheet_reads_back_as_the_orders_in_force() -> None:

@@ -11,6 +11,7 @@ from turnproc.families.continental_rails.engine.steps.improvements import (
     TechnologyBought,
 )
 from turnproc.families.continental_rails.engine.steps.mergers import MergerShortConverted
+from turnproc.families.continental_rails.engine.steps.rights_of_way import RoWBuilt
 from turnproc.families.continental_rails.report.model import Replacement, build_report
 from turnproc.families.continental_rails.report.pdf import render_pdf
 from turnproc.families.continental_rails.report.sample import sample_turn
@@ -133,6 +134,19 @@ def test_news_of_a_per_mile_cost_says_what_it_was_made_of(scenario: Scenario) ->
         ),
         TechnologyBought(railroad=code, technology="B", cost=3580, per_mile=10, miles=358),
     ]
+    result.events.append(
+        RoWBuilt(
+            railroad=code,
+            row="PA1",
+            cost=6510,
+            miles=95,
+            per_mile=60,
+            terrain_percent=110,
+            climate_percent=100,
+            towns_cost=240,
+        )
+    )
     text = " ".join(render_text(build_report(scenario, start, result, meta, 1)).split())
     assert "for $7,160 ($10 a mile × 2 types × 358 miles of track)." in text
     assert "for $3,580 ($10 a mile × 358 miles of track)." in text
+    assert "for $6,510 (95 miles × $60 × 110% terrain × 100% climate + $240 for the towns)." in text

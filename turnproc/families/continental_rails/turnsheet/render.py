@@ -38,6 +38,8 @@ from turnproc.families.continental_rails.engine.steps.railroad_finance import (
 )
 from turnproc.families.continental_rails.engine.steps.rights_of_way import (
     building_cost,
+    building_params,
+    building_terms,
     double_track_cost,
     min_bid,
 )
@@ -208,6 +210,7 @@ def _row_view(scenario: Scenario, code: str, climate: int) -> dict[str, Any]:
         ),
         "min_bid": min_bid(scenario, code),
         "build": building_cost(scenario, code, climate),
+        "terrain": building_terms(scenario, code, climate).terrain_percent,
     }
 
 
@@ -255,6 +258,7 @@ def _railroad_view(
     ]
     climate = state.climate
     tech = technology_params(scenario)
+    building = building_params(scenario).building
     locomotives = {loco.type: loco.name for loco in tech.locomotives}
     miles = track_miles(scenario, rr)
     stations = [scenario.towns[t].name for t in grand_station_towns(scenario, rr)]
@@ -277,6 +281,9 @@ def _railroad_view(
         "rows_owned": [_row_view(scenario, x, climate) for x in rr.rows if x in scenario.routes],
         "rows_nearby": [_row_view(scenario, x, climate) for x in nearby[:_ROWS_LISTED]],
         "rows_more": max(0, len(nearby) - _ROWS_LISTED),
+        "building_basis": f"miles × {money(building.cost_per_mile)} × terrain % × "
+        f"{building.climate_percent[climate]}% climate + {money(building.town_cost_per_value)} "
+        "a point of town value (4.6)",
         "double": _listed(
             [
                 f"{x} {money(double_track_cost(scenario, x, climate))}"
