@@ -18,7 +18,7 @@ from turnproc.families.continental_rails.engine.events import Event, Rejection
 from turnproc.families.continental_rails.engine.orders import PlayerOrders
 from turnproc.families.continental_rails.engine.resolve import TurnResult
 from turnproc.families.continental_rails.engine.state import GameState
-from turnproc.pipeline.reruns import stored_rerun_reason
+from turnproc.pipeline.reruns import RERUN_LOG, stored_rerun_reason
 from turnproc.pipeline.schedule import _when
 from turnproc.pipeline.stored import scenario_for
 from turnproc.scenario.model import Scenario
@@ -261,7 +261,7 @@ def stored_report_input(
         turn=turn,
         deadline=report_deadline(session, game, turn) if deadline is None else deadline,
         stood_in=_stood_in(session, game, turn),
-        replaces=stored_rerun_reason(repository.log_entries(session, game.id), turn),
+        replaces=stored_rerun_reason(repository.log_entries_of(session, game.id, RERUN_LOG), turn),
     )
 
 

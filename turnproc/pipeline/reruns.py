@@ -14,12 +14,14 @@ from turnproc.store.models import ModeratorLog
 
 # The log actions that undo turn runs.
 UNDOING = frozenset({"rollback", "rerun"})
+# What `rerun_reason` and `stored_rerun_reason` read of the log.
+RERUN_LOG = UNDOING | {"turn_run"}
 
 
 def rerun_reason(entries: Sequence[ModeratorLog], turn: int) -> str | None:
     """As `turn` is run: None if it was never run before, else the reason of the
     last rollback or re-run that undid its earlier run ("" if none was given).
-    `entries`: the game's log in order."""
+    `entries`: the game's log of `RERUN_LOG`, in order."""
     last_run = None
     reason = ""
     for entry in entries:

@@ -37,7 +37,7 @@ from turnproc.pipeline.reports import (
     _stored,
     start_reports,
 )
-from turnproc.pipeline.reruns import rerun_reason
+from turnproc.pipeline.reruns import RERUN_LOG, rerun_reason
 from turnproc.pipeline.schedule import _when, due_games, is_due, queue_reminders, utcnow
 from turnproc.pipeline.stored import PROGRAM_VERSION, scenario_for
 from turnproc.scenario.model import Scenario
@@ -191,7 +191,7 @@ def run_turn(
     if problems and not preview:
         _refuse(game, turn, problems)  # before the reports: nothing will be stored
     moderator_events = repository.events(session, game.id, turn, origin="moderator")
-    replaces = rerun_reason(repository.log_entries(session, game.id), turn)
+    replaces = rerun_reason(repository.log_entries_of(session, game.id, RERUN_LOG), turn)
     with _timed(timings, "render"):
         report_input = _report_input(
             session,
