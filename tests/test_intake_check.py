@@ -255,3 +255,16 @@ def test_a_build_refused_for_want_of_cash_says_what_it_costs_and_why() -> None:
         "line 3: Building NY1 costs $13,350 (210 miles × $60 × 100% terrain × 100% climate "
         "+ $750 for the towns); NYC has $0 and can borrow only $0 more."
     ]
+
+
+def test_an_order_for_a_railroad_merged_in_an_earlier_turn_names_the_survivor() -> None:
+    """4.13 A railroad merged away is no railroad now: the receipt says where it went."""
+    state = world.state()
+    state.railroads["NYC"].lines.append("LS")  # LS merged into NYC earlier
+    sheet = parse_turnsheet(
+        f"{world.HEADER}\nBUY 10 LS\nEND\n", Vocabulary.from_scenario(SCENARIO, state)
+    )
+    errors = check_orders(state, SCENARIO, 3, sheet.lines).errors
+    assert [(e.code, e.message, e.hint) for e in errors] == [
+        (reasons.MERGED_AWAY, "LS has merged into NYC", "use NYC")
+    ]

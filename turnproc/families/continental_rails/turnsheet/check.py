@@ -530,6 +530,10 @@ def _known_railroad(c: _Checker, code: str, incorporating: set[str] | None = Non
     if incorporating and code in incorporating:
         c.warn(f"{code} is a railroad only once incorporated this turn")
         return False
+    survivor = c.state.absorbed_by(code)
+    if survivor is not None:
+        c.refuse(reasons.MERGED_AWAY, f"{code} has merged into {survivor}", f"use {survivor}")
+        return False
     c.refuse(
         reasons.UNKNOWN_RAILROAD,
         f"{code} is not a railroad (yet)",

@@ -138,13 +138,14 @@ def president_orders(ctx: TurnContext, *kinds: str) -> Iterator[tuple[int, Order
         if rr is None:
             if merged_into is None:
                 merged_into = ctx.merged_into()
-            survivor = merged_into.get(code)
+            survivor = merged_into.get(code) or ctx.state.absorbed_by(code)
             if survivor is not None:
+                when = " this turn" if code in merged_into else ""
                 ctx.reject(
                     position,
                     order,
                     reasons.MERGED_AWAY,
-                    f"{code} merged into {survivor} this turn; this order was not carried "
+                    f"{code} merged into {survivor}{when}; this order was not carried "
                     f"out: {survivor}'s orders apply to the merged railroad.",
                 )
                 continue

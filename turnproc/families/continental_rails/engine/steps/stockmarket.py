@@ -281,13 +281,17 @@ def check_stock_orders_detailed(
             )
             continue
         if rr is None:
+            earlier = state.absorbed_by(code)  # merged in an earlier turn
             result.append(
                 CheckedOrder(
                     order,
                     None,
                     cash,
-                    code=reasons.UNKNOWN_RAILROAD,
-                    hint=f"{code} is not an active railroad; check the stock report.",
+                    code=reasons.UNKNOWN_RAILROAD if earlier is None else reasons.MERGED_AWAY,
+                    hint=f"{code} is not an active railroad; check the stock report."
+                    if earlier is None
+                    else f"{code} has merged into {earlier}; this order was not carried out "
+                    f"(give it for {earlier}).",
                 )
             )
             continue
