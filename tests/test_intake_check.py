@@ -176,3 +176,95 @@ def warnings_for(body: str, state: GameState) -> dict[int, str]:
     vocab = Vocabulary.from_scenario(SCENARIO, state)
     sheet = parse_turnsheet(f"{world.HEADER}\n{body}\nEND\n", vocab)
     return {n.line_no: n.message for n in check_orders(state, SCENARIO, 3, sheet.lines).warnings}
+
+
+def test_a_presidency_request_without_the_directorship_is_noted() -> None:
+    """4.14 Only a director (10% of the issued shares) can be elected president:
+    the receipt says so when the sheet leaves him short of it."""
+    notes = warnings("PRESIDENT B&O")
+    assert "director" in notes[2] and "0 of 600 B&O" in notes[2] and "60" in notes[2]
+    notes = warnings("SELL 80 NYC\nPRESIDENT NYC")
+    assert "40 of 600 NYC" in notes[3]
+    assert "director" not in warnings("BUY 60 B&O\nPRESIDENT B&O").get(3, "")
+    assert 2 not in warnings("PRESIDENT NYC")
+
+
+def _merging_state() -> GameState:
+    state = world.state()
+    state.railroads["NYC"].lines = ["NYC", "NY2"]  # New York - Philadelphia: meets PENN
+    return state
+
+
+def test_orders_for_a_railroad_the_sheet_merges_away_are_noted() -> None:
+    """4.13 A railroad merged into another this turn is gone by the stock market
+    and the elections: the receipt says what becomes of its orders."""
+    state = _merging_state()
+    body = "BUY 10 PENN\nPRESIDENT PENN\nRAILROAD NYC\nMERGE PENN\nRAILROAD PENN\nDIVIDEND 2"
+    assert codes(body, state) == {}
+    notes = warnings_for(body, state)
+    assert "PENN merges into NYC this turn (line 5)" in notes[2]
+    assert "not be carried out" in notes[2]
+    assert "counts for NYC" in notes[3]
+    assert "not be carried out" in notes[7]
+    evaluation = evaluate(f"{world.HEADER}\n{body}\nEND\n", state, SCENARIO)
+    assert evaluation.check is not None and evaluation.check.preview is not None
+    row = evaluation.check.preview.rows[0]
+    assert row.checked is None and row.code == reasons.MERGED_AWAY
+    assert "merged into NYC" in row.hint
+
+
+def test_incorporating_a_pc_offered_for_sale_is_noted() -> None:
+    """10.1, Appendix C: the PC auction comes before incorporation, so a PC
+    offered for sale may be sold first; an offer made this turn lapses when the
+    PC is incorporated."""
+    state = world.state()
+    state.railroads["PENN"].president = 7  # he may preside one more railroad
+    assert codes("OFFER B&H 450\nINCORPORATE B&H", state) == {}
+    notes = warnings_for("OFFER B&H 450\nINCORPORATE B&H", state)
+    assert "offer" in notes[3] and "line 2" in notes[3]
+    assert 2 not in warnings_for("INCORPORATE B&H", state)
+    state.pcs["B&H"].for_sale = True
+    notes = warnings_for("INCORPORATE B&H", state)
+    assert "offered for sale at $400" in notes[2] and "auction" in notes[2]
+
+
+def test_a_per_mile_cost_that_grows_with_the_sheets_building_says_why() -> None:
+    """4.17, 4.18 A locomotive costs $10 a mile a type up: NYC (148 miles) that
+    builds NY1 (210 miles) first pays for 358 miles, and the receipt says so."""
+    state = world.state()
+    state.railroads["NYC"].cash = 40_000
+    body = "RAILROAD NYC\nBUILD NY1\nLOCOMOTIVE 4\nTECHNOLOGY B"
+    assert codes(body, state) == {}
+    notes = warnings_for(body, state)
+    assert notes[4] == (
+        "costs $10,740 ($10 a mile × 3 types × 358 miles of track), not the $4,440 your "
+        "sheet showed for 148 miles: NYC builds first this turn"
+    )
+    assert notes[5].startswith("costs $3,580 ($10 a mile × 358 miles of track), not the $1,480")
+    assert 3 not in warnings_for("RAILROAD NYC\nLOCOMOTIVE 4", state)
+
+
+def test_a_build_refused_for_want_of_cash_says_what_it_costs_and_why() -> None:
+    """4.6 The receipt gives a building cost with its terms, as the sheet does."""
+    state = world.state()
+    state.railroads["NYC"].cash = 0
+    state.railroads["NYC"].bonds = 50_000
+    state.railroads["NYC"].loan = 50_000
+    evaluation = evaluate(f"{world.HEADER}\nRAILROAD NYC\nBUILD NY1\nEND\n", state, SCENARIO)
+    assert [str(e) for e in evaluation.errors] == [
+        "line 3: Building NY1 costs $13,350 (210 miles × $60 × 100% terrain × 100% climate "
+        "+ $750 for the towns); NYC has $0 and can borrow only $0 more."
+    ]
+
+
+def test_an_order_for_a_railroad_merged_in_an_earlier_turn_names_the_survivor() -> None:
+    """4.13 A railroad merged away is no railroad now: the receipt says where it went."""
+    state = world.state()
+    state.railroads["NYC"].lines.append("LS")  # LS merged into NYC earlier
+    sheet = parse_turnsheet(
+        f"{world.HEADER}\nBUY 10 LS\nEND\n", Vocabulary.from_scenario(SCENARIO, state)
+    )
+    errors = check_orders(state, SCENARIO, 3, sheet.lines).errors
+    assert [(e.code, e.message, e.hint) for e in errors] == [
+        (reasons.MERGED_AWAY, "LS has merged into NYC", "use NYC")
+    ]

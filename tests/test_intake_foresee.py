@@ -17,7 +17,11 @@ from turnproc.families.continental_rails.engine.steps.railroad_finance import (
     bond_room,
     max_new_shares,
 )
-from turnproc.families.continental_rails.engine.steps.rights_of_way import building_cost, min_bid
+from turnproc.families.continental_rails.engine.steps.rights_of_way import (
+    building_cost,
+    building_terms,
+    min_bid,
+)
 from turnproc.families.continental_rails.turnsheet import foresee
 from turnproc.families.continental_rails.turnsheet.check import Evaluation, evaluate
 from turnproc.families.continental_rails.turnsheet.language import format_order, parse_turnsheet
@@ -226,12 +230,15 @@ def test_the_turnsheet_shows_what_a_railroad_may_bid_build_and_buy() -> None:
     sheet = render_turnsheet(state, SCENARIO, 3, game="test-game")
     section = sheet.split("RAILROAD 5 NYC")[1].split("RAILROAD")[0]
     row = re.search(
-        r"^#\s+NY2\s+(\d+) miles .* min\. bid (\$[\d,]+)\s+build (\$[\d,]+)$", section, re.M
+        r"^#\s+NY2\s+(\d+) miles .* min\. bid (\$[\d,]+)\s+build (\$[\d,]+) \((\d+)% terrain\)$",
+        section,
+        re.M,
     )
     assert row is not None, section
     assert int(row.group(1)) == SCENARIO.routes["NY2"].length
     assert row.group(2) == f"${min_bid(SCENARIO, 'NY2'):,}"
     assert row.group(3) == f"${building_cost(SCENARIO, 'NY2', state.climate):,}"
+    assert int(row.group(4)) == building_terms(SCENARIO, "NY2", state.climate).terrain_percent
     assert "BUILD ____              # a RoW it wins this turn" in section
     assert f"up to ${bond_room(SCENARIO, rr):,} (the bond limit)" in section
     assert f"2 Norris ${upgrade_cost(SCENARIO, rr, 2):,}, 3 American" in section

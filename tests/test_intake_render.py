@@ -39,6 +39,18 @@ def test_blank_sheet_shows_hints_and_reads_as_no_orders() -> None:
     assert unfilled.header is None and "secret" in unfilled.errors[0].message
 
 
+def test_sheet_says_what_per_mile_costs_are_made_of() -> None:
+    """4.17, 4.18 Locomotives and technologies cost so much a mile of track: the
+    sheet gives the rate and the miles, in the receipt's and the report's words."""
+    text = render_turnsheet(world.state(), SCENARIO, 3)
+    assert "4 Mogul $4,440" in text
+    assert "#   $10 a mile a type up × 148 miles of track; more once it builds" in text
+    assert "#   $10 a mile × 148 miles of track (A: a flat price); more once it builds" in text
+    # 4.6 building: by the RoW's miles, its state's terrain and the climate.
+    assert "build $13,680 (100% terrain)" in text
+    assert "#   building costs miles × $60 × terrain % × 100% climate + $30 a point" in text
+
+
 def test_prefilled_sheet_reads_back_as_the_orders_in_force() -> None:
     state = world.state()
     orders = o.PlayerOrders(

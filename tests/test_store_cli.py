@@ -79,6 +79,8 @@ def test_a_game_from_new_to_rerun(cli: Cli, tmp_path: Path) -> None:
     after = cli("game", "export", "east", "--turn", "2", "--json")
 
     assert "no change" in cli("turn", "rerun", "east")
+    assert "no change" in cli("turn", "rerun", "east", "--reason", "a rules fix")
+    assert "a rules fix" in cli("game", "log", "east")
     assert cli("game", "export", "east", "--turn", "2", "--json") == after
     assert "back at the start of turn 1" in cli("turn", "rollback", "east", "--to", "1")
     assert json.loads(cli("game", "status", "east", "--json"))["turn"] == 1

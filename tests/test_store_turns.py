@@ -7,6 +7,7 @@ are in; test_store_engine.py runs the same round trip through the real engine.
 """
 
 import dataclasses
+import json
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -226,6 +227,51 @@ def test_rollback_then_rerun_reproduce_the_turn(engine: Engine) -> None:
         pipeline_turns.rollback(session, game_id, 4, NOW)
 
 
+def test_a_turn_run_again_says_its_reports_replace_the_earlier_ones_and_why(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a rollback or a re-run, the turn's new reports say they replace
+    the earlier ones, with the moderator's reason; rendered again from the
+    store they say the same."""
+    rendered: list[pipeline_reports.ReportInput] = []
+    start = pipeline_turns.start_reports
+
+    def start_and_keep(data: pipeline_reports.ReportInput) -> object:
+        rendered.append(data)
+        return start(data)
+
+    monkeypatch.setattr(pipeline_turns, "start_reports", start_and_keep)
+    game_id = _new(engine)
+    _play_human_orders(engine, game_id)
+    _run(engine, game_id, force=True)
+    assert rendered[-1].replaces is None
+    with transaction(engine) as session:
+        game = repository.get_game(session, game_id)
+        assert pipeline_reports.stored_report_input(session, game, 1).replaces is None
+        pipeline_turns.rollback(session, game_id, 1, NOW, reason="wrong railroad numbers")
+    _run(engine, game_id, force=True)
+    assert rendered[-1].replaces == "wrong railroad numbers"
+    _run(engine, game_id, force=True)  # turn 2: run once only
+    assert rendered[-1].replaces is None
+    with transaction(engine) as session:
+        game = repository.get_game(session, game_id)
+        assert pipeline_reports.stored_report_input(session, game, 1).replaces == (
+            "wrong railroad numbers"
+        )
+        pipeline_turns.rerun(session, game_id, NOW, reason="the dividend rule fixed")
+    assert rendered[-1].replaces == "the dividend rule fixed"
+    with transaction(engine) as session:
+        game = repository.get_game(session, game_id)
+        assert pipeline_reports.stored_report_input(session, game, 2).replaces == (
+            "the dividend rule fixed"
+        )
+        assert pipeline_reports.stored_report_input(session, game, 1).replaces == (
+            "wrong railroad numbers"
+        )
+        pipeline_turns.rerun(session, game_id, NOW)
+    assert rendered[-1].replaces == ""
+
+
 def test_rerun_shows_what_changed(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
     game_id = _new(engine, humans=False)
     _run(engine, game_id, force=True)
@@ -346,6 +392,39 @@ def _assert_handed_over(engine: Engine, game_id: int, new: str, old: str, turn: 
     notice = [m for m in _mail_to(engine, old) if m.kind == "notice"]
     assert len(notice) == 1 and "handed to a standby player" in notice[0].body
     assert f"from turn {turn}." in notice[0].body.replace("\n", " ")
+
+
+def test_a_position_offered_to_standby_players_still_missed_its_turn(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Offered to standby players, the position is still its player's: a turn he
+    sends no orders for is a missed turn, and his report says who gave the
+    orders (as a report rendered again from the store says)."""
+    game_id = _new(engine)
+    _miss_with_bob(engine, game_id, 2)
+    with transaction(engine) as session:
+        assert repository.get_player(session, game_id, 4).standby
+    _play_human_orders(engine, game_id)
+    with transaction(engine) as session:
+        session.execute(delete(OrdersInForce).where(OrdersInForce.position == 4))
+    rendered: list[pipeline_reports.ReportInput] = []
+    start = pipeline_turns.start_reports
+
+    def start_and_keep(data: pipeline_reports.ReportInput) -> object:
+        rendered.append(data)
+        return start(data)
+
+    monkeypatch.setattr(pipeline_turns, "start_reports", start_and_keep)
+    outcome = _run(engine, game_id, force=True)
+    assert 4 in outcome.missed and 4 in outcome.computer
+    assert set(rendered[0].stood_in) == {4}
+    assert rendered[0].stood_in[4].source == "computer"
+    with transaction(engine) as session:
+        game = repository.get_game(session, game_id)
+        again = pipeline_reports.stored_report_input(session, game, 3)
+        assert set(again.stood_in) == {4}
+        turn_run = [e for e in repository.log_entries(session, game_id) if e.action == "turn_run"]
+        assert 4 in json.loads(turn_run[-1].details)["missed"]
 
 
 def test_a_waiting_standby_takes_over_when_the_limit_is_reached(engine: Engine) -> None:

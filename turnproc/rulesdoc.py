@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from turnproc.core.money import money
 from turnproc.families.continental_rails.engine.climate_table import ClimateTable
 from turnproc.families.continental_rails.engine.steps.auctions import AuctionsParams
 from turnproc.families.continental_rails.engine.steps.climate import ClimateMoves
@@ -178,7 +179,7 @@ def railroad_climate_table(scenario: Scenario) -> str:
             name,
             f"{building.building.climate_percent[i]}%",
             f"{revenue[i]}%",
-            f"${building.land.price_per_acre[i]}",
+            f"{money(building.land.price_per_acre[i])}",
         ]
         for i, name in enumerate(_levels(scenario))
     ]
@@ -271,7 +272,7 @@ def random_events_table(scenario: Scenario) -> str:
     for event in params.events:
         costs = []
         if event.cost_per_mile:
-            costs.append(f"${event.cost_per_mile} × track miles")
+            costs.append(f"{money(event.cost_per_mile)} × track miles")
         if event.cost_revenue_percent:
             costs.append(f"{event.cost_revenue_percent}% of the turn's revenue")
         rows.append(

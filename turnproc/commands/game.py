@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from turnproc.core.errors import UsageError
+from turnproc.core.money import money
 from turnproc.pipeline.policies import MISSED_TURN_POLICIES
 
 if TYPE_CHECKING:
@@ -305,7 +306,8 @@ def _status(args: argparse.Namespace) -> int:
     print("standings (net worth):")
     for s in data["standings"]:
         print(
-            f"  {s['position']:>2} {s['character']:<24} ${s['net_worth']:>10,}  {s['vp_total']} VP"
+            f"  {s['position']:>2} {s['character']:<24} {money(s['net_worth']):>11}  "
+            f"{s['vp_total']} VP"
         )
     return 0
 
@@ -498,7 +500,7 @@ def adjustment_words(game: str, event: "ModeratorAdjustment") -> str:
     whose = f"position {event.position}" if event.position is not None else event.railroad
     if event.cash:
         verb, way = ("gave", "to") if event.cash > 0 else ("took", "from")
-        done.append(f"{verb} ${abs(event.cash):,} {way} {whose}")
+        done.append(f"{verb} {money(abs(event.cash))} {way} {whose}")
     if event.shares:
         verb, way = ("gave", "to") if event.shares > 0 else ("took", "from")
         done.append(

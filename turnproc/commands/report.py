@@ -109,6 +109,7 @@ class _Sample:
         self.deadline = self.meta.deadline
         self.players: dict[int, pipeline_reports.PlayerInfo] = {}
         self.stood_in: dict[int, PlayerOrders] = {}
+        self.replaces: str | None = None
 
 
 def _sample(args: argparse.Namespace) -> int:

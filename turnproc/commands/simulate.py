@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from turnproc.core.errors import UsageError
+from turnproc.core.money import money
 
 if TYPE_CHECKING:
     from turnproc.simulate import GameStats
@@ -69,7 +70,7 @@ def _print_text(results: "list[GameStats]", summary: dict[str, Any]) -> None:
         status = "CRASH" if g.crashed else ("yes" if g.ended else "no")
         print(f"{g.game:>4}  {g.seed:<11} {g.turns:>5} {status:<6} {winners}")
         richest = sorted(g.net_worth.items(), key=lambda item: (-item[1], item[0]))[:3]
-        worth = ", ".join(f"{p}:{g.personalities[p]} ${v:,}" for p, v in richest)
+        worth = ", ".join(f"{p}:{g.personalities[p]} {money(v)}" for p, v in richest)
         climate = "".join(str(r.climate) for r in g.history)
         recalls = sum(r.loan_recalls for r in g.history)
         broke = sum(r.bankruptcies for r in g.history)

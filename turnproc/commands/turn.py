@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from turnproc.core.errors import TurnprocError, UsageError
+from turnproc.core.money import money
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
@@ -53,11 +54,16 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p = sub.add_parser("rollback", help="put a game back at the start of turn N")
     p.add_argument("game", help="game id or name")
     p.add_argument("--to", type=int, required=True, help="the turn to return to")
-    p.add_argument("--reason", default="", help="why (kept in the moderator's log)")
+    p.add_argument(
+        "--reason",
+        default="",
+        help="why (kept in the log, printed in the reports of the turns run again)",
+    )
     p.set_defaults(handler=_rollback)
 
     p = sub.add_parser("rerun", help="roll back the last turn, run it again, show the diff")
     p.add_argument("game", help="game id or name")
+    p.add_argument("--reason", default="", help="why (kept in the log, printed in the new reports)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=_rerun)
 
@@ -127,7 +133,8 @@ def _print_summary(outcome: "turns.TurnOutcome") -> None:
     ranked = sorted(outcome.standings, key=lambda s: (-s["net_worth"], s["position"]))
     for s in ranked[:5]:
         print(
-            f"  {s['position']:>2} {s['character']:<24} ${s['net_worth']:>10,}  {s['vp_total']} VP"
+            f"  {s['position']:>2} {s['character']:<24} {money(s['net_worth']):>11}  "
+            f"{s['vp_total']} VP"
         )
 
 
@@ -283,7 +290,7 @@ def _rerun(args: argparse.Namespace) -> int:
 
     try:
         with transaction(database()) as session:
-            result = turns.rerun(session, args.game, schedule.utcnow())
+            result = turns.rerun(session, args.game, schedule.utcnow(), reason=args.reason)
     except TurnprocError:
         raise
     if args.json:

@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from turnproc.core.errors import TurnprocError, UsageError
 from turnproc.core.ledger import BANK, LedgerEntry, railroad_account, tycoon_account
+from turnproc.core.money import money
 from turnproc.families.continental_rails.engine.events import ModeratorAdjustment
 from turnproc.families.continental_rails.engine.setup import PlayerSetup
 from turnproc.families.continental_rails.engine.state import GameState
@@ -216,7 +217,7 @@ def adjust(
         else:
             holder = state.railroads[railroad or ""]
         if holder.cash + cash < 0:
-            raise UsageError(f"{account} has ${holder.cash:,}; cannot take ${-cash:,}")
+            raise UsageError(f"{account} has {money(holder.cash)}; cannot take {money(-cash)}")
         holder.cash += cash
         src, dst = (BANK, account) if cash > 0 else (account, BANK)
         entries.append(

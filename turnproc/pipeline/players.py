@@ -147,6 +147,19 @@ def _queue_welcome(
     )
 
 
+def follow_character_names(players: list[Player], state: GameState) -> None:
+    """3.2 A character name chosen by order (on the first turn, or after a
+    bankruptcy) is the position's name wherever players are listed (game
+    status, the web's index and charts, mails): each player row takes the name
+    of its tycoon in `state`, the state the game is now at (after a turn, or
+    after a rollback that undid the choice)."""
+    tycoons = {t.position: t for t in state.tycoons}
+    for player in players:
+        tycoon = tycoons.get(player.position)
+        if tycoon is not None and player.character != tycoon.character:
+            player.character = tycoon.character
+
+
 def _apply_missed_turn_policy(
     session: Session,
     game: Game,

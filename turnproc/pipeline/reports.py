@@ -12,11 +12,13 @@ from typing import Any, Protocol
 from sqlalchemy.orm import Session
 
 from turnproc.core.ledger import LedgerEntry
+from turnproc.core.money import money
 from turnproc.families.continental_rails.engine.events import Event, Rejection
 from turnproc.families.continental_rails.engine.orders import PlayerOrders
 from turnproc.families.continental_rails.engine.resolve import TurnResult
 from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.families.registry import family_of
+from turnproc.pipeline.reruns import RERUN_LOG, stored_rerun_reason
 from turnproc.pipeline.schedule import _when
 from turnproc.pipeline.stored import scenario_for
 from turnproc.scenario.model import Scenario
@@ -53,6 +55,8 @@ class ReportInput:
     deadline: str = ""  # when orders for the next turn are due, as printed
     # Orders given for players who sent none (the missed-turn policy), by position.
     stood_in: dict[int, PlayerOrders] = field(default_factory=dict)
+    # The turn was run again: the moderator's reason ("" if none); None: first run.
+    replaces: str | None = None
 
     @classmethod
     def of_resolved(
@@ -201,7 +205,7 @@ def _summary_report(report: ReportInput, position: int) -> RenderedReport:
     }
     lines = [
         f"{report.game}: turn {report.turn} results for position {position}, {tycoon.character}",
-        f"Cash ${tycoon.cash:,}   Bank loan ${tycoon.loan:,}",
+        f"Cash {money(tycoon.cash)}   Bank loan {money(tycoon.loan)}",
         "Holdings: "
         + (", ".join(f"{code} {n}" for code, n in sorted(tycoon.holdings.items())) or "none"),
         f"News items: {len(news)}   Orders refused or cut: {len(refused)}",
@@ -260,6 +264,7 @@ def stored_report_input(
         turn=turn,
         deadline=report_deadline(session, game, turn) if deadline is None else deadline,
         stood_in=_stood_in(session, game, turn),
+        replaces=stored_rerun_reason(repository.log_entries_of(session, game.id, RERUN_LOG), turn),
     )
 
 
@@ -289,6 +294,7 @@ def _report_input(
     turn: int,
     deadline: str,
     stood_in: dict[int, PlayerOrders] | None = None,
+    replaces: str | None = None,
 ) -> ReportInput:
     return ReportInput(
         scenario=scenario,
@@ -303,6 +309,7 @@ def _report_input(
         anonymous=game.anonymous,
         deadline=deadline,
         stood_in=stood_in or {},
+        replaces=replaces,
     )
 
 

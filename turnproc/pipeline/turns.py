@@ -29,7 +29,7 @@ from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.families.continental_rails.report.model import order_notes
 from turnproc.families.registry import family_of
 from turnproc.pipeline.games import add_game_records, adjust, rebuild_game_records
-from turnproc.pipeline.players import _apply_missed_turn_policy
+from turnproc.pipeline.players import _apply_missed_turn_policy, follow_character_names
 from turnproc.pipeline.reports import (
     _queue_reports,
     _report_input,
@@ -38,6 +38,7 @@ from turnproc.pipeline.reports import (
     mailed_positions,
     start_reports,
 )
+from turnproc.pipeline.reruns import RERUN_LOG, rerun_reason
 from turnproc.pipeline.schedule import _when, due_games, is_due, queue_reminders, utcnow
 from turnproc.pipeline.stored import PROGRAM_VERSION, scenario_for
 from turnproc.scenario.model import Scenario
@@ -158,13 +159,19 @@ def run_turn(
                 continue
             computer.append(tycoon.position)
             player = players.get(tycoon.position)
-            if player is not None and player.human and not player.standby:
-                missed.append(tycoon.position)
+            if player is None or not player.human:
+                orders[tycoon.position] = computer_orders_for(scenario, state, tycoon.position)
+                continue
+            # A position offered to standby players is still its player's: he
+            # missed the turn (his report says so), and the computer plays it
+            # until a standby player takes it (docs/turnsheet.md).
+            missed.append(tycoon.position)
+            if player.standby:
+                orders[tycoon.position] = computer_orders_for(scenario, state, tycoon.position)
+            else:
                 orders[tycoon.position] = _missed_turn_orders(
                     session, game, scenario, state, tycoon.position
                 )
-            else:
-                orders[tycoon.position] = computer_orders_for(scenario, state, tycoon.position)
     in_order = {position: orders[position] for position in sorted(orders)}
     with _timed(timings, "resolve"):
         try:
@@ -185,6 +192,7 @@ def run_turn(
     if problems and not preview:
         _refuse(game, turn, problems)  # before the reports: nothing will be stored
     moderator_events = repository.events(session, game.id, turn, origin="moderator")
+    replaces = rerun_reason(repository.log_entries_of(session, game.id, RERUN_LOG), turn)
     with _timed(timings, "render"):
         report_input = _report_input(
             session,
@@ -198,6 +206,7 @@ def run_turn(
             turn=turn,
             deadline=_when(next_deadline or now + timedelta(days=game.turn_days)),
             stood_in={position: orders[position] for position in missed},
+            replaces=replaces,
         )
         pending = start_reports(report_input)
     new_json = mapping.state_json(result.state)
@@ -258,6 +267,7 @@ def run_turn(
         )
         _queue_reports(session, game, turn, players, stored, report_ids, now)
         game.current_turn = turn + 1
+        follow_character_names(list(players.values()), result.state)
         game.deadline = next_deadline or now + timedelta(days=game.turn_days)
         worker = game.claimed_by  # None: run by hand
         game.claimed_by = None
@@ -281,6 +291,7 @@ def run_turn(
                 "missed": missed,
                 "events": len(result.events),
                 "export_sha256": outcome.export_sha256,
+                "replaces": replaces,
             },
         )
         session.flush()
@@ -328,8 +339,10 @@ def missing_orders_problem(
     """pbem 8: more players missing than usual suggests lost mail, not lost
     interest. The turn is held when at least 3 human players, more than half of
     them, and at least 2 more than in any of the last 4 turns, have no orders in
-    force. Returns the problem, or "" when the turn may run."""
-    humans = [p for p in players.values() if p.human and not p.standby]
+    force. Positions offered to standby players count among both (they miss
+    every turn until taken, in the last turns too). Returns the problem, or ""
+    when the turn may run."""
+    humans = [p for p in players.values() if p.human]
     usual = max(repository.recent_missed_counts(session, game.id, MISSING_GATE_TURNS), default=0)
     count = len(missed)
     if count < MISSING_GATE_MINIMUM or 2 * count <= len(humans):
@@ -442,11 +455,13 @@ def rollback(
     now: datetime,
     reason: str = "",
     carry_announcements: bool = True,
+    action: str = "rollback",
 ) -> Game:
     """Put the game back at the start of `to_turn`; later turns' results go, the
     players' orders and the raw submissions stay. Adjustments made to later
     turns are undone with them; announcements sent for later reports move to
-    the next report (unless `carry_announcements` is False)."""
+    the next report (unless `carry_announcements` is False). `reason` is
+    logged (as `action`) and printed in the reports of the turns run again."""
     game = repository.get_game(session, game_key, lock=True)
     if to_turn >= game.current_turn:
         raise UsageError(f"{game.name} is at turn {game.current_turn}; --to must be lower")
@@ -460,6 +475,10 @@ def rollback(
         if carry_announcements and not isinstance(event, ModeratorAdjustment)
     ]
     repository.forget_turns_from(session, game.id, to_turn)
+    follow_character_names(
+        list(repository.players(session, game.id)),
+        mapping.state_from_json(repository.turn_state(session, game.id, to_turn).state),
+    )
     repository.add_events(session, game.id, to_turn, carried, origin="moderator")
     game.current_turn = to_turn
     ended, game.status = game.status == "ended", "active"
@@ -471,7 +490,7 @@ def rollback(
         session,
         game_id=game.id,
         turn=to_turn,
-        action="rollback",
+        action=action,
         reason=reason,
         now=now,
         details={"from_turn": before, "to_turn": to_turn},
@@ -488,10 +507,11 @@ class RerunResult:
     outcome: TurnOutcome
 
 
-def rerun(session: Session, game_key: str | int, now: datetime) -> RerunResult:
+def rerun(session: Session, game_key: str | int, now: datetime, reason: str = "") -> RerunResult:
     """Roll back the last turn and run it again from the same stored orders,
     then apply again the moderator's adjustments made since; the diff compares
-    the exports before and after (empty: nothing changed)."""
+    the exports before and after (empty: nothing changed). `reason` is logged
+    and printed in the new reports."""
     game = repository.get_game(session, game_key, lock=True)
     if game.current_turn <= 1:
         raise UsageError(f"{game.name} has not played a turn yet")
@@ -504,7 +524,7 @@ def rerun(session: Session, game_key: str | int, now: datetime) -> RerunResult:
         for m in repository.outbox(session, game.id, status="sent")
         if m.kind == "report" and m.turn == turn
     }
-    rollback(session, game.id, turn, now, reason="rerun", carry_announcements=False)
+    rollback(session, game.id, turn, now, reason=reason, carry_announcements=False, action="rerun")
     # The turn was let through once already: the missing-orders gate does not hold it
     # again; the deadline stays the game's (the reports print it).
     outcome = run_turn(

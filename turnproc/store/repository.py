@@ -1282,6 +1282,18 @@ def log_entries(session: Session, game_id: int) -> Sequence[ModeratorLog]:
     ).all()
 
 
+def log_entries_of(
+    session: Session, game_id: int, actions: Iterable[str]
+) -> Sequence[ModeratorLog]:
+    """The game's log entries of these actions, in order (turn runs and what
+    undid them, for the reports of a turn run again)."""
+    return session.scalars(
+        select(ModeratorLog)
+        .where(ModeratorLog.game_id == game_id, ModeratorLog.action.in_(list(actions)))
+        .order_by(ModeratorLog.id)
+    ).all()
+
+
 # --- standby players ------------------------------------------------------------
 
 

@@ -22,6 +22,7 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from turnproc.config import Settings
+from turnproc.core.money import money
 from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.families.continental_rails.turnsheet.check import Evaluation, Preview, evaluate
 from turnproc.families.continental_rails.turnsheet.language import format_order
@@ -29,7 +30,7 @@ from turnproc.families.continental_rails.turnsheet.render import (
     SECRET_PLACEHOLDER,
     render_turnsheet,
 )
-from turnproc.families.continental_rails.turnsheet.templating import money, signed
+from turnproc.families.continental_rails.turnsheet.templating import signed
 from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
 from turnproc.intake.errors import SheetTooLarge
 from turnproc.mail.inbound import ingest

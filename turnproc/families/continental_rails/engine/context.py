@@ -142,6 +142,15 @@ class TurnContext:
             self._indexed = len(events)
         return list(self._by_kind.get(kind, ()))
 
+    def merged_into(self) -> dict[str, str]:
+        """4.13 The railroads merged away so far this turn: absorbed code ->
+        survivor code (orders given for them later in the turn say where they
+        went)."""
+        return {
+            str(getattr(event, "absorbed", "")): event.railroad or ""
+            for event in self.events_of("railroads_merged")
+        }
+
     def reject(
         self,
         position: int,

@@ -5,6 +5,8 @@ rejection says how to fix the order.
 """
 
 UNKNOWN_RAILROAD = "UNKNOWN_RAILROAD"
+# The railroad merged into another this turn (4.13): the hint names the survivor.
+MERGED_AWAY = "MERGED_AWAY"
 UNKNOWN_PC = "UNKNOWN_PC"
 UNKNOWN_ROUTE = "UNKNOWN_ROUTE"
 UNKNOWN_PLAYER = "UNKNOWN_PLAYER"

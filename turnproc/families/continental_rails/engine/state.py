@@ -147,6 +147,14 @@ class GameState(BaseModel):
         values["records"] = [_fresh(r) for r in self.records]
         return copy
 
+    def absorbed_by(self, code: str) -> str | None:
+        """4.13, 4.1a The railroad that took over `code`'s line, when `code` is
+        no railroad now: a railroad or PC merged into it (its line stays one
+        of the survivor's lines); None for any other code."""
+        if code in self.railroads:
+            return None
+        return next((rr.code for rr in self.railroads.values() if code in rr.lines), None)
+
     def public_shares(self, code: str) -> int:
         """6 Shares of `code` held by the public: issued less players' net holdings."""
         rr = self.railroads[code]

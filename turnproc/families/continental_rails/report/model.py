@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import BaseModel, Field, TypeAdapter
 
 from turnproc.core.ledger import LedgerEntry, railroad_account, tycoon_account
+from turnproc.core.money import money, plain_amounts
 from turnproc.core.text import neutralised
 from turnproc.families.continental_rails.engine import reasons, valuation
 from turnproc.families.continental_rails.engine.climate_table import ClimateTable
@@ -32,7 +33,6 @@ from turnproc.families.continental_rails.engine.state import VP_CATEGORIES, Game
 from turnproc.families.continental_rails.engine.steps import rights_of_way, stockmarket
 from turnproc.families.continental_rails.report.wording import PLAYERS, Wording, load_wording
 from turnproc.families.continental_rails.turnsheet.language import format_order
-from turnproc.families.continental_rails.turnsheet.templating import plain_amounts
 from turnproc.scenario.model import Scenario
 
 # Events the report shows in their own sections rather than as news lines.
@@ -84,6 +84,22 @@ class StoodIn(BaseModel):
     orders: list[str]  # as a turnsheet writes them
 
 
+class Replacement(BaseModel):
+    """The turn was run again after a rollback (or a re-run): this report
+    replaces any report of the turn the reader had before. `reason` is the
+    moderator's, "" if he gave none (docs/moderator.md, Corrections)."""
+
+    reason: str = ""
+
+    def sentence(self, turn: int) -> str:
+        """What the report says of it, the same in the text and the PDF."""
+        why = f" Reason: {self.reason.strip().rstrip('.')}." if self.reason.strip() else ""
+        return (
+            f"This report replaces any report of turn {turn} you had before: "
+            f"the moderator ran the turn again.{why}"
+        )
+
+
 class GameMeta(BaseModel):
     """Everything the report needs that is not game state: who plays, and the news desk."""
 
@@ -94,6 +110,7 @@ class GameMeta(BaseModel):
     announcements: list[Announcement] = Field(default_factory=list)
     adjustments: list[Adjustment] = Field(default_factory=list)
     stood_in: dict[int, StoodIn] = Field(default_factory=dict)  # by position
+    replaces: Replacement | None = None  # the turn was run again
 
 
 # --- the report model -----------------------------------------------------------
@@ -302,6 +319,7 @@ class PlayerReport(BaseModel):
     final: FinalResults | None = None
     turnsheet: str | None = None
     stood_in: StoodIn | None = None  # the reader sent no orders this turn
+    replaces: Replacement | None = None  # the turn was run again: this replaces a report
 
 
 # --- building ---------------------------------------------------------------------
@@ -799,9 +817,12 @@ def _sentence(text: str) -> str:
 
 
 def _equal_bid(order: Order | None, hint: str) -> bool:
-    """An outbid hint naming the winning amount: is it the reader's own bid?"""
+    """An outbid hint naming the winning amount: is it the reader's own bid?
+    (A hint stored by an earlier version wrote amounts without separators.)"""
     amount = getattr(order, "amount", None)
-    return amount is not None and re.search(rf"\${amount}(\D|$)", hint) is not None
+    if amount is None:
+        return False
+    return re.search(rf"{re.escape(money(amount))}(?![\d,])", plain_amounts(hint)) is not None
 
 
 def _written_order(rejection: Rejection) -> int:
@@ -933,6 +954,7 @@ def build_report(
         final=_final(wording, end),
         turnsheet=None if end.ended else turnsheet,
         stood_in=None if opening else meta.stood_in.get(reader),
+        replaces=meta.replaces,
     )
 
 

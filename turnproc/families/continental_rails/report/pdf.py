@@ -36,6 +36,7 @@ from reportlab.platypus import (
     TableStyle,
 )
 
+from turnproc.core.money import money
 from turnproc.families.continental_rails.report import internals
 from turnproc.families.continental_rails.report.embedding import report_canvas
 from turnproc.families.continental_rails.report.grid import Band, Grid, Look, Pair, Rule
@@ -52,7 +53,6 @@ from turnproc.families.continental_rails.report.typeface import (
     printable,
     register_fonts,
 )
-from turnproc.families.continental_rails.report.wording import money
 
 PAGE = (595.27, 792.0)  # A4 width x Letter height: fits both papers
 LANDSCAPE = (PAGE[1], PAGE[0])
@@ -891,6 +891,7 @@ def _private(report: PlayerReport) -> list[Flowable]:
         ["Stock at market prices", money(sheet.stock)],
         ["PCs", money(sheet.pcs)],
         ["Loans to railroads", money(sheet.loans_to_railroads)],
+        ["Short-sale collateral", money(sheet.short_collateral)],
         ["Less cost to cover shorts", money(-sheet.shorts)],
         ["Assets", money(sheet.assets)],
         ["Bank loan (debt)", money(sheet.loan)],
@@ -974,6 +975,10 @@ def _front(report: PlayerReport) -> list[Flowable]:
         _Plain(f"{report.game} – {report.scenario}", STYLES["title"]),
         *[_Plain(line, STYLES["body"]) for line in lines],
     ]
+    if report.replaces is not None:
+        out.append(
+            Paragraph(f"<b>{para(report.replaces.sentence(report.turn))}</b>", STYLES["body"])
+        )
     stood_in = report.stood_in
     if stood_in is not None:
         if stood_in.source == "standing":

@@ -40,6 +40,7 @@ from turnproc.families.continental_rails.report.model import (
     Contact,
     GameMeta,
     PlayerReport,
+    Replacement,
     StoodIn,
     build_report,
 )
@@ -103,6 +104,8 @@ class TurnInput(Protocol):
     def deadline(self) -> str: ...  # next turn's deadline as printed; "" if none
     @property
     def stood_in(self) -> Mapping[int, PlayerOrders]: ...  # orders given for missed turns
+    @property
+    def replaces(self) -> str | None: ...  # run again: the moderator's reason; None: first run
 
 
 def meta_of(data: TurnInput) -> GameMeta:
@@ -124,6 +127,7 @@ def meta_of(data: TurnInput) -> GameMeta:
             position: StoodIn(source=orders.source, orders=[format_order(o) for o in orders.orders])
             for position, orders in data.stood_in.items()
         },
+        replaces=None if data.replaces is None else Replacement(reason=data.replaces),
         announcements=[
             Announcement(
                 position=None if data.anonymous else event.position,

@@ -10,8 +10,9 @@ from functools import cache, lru_cache
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
 
+from turnproc.core.money import money
 from turnproc.families.continental_rails.report.model import PlayerReport
-from turnproc.families.continental_rails.report.wording import TEMPLATES_DIR, money
+from turnproc.families.continental_rails.report.wording import TEMPLATES_DIR
 
 TEXT_TEMPLATE = "report.txt.j2"
 LINE_WIDTH = 100

@@ -13,6 +13,7 @@ from typing import Any
 from jinja2 import Environment, StrictUndefined, Template, TemplateError
 
 from turnproc.core.ledger import LedgerEntry
+from turnproc.core.money import money
 from turnproc.families.continental_rails.engine.climate_table import ClimateTable
 from turnproc.families.continental_rails.engine.events import Event
 from turnproc.families.continental_rails.engine.state import GameState
@@ -35,12 +36,6 @@ def _compiled(path: Path) -> tuple[dict[str, Any], dict[str, Template], dict[str
     events = {kind: env.from_string(text) for kind, text in data.get("events", {}).items()}
     ledger = {reason: env.from_string(text) for reason, text in data.get("ledger", {}).items()}
     return data, events, ledger
-
-
-def money(amount: int) -> str:
-    """Whole game dollars with thousands separators: -$1,234."""
-    sign = "-" if amount < 0 else ""
-    return f"{sign}${abs(amount):,}"
 
 
 def _words(identifier: str) -> str:

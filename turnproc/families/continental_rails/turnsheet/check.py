@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, TypeAdapter
 
+from turnproc.core.money import money, plain_amounts
 from turnproc.core.text import for_terminal, skeleton
 from turnproc.families.continental_rails.engine import orders as o
 from turnproc.families.continental_rails.engine import reasons
@@ -33,8 +34,15 @@ from turnproc.families.continental_rails.engine.network import (
 )
 from turnproc.families.continental_rails.engine.state import GameState, Railroad
 from turnproc.families.continental_rails.engine.steps.companies import max_presidencies
+from turnproc.families.continental_rails.engine.steps.improvements import (
+    cost_basis,
+    technology_cost,
+    upgrade_cost,
+)
+from turnproc.families.continental_rails.engine.steps.railroad_finance import track_miles
 from turnproc.families.continental_rails.engine.steps.stockmarket import (
     check_stock_orders_detailed,
+    is_director_holding,
     market_params,
     max_bid,
 )
@@ -48,7 +56,6 @@ from turnproc.families.continental_rails.turnsheet.language import (
     format_order,
     parse_turnsheet,
 )
-from turnproc.families.continental_rails.turnsheet.templating import plain_amounts
 from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
 from turnproc.intake.errors import OrderRefused, TurnsheetError
 from turnproc.scenario.model import Scenario
@@ -144,6 +151,7 @@ def check_orders(
     sight = foresee(state, scenario, position, [line.order for line in lines])
     if sight is not None:
         _foreseen(checker, lines, sight)
+        _per_mile_costs(checker, lines, sight)
         checker.result.railroads = sight.railroads
     checker.result.preview = preview(state, scenario, position, lines, sight)
     return checker.result
@@ -183,6 +191,36 @@ def _foreseen(c: _Checker, lines: Sequence[OrderLine], sight: Foresight) -> None
     c.current = None
 
 
+def _per_mile_costs(c: _Checker, lines: Sequence[OrderLine], sight: Foresight) -> None:
+    """4.17, 4.18 A locomotive or technology costs so much a mile of track, and
+    the track the sheet builds first (Appendix C) makes it dearer than the
+    turnsheet showed: the receipt gives the new figure and why."""
+    refused = {error.line_no for error in c.result.errors}
+    for line in lines:
+        order = line.order
+        road = c.state.railroads.get(getattr(order, "railroad", ""))
+        if line.line_no in refused or road is None:
+            continue
+        if not isinstance(order, (o.UpgradeLocomotive, o.BuyTechnology)):
+            continue
+        lines_then = sight.improvement_lines.get(road.code, road.lines)
+        if lines_then == road.lines or not cost_basis(c.scenario, road, order):
+            continue
+        built = road.model_copy(update={"lines": lines_then})
+        if isinstance(order, o.UpgradeLocomotive):
+            then, now = (upgrade_cost(c.scenario, r, order.locomotive) for r in (road, built))
+        else:
+            then, now = (technology_cost(c.scenario, r, order.technology) for r in (road, built))
+        before = track_miles(c.scenario, road)
+        c.current = line
+        c.warn(
+            f"costs {money(now)} ({cost_basis(c.scenario, built, order)}), not the "
+            f"{money(then)} your sheet showed for {before:,} miles: {road.code} builds first "
+            "this turn"
+        )
+    c.current = None
+
+
 def _subject(order: o.Order) -> str:
     """The route or PC an order is about, if any (what a later order may need)."""
     for name in ("row", "line", "pc"):
@@ -206,10 +244,20 @@ def _check_lines(c: _Checker, lines: Sequence[OrderLine]) -> None:
     built: dict[str, set[str]] = {}
     once: dict[tuple[str, str], int] = {}
     presidencies: list[str] = []
+    # Orders that bear on others wherever they are written: the steps run in
+    # the rules' order (Appendix C), not the sheet's.
+    offers = {line.order.pc: line.line_no for line in lines if isinstance(line.order, o.OfferPC)}
+    merges = {
+        line.order.other: (line.order.railroad, line.line_no)
+        for line in lines
+        if isinstance(line.order, o.MergeRailroads)
+    }
     for line in lines:
         c.current = line
         order = line.order
         rr_code = getattr(order, "railroad", None)
+        if rr_code in merges and order.kind in _AFTER_MERGERS:
+            _after_merger(c, order, *merges[rr_code])
         if order.kind not in o.STOCK_KINDS and isinstance(order, _RAILROAD_ORDERS):
             key = (order.kind, rr_code or "")
             if order.kind in _ONCE_PER_RAILROAD:
@@ -254,10 +302,12 @@ def _check_lines(c: _Checker, lines: Sequence[OrderLine]) -> None:
             case o.Borrow(amount=amount):
                 available = _credit_available(c)
                 if amount > available:
-                    c.warn(f"your credit available is ${available}; the loan may be cut to it")
+                    c.warn(
+                        f"your credit available is {money(available)}; the loan may be cut to it"
+                    )
             case o.RepayLoan(amount=amount):
                 if amount > me.loan:
-                    c.warn(f"you owe ${me.loan}; only that much will be repaid")
+                    c.warn(f"you owe {money(me.loan)}; only that much will be repaid")
             case o.BidForPC(pc=pc, amount=amount):
                 _check_pc_bid(c, pc, amount, planned_pcs)
             case o.OfferPC(pc=pc, price=price):
@@ -269,6 +319,7 @@ def _check_lines(c: _Checker, lines: Sequence[OrderLine]) -> None:
                     incorporating.add(pc)
                 elif _owned_pc(c, pc):
                     incorporating.add(pc)
+                    _check_incorporating_offered(c, pc, offers.get(pc))
             case o.MergePC(pc=pc, railroad=rr):
                 _check_merge_pc(c, pc, rr, planned_pcs)
             case o.BuyTreasuryStock(railroad=rr, shares=shares):
@@ -292,11 +343,12 @@ def _check_lines(c: _Checker, lines: Sequence[OrderLine]) -> None:
                             "collect only from a railroad you lent to",
                         )
                     elif amount > debtor.owed_to_president:
-                        c.warn(f"{rr} owes you ${debtor.owed_to_president}; only that is collected")
+                        owed = money(debtor.owed_to_president)
+                        c.warn(f"{rr} owes you {owed}; only that is collected")
             case o.ProdigalSpending(amount=amount):
                 minimum = victory_params(c.scenario).rail_prodigal.minimum
                 if 0 < amount < minimum:
-                    c.warn(f"spending under ${minimum} earns no Prodigal points")
+                    c.warn(f"spending under {money(minimum)} earns no Prodigal points")
             case o.SpyOnPlayer(target=pos):
                 if pos > len(state.tycoons):
                     c.refuse(reasons.UNKNOWN_PLAYER, f"there is no player {pos}", "")
@@ -317,6 +369,7 @@ def _check_lines(c: _Checker, lines: Sequence[OrderLine]) -> None:
                         )
                     else:
                         presidencies.append(rr)
+                        _check_directorship(c, rr, lines)
             case o.BuyStock() | o.SellStock() | o.ShortSell() | o.CoverShort():
                 _known_railroad(c, order.railroad, incorporating)
             case o.BidForRoW(railroad=rr, row=row):
@@ -368,11 +421,11 @@ def _check_lines(c: _Checker, lines: Sequence[OrderLine]) -> None:
             case o.RedeemBonds(railroad=rr, amount=amount):
                 road = state.railroads.get(rr)
                 if road is not None and amount > road.bonds:
-                    c.warn(f"{rr} has ${road.bonds} of bonds; only that is redeemed")
+                    c.warn(f"{rr} has {money(road.bonds)} of bonds; only that is redeemed")
             case o.RepayShortLoan(railroad=rr, amount=amount):
                 road = state.railroads.get(rr)
                 if road is not None and amount > road.loan:
-                    c.warn(f"{rr} owes ${road.loan}; only that is repaid")
+                    c.warn(f"{rr} owes {money(road.loan)}; only that is repaid")
             case o.SellLand(railroad=rr, acres=acres):
                 road = state.railroads.get(rr)
                 if road is not None and acres > road.land:
@@ -380,6 +433,64 @@ def _check_lines(c: _Checker, lines: Sequence[OrderLine]) -> None:
             case _:
                 pass
     c.current = None
+
+
+# Orders the engine carries out after the railroad mergers (Appendix C): the
+# stock market, operations (dividends) and the elections.
+_AFTER_MERGERS = o.STOCK_KINDS | frozenset({"request_presidency", "dividend"})
+
+
+def _after_merger(c: _Checker, order: o.Order, survivor: str, line_no: int) -> None:
+    """4.13 An order for a railroad the sheet merges away: what becomes of it."""
+    merged = f"{getattr(order, 'railroad', '')} merges into {survivor} this turn (line {line_no})"
+    if isinstance(order, o.RequestPresidency):
+        c.warn(f"{merged}: this request counts for {survivor}")
+    elif order.kind in o.STOCK_KINDS:
+        c.warn(
+            f"{merged}, before the stock market: this order will not be carried out "
+            f"(give it for {survivor} next turn)"
+        )
+    else:
+        c.warn(f"{merged}: this order will not be carried out; {survivor}'s orders apply")
+
+
+def _check_incorporating_offered(c: _Checker, pc: str, offer_line: int | None) -> None:
+    """10.1, 4.1 An offered PC: the auction (step 3 of Appendix C) comes before
+    the offers (4) and incorporation (5)."""
+    company = c.state.pcs[pc]
+    if company.for_sale:
+        c.warn(
+            f"{pc} is offered for sale at {money(company.asking_price)}: the PC auction comes "
+            "before incorporation, so a bid of at least that sells it and this order is refused"
+        )
+    elif offer_line is not None:
+        c.warn(
+            f"you also offer {pc} for sale (line {offer_line}); it is incorporated after the "
+            "offer is made, so the offer lapses"
+        )
+
+
+def _check_directorship(c: _Checker, rr: str, lines: Sequence[OrderLine]) -> None:
+    """4.14 Only a director (`director_percent` of the issued shares) can be
+    elected: his holding after the sheet's purchases and sales of `rr`."""
+    road = c.state.railroads[rr]
+    held = c.state.tycoon(c.position).holdings.get(rr, 0)
+    after = held
+    for line in lines:
+        match line.order:
+            case o.BuyStock(railroad=code, shares=shares) if code == rr:
+                after += shares
+            case o.SellStock(railroad=code, shares=shares) if code == rr:
+                after -= min(shares, held)
+    params = market_params(c.scenario)
+    if is_director_holding(params, after, road.issued):
+        return
+    needed = -(-road.issued * params.director_percent // 100)
+    c.warn(
+        f"a president must be a director (4.14): with this sheet you hold {max(0, after)} of "
+        f"{road.issued} {rr} shares, a director at least {needed} "
+        f"({params.director_percent}%)"
+    )
 
 
 _RAILROAD_ORDERS = (
@@ -418,6 +529,10 @@ def _known_railroad(c: _Checker, code: str, incorporating: set[str] | None = Non
         return True
     if incorporating and code in incorporating:
         c.warn(f"{code} is a railroad only once incorporated this turn")
+        return False
+    survivor = c.state.absorbed_by(code)
+    if survivor is not None:
+        c.refuse(reasons.MERGED_AWAY, f"{code} has merged into {survivor}", f"use {survivor}")
         return False
     c.refuse(
         reasons.UNKNOWN_RAILROAD,
@@ -499,7 +614,7 @@ def _check_pc_bid(c: _Checker, pc: str, amount: int, planned: set[str]) -> None:
     if amount < company.asking_price:
         c.refuse(
             reasons.BELOW_MINIMUM,
-            f"the asking price of {pc} is ${company.asking_price}",
+            f"the asking price of {pc} is {money(company.asking_price)}",
             f"bid at least {company.asking_price}",
         )
         return
@@ -683,7 +798,9 @@ def preview(
             if step.amount:
                 won = " (if won)" if step.label.startswith("PC purchase") else ""
                 result.steps.append((step.label + won, step.amount))
-        return _market_rows(state, scenario, position, lines, result, sight.tycoon.cash_left)
+        return _market_rows(
+            state, scenario, position, lines, result, sight.tycoon.cash_left, sight.merged_into
+        )
     cash = me.cash
     borrowed = 0
     for line in lines:
@@ -724,12 +841,18 @@ def _market_rows(
     lines: Sequence[OrderLine],
     result: Preview,
     cash: int,
+    merged_into: dict[str, str] | None = None,
 ) -> Preview:
     result.cash_at_market = max(0, cash)
     stock = [line for line in lines if line.order.kind in o.STOCK_KINDS]
     known = [line for line in stock if getattr(line.order, "railroad", "") in state.railroads]
     checked = check_stock_orders_detailed(
-        state, scenario, position, [line.order for line in known], result.cash_at_market
+        state,
+        scenario,
+        position,
+        [line.order for line in known],
+        result.cash_at_market,
+        merged_into,
     )
     for line, item in zip(known, checked, strict=True):
         result.rows.append(

@@ -31,6 +31,8 @@ from turnproc.scenario.model import Scenario
 # The first step the preview does not run: the market is previewed order by
 # order by its own check (turnproc.families.continental_rails.turnsheet.check.preview).
 MARKET_STEP = "6 stock market"
+# The step that buys locomotives and technologies by the mile of track.
+IMPROVEMENTS_STEP = "4.15 improvements"
 
 RAILROAD_KINDS = frozenset(cls.model_fields["kind"].default for cls in get_args(RailroadOrder))
 # Refusals for want of cash: certain only when no bid of the account can be lost.
@@ -78,6 +80,11 @@ class Foresight:
     tycoon: AccountWalk
     railroads: dict[str, AccountWalk]  # the railroads he presides, by code
     rejections: list[Rejection]
+    # 4.13 railroads his orders merge away before the market: absorbed -> survivor
+    merged_into: dict[str, str] = field(default_factory=dict)
+    # 4.17, 4.18 each railroad's lines when improvements are bought (after this
+    # turn's building): the track miles per-mile costs are worked out from.
+    improvement_lines: dict[str, list[str]] = field(default_factory=dict)
 
     def certain(self, rejection: Rejection) -> bool:
         """A refusal (not a cut) that no other player's orders can prevent."""
@@ -150,10 +157,15 @@ def foresee(
         start=state,
         orders={position: PlayerOrders(position=position, orders=list(orders))},
     )
+    improvement_lines: dict[str, list[str]] = {}
     try:
         for name, step in SEQUENCE:
             if name == MARKET_STEP:
                 break
+            if name == IMPROVEMENTS_STEP:
+                improvement_lines = {
+                    code: list(rr.lines) for code, rr in ctx.state.railroads.items()
+                }
             step(ctx)
     except Exception:  # a defect here must not cost the player his receipt
         return None
@@ -204,4 +216,10 @@ def foresee(
         walk.cash_left = rr.cash
         walk.bonds, walk.loan = rr.bonds, rr.loan
         walk.bond_room, walk.loan_room = bond_room(scenario, rr), loan_room(scenario, rr)
-    return Foresight(tycoon=tycoon, railroads=walks, rejections=mine)
+    return Foresight(
+        tycoon=tycoon,
+        railroads=walks,
+        rejections=mine,
+        merged_into=ctx.merged_into(),
+        improvement_lines=improvement_lines,
+    )

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
+from turnproc.core.money import money
 from turnproc.families.continental_rails.turnsheet.check import Preview
 from turnproc.families.continental_rails.turnsheet.foresee import RAILROAD_KINDS, AccountWalk
 from turnproc.families.continental_rails.turnsheet.language import (
@@ -20,7 +21,7 @@ from turnproc.families.continental_rails.turnsheet.language import (
     ParsedSheet,
     format_order,
 )
-from turnproc.families.continental_rails.turnsheet.templating import money, signed, template
+from turnproc.families.continental_rails.turnsheet.templating import signed, template
 from turnproc.intake.errors import TurnsheetError
 
 # A receipt fits a screen or two: past this many errors or notes it summarises.

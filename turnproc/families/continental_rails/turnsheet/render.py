@@ -13,6 +13,7 @@ from typing import Any
 
 from jinja2 import Template
 
+from turnproc.core.money import money
 from turnproc.families.continental_rails.engine.network import (
     prohibited_reason,
     route_owners,
@@ -23,6 +24,7 @@ from turnproc.families.continental_rails.engine.orders import PlayerOrders
 from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.families.continental_rails.engine.steps.improvements import (
     grand_station_towns,
+    per_mile_basis,
     technology_cost,
     upgrade_cost,
 )
@@ -32,16 +34,19 @@ from turnproc.families.continental_rails.engine.steps.railroad_finance import (
     issue_price,
     loan_room,
     max_new_shares,
+    track_miles,
 )
 from turnproc.families.continental_rails.engine.steps.rights_of_way import (
     building_cost,
+    building_params,
+    building_terms,
     double_track_cost,
     min_bid,
 )
 from turnproc.families.continental_rails.engine.valuation import credit_limit
 from turnproc.families.continental_rails.turnsheet.check import bid_limits, may_rename
 from turnproc.families.continental_rails.turnsheet.language import format_order
-from turnproc.families.continental_rails.turnsheet.templating import money, template
+from turnproc.families.continental_rails.turnsheet.templating import template
 from turnproc.scenario.model import Route, Scenario
 
 SECRET_PLACEHOLDER = "____________"
@@ -205,6 +210,7 @@ def _row_view(scenario: Scenario, code: str, climate: int) -> dict[str, Any]:
         ),
         "min_bid": min_bid(scenario, code),
         "build": building_cost(scenario, code, climate),
+        "terrain": building_terms(scenario, code, climate).terrain_percent,
     }
 
 
@@ -251,7 +257,10 @@ def _railroad_view(
         if t not in rr.technologies and not (t == "A" and rr.grand_station)
     ]
     climate = state.climate
-    locomotives = {loco.type: loco.name for loco in technology_params(scenario).locomotives}
+    tech = technology_params(scenario)
+    building = building_params(scenario).building
+    locomotives = {loco.type: loco.name for loco in tech.locomotives}
+    miles = track_miles(scenario, rr)
     stations = [scenario.towns[t].name for t in grand_station_towns(scenario, rr)]
     return {
         "code": code,
@@ -272,6 +281,9 @@ def _railroad_view(
         "rows_owned": [_row_view(scenario, x, climate) for x in rr.rows if x in scenario.routes],
         "rows_nearby": [_row_view(scenario, x, climate) for x in nearby[:_ROWS_LISTED]],
         "rows_more": max(0, len(nearby) - _ROWS_LISTED),
+        "building_basis": f"miles × {money(building.cost_per_mile)} × terrain % × "
+        f"{building.climate_percent[climate]}% climate + {money(building.town_cost_per_value)} "
+        "a point of town value (4.6)",
         "double": _listed(
             [
                 f"{x} {money(double_track_cost(scenario, x, climate))}"
@@ -279,13 +291,17 @@ def _railroad_view(
                 if x not in rr.double_tracked and x in scenario.routes
             ]
         ),
+        # 4.17, 4.18 By the mile of track: the same words as the receipt and the report.
         "locomotives": ", ".join(
             f"{n} {locomotives.get(n, '?')} {money(upgrade_cost(scenario, rr, n))}"
             for n in range(rr.locomotive + 1, state.best_locomotive + 1)
         ),
+        "locomotives_basis": f"{money(tech.upgrade_cost_per_mile)} a mile a type up × "
+        f"{miles:,} miles of track",
         "technologies_costs": ", ".join(
             f"{t} {money(technology_cost(scenario, rr, t))}" for t in open_techs
         ),
+        "technologies_basis": per_mile_basis(tech.technology_cost_per_mile, miles),
         "stations": " or ".join(stations),
         "bond_room": bond_room(scenario, rr),
         "loan_room": loan_room(scenario, rr),

@@ -9,6 +9,7 @@ from typing import ClassVar, Literal
 from pydantic import BaseModel
 
 from turnproc.core.ledger import BANK, tycoon_account
+from turnproc.core.money import money
 from turnproc.families.continental_rails.engine import reasons
 from turnproc.families.continental_rails.engine.context import TurnContext
 from turnproc.families.continental_rails.engine.events import Event
@@ -164,7 +165,7 @@ def pc_auction(ctx: TurnContext) -> None:
                 pos,
                 order,
                 reasons.OUTBID,
-                f"{order.pc} went to a bid of ${sold[order.pc]}",
+                f"{order.pc} went to a bid of {money(sold[order.pc])}",
             )
         elif owned_at_start[pos] + won[pos] >= params.auction.max_pcs:
             ctx.reject(
@@ -178,7 +179,7 @@ def pc_auction(ctx: TurnContext) -> None:
                 pos,
                 order,
                 reasons.INSUFFICIENT_CASH,
-                f"you had ${tycoon.cash} when the bids were opened; the bid was lost",
+                f"you had {money(tycoon.cash)} when the bids were opened; the bid was lost",
             )
         else:
             _sell_pc(ctx, pos, order.pc, order.amount)
@@ -223,7 +224,7 @@ def _valid_bid(
             pos,
             order,
             reasons.BELOW_MINIMUM,
-            f"the asking price of {order.pc} is ${asking[order.pc]}",
+            f"the asking price of {order.pc} is {money(asking[order.pc])}",
         )
         return False
     return True
@@ -281,7 +282,9 @@ def pc_offers(ctx: TurnContext) -> None:
                 continue
             cap = _max_asking(ctx, pc, pos, params)
             if order.price < params.min_price:
-                ctx.reject(pos, order, reasons.BELOW_MINIMUM, f"ask at least ${params.min_price}")
+                ctx.reject(
+                    pos, order, reasons.BELOW_MINIMUM, f"ask at least {money(params.min_price)}"
+                )
                 continue
             price = order.price
             if price > cap:
@@ -291,7 +294,7 @@ def pc_offers(ctx: TurnContext) -> None:
                     order,
                     reasons.ABOVE_MAXIMUM,
                     f"an asking price may rise at most {params.max_raise_percent}% a turn: "
-                    f"${cap} for {order.pc}",
+                    f"{money(cap)} for {order.pc}",
                     cut_to=OfferPC(pc=order.pc, price=cap),
                 )
             pc.for_sale = True

@@ -149,6 +149,7 @@ def _requests(ctx: TurnContext) -> tuple[dict[int, list[str]], list[tuple[int, O
     requested: dict[int, list[str]] = {}
     asked: list[tuple[int, Order, str]] = []
     limit = max_presidencies(ctx.scenario)
+    merged_into = ctx.merged_into()
     for tycoon in state.tycoons:
         pos = tycoon.position
         if pos not in ctx.orders:
@@ -158,12 +159,26 @@ def _requests(ctx: TurnContext) -> tuple[dict[int, list[str]], list[tuple[int, O
         for order in ctx.orders_of(pos, "request_presidency"):
             if not isinstance(order, RequestPresidency) or order.railroad in wanted:
                 continue
-            if order.railroad not in state.railroads:
+            code = order.railroad
+            survivor = merged_into.get(code)
+            if survivor is not None:
+                # 4.13 as for a standing wish: the request goes to the survivor.
+                ctx.reject(
+                    pos,
+                    order,
+                    reasons.MERGED_AWAY,
+                    f"{code} merged into {survivor} this turn; your request counts for {survivor}.",
+                    cut_to=RequestPresidency(railroad=survivor),
+                )
+                code = survivor
+                if code in wanted:
+                    continue
+            if code not in state.railroads:
                 ctx.reject(
                     pos,
                     order,
                     reasons.UNKNOWN_RAILROAD,
-                    f"{order.railroad} is not an active railroad; check the railroad summary.",
+                    f"{code} is not an active railroad; check the railroad summary.",
                 )
                 continue
             if len(wanted) >= limit:
@@ -174,8 +189,8 @@ def _requests(ctx: TurnContext) -> tuple[dict[int, list[str]], list[tuple[int, O
                     f"Ask for at most {limit} railroads.",
                 )
                 continue
-            wanted.append(order.railroad)
-            asked.append((pos, order, order.railroad))
+            wanted.append(code)
+            asked.append((pos, order, code))
         requested[pos] = wanted
         tycoon.wants_presidency = wanted
     return requested, asked

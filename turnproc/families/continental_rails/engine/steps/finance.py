@@ -10,6 +10,7 @@ from pydantic import BaseModel, model_validator
 
 from turnproc.core.ledger import BANK, railroad_account, tycoon_account
 from turnproc.core.models import maker
+from turnproc.core.money import money
 from turnproc.families.continental_rails.engine import reasons
 from turnproc.families.continental_rails.engine.climate_table import ClimateTable
 from turnproc.families.continental_rails.engine.context import TurnContext
@@ -232,7 +233,8 @@ def _borrow(ctx: TurnContext, tycoon: Tycoon, order: Borrow, limit: int) -> None
             tycoon.position,
             order,
             reasons.OVER_CREDIT_LIMIT,
-            f"your credit limit is ${limit} and you owe ${tycoon.loan}: no room to borrow",
+            f"your credit limit is {money(limit)} and you owe {money(tycoon.loan)}: "
+            "no room to borrow",
         )
         return
     if amount < order.amount:
@@ -240,7 +242,7 @@ def _borrow(ctx: TurnContext, tycoon: Tycoon, order: Borrow, limit: int) -> None
             tycoon.position,
             order,
             reasons.OVER_CREDIT_LIMIT,
-            f"your credit limit is ${limit}; you could borrow at most ${room}",
+            f"your credit limit is {money(limit)}; you could borrow at most {money(room)}",
             cut_to=Borrow(amount=amount),
         )
     ctx.transfer(BANK, tycoon_account(tycoon.position), amount, "bank loan")
@@ -261,7 +263,7 @@ def _repay(ctx: TurnContext, tycoon: Tycoon, order: RepayLoan) -> None:
             tycoon.position,
             order,
             code,
-            f"you owed ${tycoon.loan} and had ${tycoon.cash}: repaid ${amount}",
+            f"you owed {money(tycoon.loan)} and had {money(tycoon.cash)}: repaid {money(amount)}",
             cut_to=RepayLoan(amount=amount),
         )
     ctx.transfer(tycoon_account(tycoon.position), BANK, amount, "loan repayment")

@@ -4,6 +4,7 @@ donations and rate wars (rules 4.6, 4.9, 4.15-4.18)."""
 from typing import Literal
 
 from turnproc.core.ledger import BANK, railroad_account
+from turnproc.core.money import money
 from turnproc.families.continental_rails.engine import network, reasons
 from turnproc.families.continental_rails.engine.context import TurnContext
 from turnproc.families.continental_rails.engine.events import Event
@@ -41,6 +42,10 @@ class LocomotiveUpgraded(Event):
     locomotive: int
     previous: int
     cost: int
+    # What the cost was worked out from: per mile and type up, and the track
+    # miles when bought (after this turn's building). 0: not recorded.
+    per_mile: int = 0
+    miles: int = 0
     news_order = 40
 
 
@@ -51,6 +56,9 @@ class TechnologyBought(Event):
     technology: str
     cost: int
     town: str | None = None  # a Grand Station's town
+    # As for locomotives; 0 for a Grand Station, whose price is flat.
+    per_mile: int = 0
+    miles: int = 0
     news_order = 50
 
 
@@ -136,6 +144,27 @@ def technology_cost(scenario: Scenario, rr: Railroad, letter: str) -> int:
     if letter == "A":
         return params.grand_station_cost
     return params.technology_cost_per_mile * track_miles(scenario, rr)
+
+
+def per_mile_basis(per_mile: int, miles: int, types: int = 1) -> str:
+    """4.17, 4.18 What a cost by the mile of track is made of, in the words the
+    turnsheet, the receipt and the report all use: it grows with the track a
+    railroad builds before it buys (building comes first, Appendix C)."""
+    by_type = f" × {types} types" if types > 1 else ""
+    return f"{money(per_mile)} a mile{by_type} × {miles:,} miles of track"
+
+
+def cost_basis(scenario: Scenario, rr: Railroad, order: Order) -> str:
+    """The `per_mile_basis` of a LOCOMOTIVE or TECHNOLOGY order for `rr` as it
+    stands ("" for a flat price or another order)."""
+    params = technology_params(scenario)
+    miles = track_miles(scenario, rr)
+    if isinstance(order, UpgradeLocomotive) and order.locomotive > rr.locomotive:
+        types = order.locomotive - rr.locomotive
+        return per_mile_basis(params.upgrade_cost_per_mile, miles, types)
+    if isinstance(order, BuyTechnology) and order.technology != "A":
+        return per_mile_basis(params.technology_cost_per_mile, miles)
+    return ""
 
 
 def grand_station_towns(scenario: Scenario, rr: Railroad | None) -> list[str]:
@@ -234,11 +263,13 @@ def improvements(ctx: TurnContext) -> None:
 def _afford(ctx: TurnContext, position: int, order: Order, rr: Railroad, cost: int) -> bool:
     if rr.cash >= cost:
         return True
+    basis = cost_basis(ctx.scenario, rr, order)
     ctx.reject(
         position,
         order,
         reasons.INSUFFICIENT_CASH,
-        f"This costs ${cost}, paid from cash only; {rr.code} has ${rr.cash}.",
+        f"This costs {money(cost)}{f' ({basis})' if basis else ''}, paid from cash only; "
+        f"{rr.code} has {money(rr.cash)}.",
     )
     return False
 
@@ -301,7 +332,12 @@ def _upgrade(
     upgraded.add(rr.code)
     ctx.emit(
         LocomotiveUpgraded(
-            railroad=rr.code, locomotive=order.locomotive, previous=previous, cost=cost
+            railroad=rr.code,
+            locomotive=order.locomotive,
+            previous=previous,
+            cost=cost,
+            per_mile=technology_params(ctx.scenario).upgrade_cost_per_mile,
+            miles=track_miles(ctx.scenario, rr),
         )
     )
 
@@ -369,48 +405,67 @@ def _technology(
     if town is not None:
         rr.grand_station = town
     teched.add(rr.code)
-    ctx.emit(TechnologyBought(railroad=rr.code, technology=letter, cost=cost, town=town))
+    per_mile = 0 if letter == "A" else technology_params(ctx.scenario).technology_cost_per_mile
+    ctx.emit(
+        TechnologyBought(
+            railroad=rr.code,
+            technology=letter,
+            cost=cost,
+            town=town,
+            per_mile=per_mile,
+            miles=track_miles(ctx.scenario, rr) if per_mile else 0,
+        )
+    )
 
 
 def _capital_improvement(
     ctx: TurnContext, position: int, order: CapitalImprovement, rr: Railroad
 ) -> bool:
     """4.6 [designed] Buy efficiency points one at a time, dearer as efficiency
-    rises, up to the maximum the locomotive allows. Returns whether any was bought."""
+    rises, up to the maximum the locomotive allows, from cash only. Returns
+    whether any was bought. An order that buys nothing says why: the maximum
+    reached, an amount below one point's cost, or too little cash for one."""
     top = max_efficiency(ctx.scenario, rr, ctx.state.best_locomotive)
+    miles = track_miles(ctx.scenario, rr)
+    if rr.efficiency >= top:
+        hint = f"{rr.code} is at its maximum efficiency {top}; a better locomotive raises it."
+        ctx.reject(position, order, reasons.ABOVE_MAXIMUM, hint)
+        return False
+    first = point_cost(ctx.scenario, rr, rr.efficiency, miles)
+    if order.amount < first:
+        hint = f"One efficiency point for {rr.code} costs {money(first)}."
+        ctx.reject(position, order, reasons.BELOW_MINIMUM, hint)
+        return False
+    if rr.cash < first:
+        hint = (
+            f"One efficiency point for {rr.code} costs {money(first)}, paid from cash only; "
+            f"{rr.code} has {money(rr.cash)}."
+        )
+        ctx.reject(position, order, reasons.INSUFFICIENT_CASH, hint)
+        return False
     budget = min(order.amount, rr.cash)
     if budget < order.amount:
         ctx.reject(
             position,
             order,
             reasons.CUT_TO_AFFORDABLE,
-            f"{rr.code} had ${rr.cash}.",
+            f"{rr.code} had {money(rr.cash)}.",
             cut_to=CapitalImprovement(railroad=rr.code, amount=budget),
         )
     efficiency = rr.efficiency
     spent = 0
-    miles = track_miles(ctx.scenario, rr)
     while efficiency < top:
         cost = point_cost(ctx.scenario, rr, efficiency, miles)
         if spent + cost > budget:
             break
         spent += cost
         efficiency += 1
-    if spent == 0:
-        if efficiency >= top:
-            hint = f"{rr.code} is at its maximum efficiency {top}; a better locomotive raises it."
-            ctx.reject(position, order, reasons.ABOVE_MAXIMUM, hint)
-        else:
-            cost = point_cost(ctx.scenario, rr, efficiency)
-            hint = f"One efficiency point for {rr.code} costs ${cost}."
-            ctx.reject(position, order, reasons.BELOW_MINIMUM, hint)
-        return False
     if efficiency >= top and spent < budget:
         ctx.reject(
             position,
             order,
             reasons.ABOVE_MAXIMUM,
-            f"{rr.code} reached its maximum efficiency {top}; ${spent} was spent.",
+            f"{rr.code} reached its maximum efficiency {top}; {money(spent)} was spent.",
             cut_to=CapitalImprovement(railroad=rr.code, amount=spent),
         )
     ctx.transfer(railroad_account(rr.code), BANK, spent, "capital improvements", ref=rr.code)
@@ -439,7 +494,7 @@ def _donation(ctx: TurnContext, position: int, order: PoliticalDonation, rr: Rai
             position,
             order,
             reasons.CUT_TO_AFFORDABLE,
-            f"{rr.code} had ${rr.cash}.",
+            f"{rr.code} had {money(rr.cash)}.",
             cut_to=PoliticalDonation(railroad=rr.code, amount=amount),
         )
     ctx.transfer(railroad_account(rr.code), BANK, amount, "political donation", ref=rr.code)

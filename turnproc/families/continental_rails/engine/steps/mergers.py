@@ -38,6 +38,23 @@ class MergerShortClosed(Event):
     news_order = 903
 
 
+class MergerShortConverted(Event):
+    """4.13, 6.2 A short sale of the absorbed railroad became a short sale of
+    the survivor `railroad`: `shares` of `absorbed` owed became `new_shares`
+    of the survivor at the ratio of the prices; the collateral stays with the
+    broker (private: the short seller's own position)."""
+
+    kind: Literal["merger_short_converted"] = "merger_short_converted"
+    visibility: Literal["public", "private"] = "private"
+    absorbed: str
+    shares: int
+    new_shares: int
+    absorbed_price: int
+    survivor_price: int
+    collateral: int
+    news_order = 904
+
+
 def conversion(shares: int, absorbed_price: int, survivor_price: int) -> int:
     """4.13 [designed] Survivor shares for `shares` of the absorbed railroad, at the
     ratio of their market prices, rounded down."""
@@ -123,6 +140,18 @@ def _merge(ctx: TurnContext, position: int, rr: Railroad, other: Railroad) -> No
             if new > 0:
                 tycoon.shorts[rr.code] = tycoon.shorts.get(rr.code, 0) + new
                 tycoon.short_proceeds[rr.code] = tycoon.short_proceeds.get(rr.code, 0) + proceeds
+                ctx.emit(
+                    MergerShortConverted(
+                        position=tycoon.position,
+                        railroad=rr.code,
+                        absorbed=other.code,
+                        shares=owed,
+                        new_shares=new,
+                        absorbed_price=absorbed_price,
+                        survivor_price=survivor_price,
+                        collateral=proceeds,
+                    )
+                )
             else:
                 # Rounded down to nothing, like a holding's fraction: he owes no
                 # share, so the broker returns the collateral it held.

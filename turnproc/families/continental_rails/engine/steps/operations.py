@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from turnproc.core.ledger import BANK, railroad_account, tycoon_account
 from turnproc.core.models import maker
+from turnproc.core.money import money
 from turnproc.families.continental_rails.engine import network, reasons
 from turnproc.families.continental_rails.engine.context import TurnContext
 from turnproc.families.continental_rails.engine.events import Event
@@ -834,7 +835,7 @@ def _dividend_rate(
         position,
         wanted,
         reasons.CUT_TO_AFFORDABLE,
-        f"{rr.code} had ${rr.cash} after operations: at most ${affordable} a share.",
+        f"{rr.code} had {money(rr.cash)} after operations: at most {money(affordable)} a share.",
         cut_to=SetDividend(railroad=rr.code, per_share=affordable),
     )
     return affordable

@@ -6,6 +6,7 @@ from typing import ClassVar, Literal
 from pydantic import BaseModel
 
 from turnproc.core.ledger import BANK, railroad_account, tycoon_account
+from turnproc.core.money import money
 from turnproc.families.continental_rails.engine import reasons
 from turnproc.families.continental_rails.engine.context import TurnContext
 from turnproc.families.continental_rails.engine.events import Event
@@ -210,7 +211,7 @@ def treasury_stock(ctx: TurnContext) -> None:
                 hint = (
                     f"{rr.code} has no treasury stock"
                     if rr.treasury <= 0
-                    else f"one share costs ${price}; you have ${tycoon.cash}"
+                    else f"one share costs {money(price)}; you have {money(tycoon.cash)}"
                 )
                 ctx.reject(pos, order, code, hint)
                 continue
@@ -224,8 +225,8 @@ def treasury_stock(ctx: TurnContext) -> None:
                     pos,
                     order,
                     code,
-                    f"{rr.code} has {rr.treasury} treasury shares at ${price}; you have "
-                    f"${tycoon.cash}",
+                    f"{rr.code} has {rr.treasury} treasury shares at {money(price)}; you have "
+                    f"{money(tycoon.cash)}",
                     cut_to=BuyTreasuryStock(railroad=rr.code, shares=shares),
                 )
             amount = shares * price
@@ -275,7 +276,7 @@ def _lend(ctx: TurnContext, tycoon: Tycoon, order: LendToRailroad) -> None:
             pos,
             order,
             reasons.NOT_ALLOWED_NOW,
-            f"{rr.code} owed ${before.owed_to_president} to position {before.lender} "
+            f"{rr.code} owed {money(before.owed_to_president)} to position {before.lender} "
             "at the start of the turn",
         )
         return
@@ -288,7 +289,7 @@ def _lend(ctx: TurnContext, tycoon: Tycoon, order: LendToRailroad) -> None:
             pos,
             order,
             reasons.CUT_TO_AFFORDABLE,
-            f"you had ${tycoon.cash}",
+            f"you had {money(tycoon.cash)}",
             cut_to=LendToRailroad(railroad=rr.code, amount=amount),
         )
     ctx.transfer(
@@ -317,7 +318,7 @@ def _collect(ctx: TurnContext, tycoon: Tycoon, order: CollectFromRailroad) -> No
             pos,
             order,
             reasons.ABOVE_MAXIMUM,
-            f"{rr.code} owed you ${rr.owed_to_president} and had ${rr.cash}",
+            f"{rr.code} owed you {money(rr.owed_to_president)} and had {money(rr.cash)}",
             cut_to=CollectFromRailroad(railroad=rr.code, amount=amount),
         )
     ctx.transfer(railroad_account(rr.code), tycoon_account(pos), amount, "loan repaid", rr.code)
@@ -352,7 +353,7 @@ def prodigal_spending(ctx: TurnContext) -> None:
                     pos,
                     order,
                     reasons.CUT_TO_AFFORDABLE,
-                    f"you had ${tycoon.cash} left",
+                    f"you had {money(tycoon.cash)} left",
                     cut_to=ProdigalSpending(amount=amount),
                 )
             ctx.transfer(tycoon_account(pos), BANK, amount, "prodigal spending")
@@ -417,7 +418,7 @@ def spying(ctx: TurnContext) -> None:
 
 def _pay_spy(ctx: TurnContext, tycoon: Tycoon, order: Order, cost: int) -> bool:
     if tycoon.cash < cost:
-        ctx.reject(tycoon.position, order, reasons.INSUFFICIENT_CASH, f"spying costs ${cost}")
+        ctx.reject(tycoon.position, order, reasons.INSUFFICIENT_CASH, f"spying costs {money(cost)}")
         return False
     ctx.transfer(tycoon_account(tycoon.position), BANK, cost, "spying")
     return True

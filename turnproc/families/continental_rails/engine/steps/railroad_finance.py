@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from turnproc.core.ledger import BANK, railroad_account
+from turnproc.core.money import money
 from turnproc.families.continental_rails.engine import reasons
 from turnproc.families.continental_rails.engine.climate_table import ClimateTable
 from turnproc.families.continental_rails.engine.context import TurnContext
@@ -127,12 +128,27 @@ def president_orders(ctx: TurnContext, *kinds: str) -> Iterator[tuple[int, Order
     """10.2 Railroad orders of these kinds, in position order and then as written.
 
     Orders naming an unknown railroad, or given by someone who is not its
-    president, are rejected here and never yielded.
+    president, are rejected here and never yielded; so are orders of a
+    railroad merged away earlier in the turn (4.13), saying so.
     """
+    merged_into: dict[str, str] | None = None
     for position, order in ctx.orders_of_kind(*kinds):
         code = getattr(order, "railroad", "")
         rr = ctx.state.railroads.get(code)
         if rr is None:
+            if merged_into is None:
+                merged_into = ctx.merged_into()
+            survivor = merged_into.get(code) or ctx.state.absorbed_by(code)
+            if survivor is not None:
+                when = " this turn" if code in merged_into else ""
+                ctx.reject(
+                    position,
+                    order,
+                    reasons.MERGED_AWAY,
+                    f"{code} merged into {survivor}{when}; this order was not carried "
+                    f"out: {survivor}'s orders apply to the merged railroad.",
+                )
+                continue
             ctx.reject(
                 position,
                 order,
@@ -295,7 +311,7 @@ def _issue_stock(
             position,
             order,
             reasons.NOT_ALLOWED_NOW,
-            f"No new stock while {rr.code} trades below ${params.min_price}.",
+            f"No new stock while {rr.code} trades below {money(params.min_price)}.",
         )
         return
     limit = max_new_shares(ctx.scenario, rr, ctx.start.climate, ctx.turn)
@@ -338,7 +354,7 @@ def _bonds(ctx: TurnContext, position: int, order: IssueBonds, rr: Railroad) -> 
             position,
             order,
             reasons.ABOVE_MAXIMUM,
-            f"{rr.code} is at its bond limit (${rr.bonds + room}); build track to raise it.",
+            f"{rr.code} is at its bond limit ({money(rr.bonds + room)}); build track to raise it.",
         )
         return
     if amount < order.amount:
@@ -346,7 +362,7 @@ def _bonds(ctx: TurnContext, position: int, order: IssueBonds, rr: Railroad) -> 
             position,
             order,
             reasons.ABOVE_MAXIMUM,
-            f"{rr.code} may issue at most ${room} more bonds.",
+            f"{rr.code} may issue at most {money(room)} more bonds.",
             cut_to=IssueBonds(railroad=rr.code, amount=amount),
         )
     issue_bonds(ctx, rr, amount, "bonds_issued")
@@ -364,7 +380,8 @@ def _redeem(ctx: TurnContext, position: int, order: RedeemBonds, rr: Railroad) -
             position,
             order,
             reasons.CUT_TO_AFFORDABLE,
-            f"{rr.code} could redeem only ${amount} (bonds ${rr.bonds}, cash ${rr.cash}).",
+            f"{rr.code} could redeem only {money(amount)} "
+            f"(bonds {money(rr.bonds)}, cash {money(rr.cash)}).",
             cut_to=RedeemBonds(railroad=rr.code, amount=amount),
         )
     ctx.transfer(railroad_account(rr.code), BANK, amount, "bonds redeemed", ref=rr.code)
@@ -382,7 +399,7 @@ def _loan(ctx: TurnContext, position: int, order: TakeShortLoan, rr: Railroad) -
             position,
             order,
             reasons.ABOVE_MAXIMUM,
-            f"The bank lends {rr.code} no more (limit ${rr.loan + room}).",
+            f"The bank lends {rr.code} no more (limit {money(rr.loan + room)}).",
         )
         return
     if amount < order.amount:
@@ -390,7 +407,7 @@ def _loan(ctx: TurnContext, position: int, order: TakeShortLoan, rr: Railroad) -
             position,
             order,
             reasons.ABOVE_MAXIMUM,
-            f"The bank lends {rr.code} at most ${room} more.",
+            f"The bank lends {rr.code} at most {money(room)} more.",
             cut_to=TakeShortLoan(railroad=rr.code, amount=amount),
         )
     take_loan(ctx, rr, amount, "loan_taken")
@@ -408,7 +425,8 @@ def _repay(ctx: TurnContext, position: int, order: RepayShortLoan, rr: Railroad)
             position,
             order,
             reasons.CUT_TO_AFFORDABLE,
-            f"{rr.code} could repay only ${amount} (loan ${rr.loan}, cash ${rr.cash}).",
+            f"{rr.code} could repay only {money(amount)} "
+            f"(loan {money(rr.loan)}, cash {money(rr.cash)}).",
             cut_to=RepayShortLoan(railroad=rr.code, amount=amount),
         )
     ctx.transfer(railroad_account(rr.code), BANK, amount, "short loan repaid", ref=rr.code)

@@ -1,11 +1,12 @@
 """Rights-of-way: bids, political influence, building, land (rules 4.6, 4.7, 4.9, 7)."""
 
 import re
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel
 
 from turnproc.core.ledger import BANK, railroad_account
+from turnproc.core.money import money
 from turnproc.families.continental_rails.engine import network, reasons
 from turnproc.families.continental_rails.engine.context import TurnContext
 from turnproc.families.continental_rails.engine.events import Event
@@ -85,6 +86,12 @@ class RoWBuilt(Event):
     bonds: int = 0  # part of the cost financed by new bonds
     loan: int = 0  # part financed by a short loan
     land_granted: int = 0  # acres (7)
+    # What the cost was made of (`building_terms`); 0: not recorded.
+    miles: int = 0
+    per_mile: int = 0
+    terrain_percent: int = 0
+    climate_percent: int = 0
+    towns_cost: int = 0
     news_order = 60
 
 
@@ -122,6 +129,41 @@ def _track_cost(scenario: Scenario, code: str, climate: int) -> int:
         route_state(scenario, code), params.default_terrain_percent
     )
     return route.length * params.cost_per_mile * terrain * params.climate_percent[climate]
+
+
+class BuildingTerms(NamedTuple):
+    """4.6 What building a RoW costs is made of: miles x per mile x terrain% x
+    climate%, plus the towns' part."""
+
+    miles: int
+    per_mile: int
+    terrain_percent: int
+    climate_percent: int
+    towns_cost: int
+
+    def words(self) -> str:
+        """The terms as the turnsheet, the receipt and the report write them."""
+        return (
+            f"{self.miles:,} miles × {money(self.per_mile)} × {self.terrain_percent}% terrain "
+            f"× {self.climate_percent}% climate + {money(self.towns_cost)} for the towns"
+        )
+
+
+def building_terms(scenario: Scenario, code: str, climate: int) -> BuildingTerms:
+    """4.6 The terms `building_cost` multiplies out, for saying why a RoW costs
+    what it costs (terrain by state, the starting climate, the towns)."""
+    params = building_params(scenario).building
+    route = scenario.routes[code]
+    value = sum(scenario.towns[t].value for t in route.towns if t in scenario.towns)
+    return BuildingTerms(
+        miles=route.length,
+        per_mile=params.cost_per_mile,
+        terrain_percent=params.terrain_percent.get(
+            route_state(scenario, code), params.default_terrain_percent
+        ),
+        climate_percent=params.climate_percent[climate],
+        towns_cost=value * params.town_cost_per_value,
+    )
 
 
 def building_cost(scenario: Scenario, code: str, climate: int) -> int:
@@ -225,7 +267,7 @@ def row_auction(ctx: TurnContext) -> None:
                 position,
                 order,
                 reasons.BELOW_MINIMUM,
-                f"The smallest bid for {route.code} is ${minimum}.",
+                f"The smallest bid for {route.code} is {money(minimum)}.",
             )
             continue
         bids.setdefault(route.code, []).append(
@@ -276,8 +318,12 @@ def _settle(ctx: TurnContext, code: str, bids: list[_Bid], draw: float) -> None:
                 bid.position,
                 bid.order,
                 reasons.OUTBID,
-                f"{winner.railroad} won {code} with ${winner.amount}"
-                + (f" and ${winner.influence} political influence." if winner.influence else "."),
+                f"{winner.railroad} won {code} with {money(winner.amount)}"
+                + (
+                    f" and {money(winner.influence)} political influence."
+                    if winner.influence
+                    else "."
+                ),
             )
         elif problem is not None:
             ctx.reject(bid.position, bid.order, problem[0], problem[1])
@@ -324,7 +370,7 @@ def _cannot_take(
     if rr.cash < amount:
         return (
             reasons.INSUFFICIENT_CASH,
-            f"{rr.code} had ${rr.cash} when RoWs were settled; bids are paid in cash.",
+            f"{rr.code} had {money(rr.cash)} when RoWs were settled; bids are paid in cash.",
         )
     return None
 
@@ -373,8 +419,9 @@ def build_rows(ctx: TurnContext) -> None:
                 position,
                 order,
                 reasons.INSUFFICIENT_CASH,
-                f"Building {code} costs ${cost}; {rr.code} has ${rr.cash} and can borrow "
-                f"only ${cost - rr.cash - uncovered} more.",
+                f"Building {code} costs {money(cost)} "
+                f"({building_terms(ctx.scenario, code, climate).words()}); {rr.code} has "
+                f"{money(rr.cash)} and can borrow only {money(cost - rr.cash - uncovered)} more.",
             )
             continue
         ctx.transfer(railroad_account(rr.code), BANK, cost, "track built", ref=code)
@@ -390,6 +437,7 @@ def build_rows(ctx: TurnContext) -> None:
                 bonds=rr.bonds - before[0],
                 loan=rr.loan - before[1],
                 land_granted=grant,
+                **building_terms(ctx.scenario, code, climate)._asdict(),
             )
         )
 

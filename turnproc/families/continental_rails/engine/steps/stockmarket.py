@@ -17,7 +17,7 @@ margin and leaves the sale proceeds with the broker (the bank) as collateral
 until covered.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal, NamedTuple, Self
 
@@ -25,6 +25,7 @@ from pydantic import BaseModel, model_validator
 
 from turnproc.core.ledger import BANK, tycoon_account
 from turnproc.core.models import maker
+from turnproc.core.money import money
 from turnproc.families.continental_rails.engine import reasons
 from turnproc.families.continental_rails.engine.context import TurnContext
 from turnproc.families.continental_rails.engine.events import Event
@@ -230,6 +231,7 @@ def check_stock_orders_detailed(
     position: int,
     orders: Sequence[Order],
     cash: int,
+    merged_into: Mapping[str, str] | None = None,
 ) -> list[CheckedOrder]:
     """6.1 Walk a tycoon's stock orders in his own sequence, before any trading.
 
@@ -241,6 +243,8 @@ def check_stock_orders_detailed(
     sale (or a cover returning cash) adds credit. Sales are limited to the
     shares held before trading, covers to the shares owed; buys and short
     sales, with earlier ones of the same railroad, to the bid limit (6.1B).
+    `merged_into` (absorbed -> survivor): the railroads merged away this turn
+    (4.13), whose orders are refused saying where they went.
     """
     params = market_params(scenario)
     tycoon = state.tycoon(position)
@@ -260,14 +264,34 @@ def check_stock_orders_detailed(
         assert isinstance(order, (BuyStock, SellStock, ShortSell, CoverShort))
         code = order.railroad
         rr = state.railroads.get(code)
-        if rr is None:
+        # Checked before the state: the receipt's preview checks a sheet that
+        # merges a railroad against the turn's start, where it still trades.
+        survivor = (merged_into or {}).get(code)
+        if survivor is not None:
             result.append(
                 CheckedOrder(
                     order,
                     None,
                     cash,
-                    code=reasons.UNKNOWN_RAILROAD,
-                    hint=f"{code} is not an active railroad; check the stock report.",
+                    code=reasons.MERGED_AWAY,
+                    hint=f"{code} merged into {survivor} this turn, before the stock "
+                    f"market; this order was not carried out (give it for {survivor} "
+                    "next turn).",
+                )
+            )
+            continue
+        if rr is None:
+            earlier = state.absorbed_by(code)  # merged in an earlier turn
+            result.append(
+                CheckedOrder(
+                    order,
+                    None,
+                    cash,
+                    code=reasons.UNKNOWN_RAILROAD if earlier is None else reasons.MERGED_AWAY,
+                    hint=f"{code} is not an active railroad; check the stock report."
+                    if earlier is None
+                    else f"{code} has merged into {earlier}; this order was not carried out "
+                    f"(give it for {earlier}).",
                 )
             )
             continue
@@ -357,7 +381,7 @@ def check_stock_orders_detailed(
                     aborting = True
                     shares = affordable
                     reason = reasons.CUT_TO_AFFORDABLE if shares else reasons.INSUFFICIENT_CASH
-                    hint = f"Covering costs more than your ${cash} in cash and credit."
+                    hint = f"Covering costs more than your {money(cash)} in cash and credit."
                     if shares == 0:
                         result.append(CheckedOrder(order, None, cash, code=reason, hint=hint))
                         continue
@@ -412,7 +436,7 @@ def check_stock_orders_detailed(
             shares = min(shares, _affordable(cash, price, is_short, params))
             aborting = True
             reason = reasons.CUT_TO_AFFORDABLE if shares else reasons.INSUFFICIENT_CASH
-            hint = f"You had ${cash} in cash and credit left for this order."
+            hint = f"You had {money(cash)} in cash and credit left for this order."
         if shares == 0:
             result.append(CheckedOrder(order, None, cash, code=reason, hint=hint))
             continue
@@ -669,10 +693,11 @@ def stock_market(ctx: TurnContext) -> None:
     state = ctx.state
 
     checked: dict[int, list[CheckedOrder]] = {}
+    merged_into = ctx.merged_into()
     for tycoon in state.tycoons:
         pos = tycoon.position
         items = check_stock_orders_detailed(
-            state, ctx.scenario, pos, ctx.orders_of(pos, *STOCK_KINDS), tycoon.cash
+            state, ctx.scenario, pos, ctx.orders_of(pos, *STOCK_KINDS), tycoon.cash, merged_into
         )
         checked[pos] = items
         for item in items:
