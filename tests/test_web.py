@@ -90,6 +90,11 @@ def _press(engine: Engine) -> None:
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    yield from build_world(tmp_path_factory)
+
+
+def build_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    """The test game (the module docstring), in a fresh database of its own."""
     tmp = tmp_path_factory.mktemp("web")
     env = {
         "TURNPROC_DATABASE_URL": f"sqlite:///{tmp / 'web.db'}",
@@ -559,6 +564,7 @@ def test_a_family_brings_its_own_sections(world: World, monkeypatch: pytest.Monk
     )
     monkeypatch.setitem(sections.FAMILY_SECTIONS, "continental-rails", [whose_move])
     web = Web(world.engine, world.settings, keys.signing_key(world.settings))
+    assert web.templates.loader is not None
     web.templates.loader = ChoiceLoader(
         [
             DictLoader({"sections/whose_move.html": "<p id=move>{{ ctx.who }} moves</p>"}),

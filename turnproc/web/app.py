@@ -26,9 +26,11 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from pydantic import ValidationError
 from sqlalchemy import Engine
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.convertors import Convertor, register_url_convertor
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
@@ -38,15 +40,18 @@ from starlette.staticfiles import StaticFiles
 from turnproc.config import Settings
 from turnproc.families.continental_rails.report.maps import MapFacts
 from turnproc.families.continental_rails.report.model import PlayerReport
-from turnproc.intake.auth import FAILURE_WINDOW, failure_decision
+from turnproc.intake.auth import FAILURE_WINDOW, FAILURES_BEFORE_SILENCE
+from turnproc.mail.inbound import StoreFailed
 from turnproc.store import repository as repo
 from turnproc.store.models import Game, Player, Report
 from turnproc.web import g18xx, keys, orders, pages
 from turnproc.web.limits import Limit, RateLimiter
+from turnproc.web.reading import read_only_engine
 from turnproc.web.sections import sections_for
 
 HERE = Path(__file__).resolve().parent
 MAX_BODY_BYTES = 128 * 1024  # a turnsheet is a few KB
+BUSY_RETRY_SECONDS = 10  # Retry-After when the database is busy
 CSRF_COOKIE = "turnproc_csrf"
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
@@ -68,12 +73,27 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
-class _TooLarge(Exception):
-    pass
+class IdConvertor(Convertor[int]):
+    """A path's id or turn number: at most 18 digits, so every id the route
+    takes fits the database's 64-bit integers (a longer one is not found)."""
+
+    regex = "[0-9]{1,18}"
+
+    def convert(self, value: str) -> int:
+        return int(value)
+
+    def to_string(self, value: int) -> str:
+        return str(value)
+
+
+register_url_convertor("id", IdConvertor())
 
 
 class Guard:
-    """ASGI middleware: security headers on every response, bounded request bodies."""
+    """ASGI middleware: security headers on every response, bounded request
+    bodies (413, whether the length is announced or the body comes chunked),
+    and a path with a trailing slash sent to the path without it by a relative
+    redirect (an absolute one would name whatever host the request gave)."""
 
     def __init__(self, app: ASGIApp, max_body: int = MAX_BODY_BYTES) -> None:
         self.app = app
@@ -83,25 +103,38 @@ class Guard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        private = scope["path"].startswith("/play/")
+        path = scope["path"]
+        private = path.startswith("/play/")
         for name, value in scope.get("headers", []):
             if name == b"content-length" and (not value.isdigit() or int(value) > self.max_body):
                 await _plain(send, 413, "request too large")
                 return
+        if path != "/" and path.endswith("/") and scope["method"] in ("GET", "HEAD"):
+            # "/" + the path without its slashes: never "//host", which a browser reads as a site.
+            await _plain(send, 308, "moved", [(b"location", ("/" + path.strip("/")).encode())])
+            return
         seen = 0
         started = False
+        refused = False  # the body went over the limit: 413 sent, the rest dropped
 
         async def bounded() -> Message:
-            nonlocal seen
+            nonlocal seen, refused
+            if refused:
+                return {"type": "http.disconnect"}
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.max_body:
-                    raise _TooLarge
+                    refused = True
+                    if not started:
+                        await _plain(send, 413, "request too large")
+                    return {"type": "http.disconnect"}
             return message
 
         async def headed(message: Message) -> None:
             nonlocal started
+            if refused:
+                return  # the 413 is the answer
             if message["type"] == "http.response.start":
                 started = True
                 headers = [
@@ -117,13 +150,16 @@ class Guard:
 
         try:
             await self.app(scope, bounded, headed)
-        except _TooLarge:
-            if not started:
-                await _plain(send, 413, "request too large")
+        except Exception:
+            if not refused:
+                raise
+            # The application saw its client go away when the body was cut off.
 
 
-async def _plain(send: Send, status: int, text: str) -> None:
-    headers = [(b"content-type", b"text/plain; charset=utf-8")]
+async def _plain(
+    send: Send, status: int, text: str, extra: list[tuple[bytes, bytes]] | None = None
+) -> None:
+    headers = [(b"content-type", b"text/plain; charset=utf-8"), *(extra or [])]
     headers += [(k.encode(), v.encode()) for k, v in HEADERS.items()]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": text.encode()})
@@ -141,7 +177,15 @@ class Web:
     submits: RateLimiter = field(default_factory=lambda: RateLimiter(Limit(10, 600)))
     clients: RateLimiter = field(default_factory=lambda: RateLimiter(Limit(300, 60)))
     bad_links: RateLimiter = field(default_factory=lambda: RateLimiter(Limit(20, 600)))
+    # Refused sheets per link and client address, as the mail intake counts
+    # them per sender: a stranger's refusals never stop the player's form.
+    refused: RateLimiter = field(
+        default_factory=lambda: RateLimiter(
+            Limit(FAILURES_BEFORE_SILENCE, FAILURE_WINDOW.total_seconds())
+        )
+    )
     templates: Environment = field(init=False)
+    reader: Engine = field(init=False)
 
     def __post_init__(self) -> None:
         self.templates = Environment(
@@ -152,13 +196,15 @@ class Web:
         )
         self.templates.globals["money"] = orders.money
         self.templates.globals["signed"] = orders.signed
+        self.reader = read_only_engine(self.engine)
 
     def page(self, name: str, status: int = 200, **context: Any) -> HTMLResponse:
         html = self.templates.get_template(name).render(**context)
         return HTMLResponse(html, status_code=status)
 
     def session(self) -> Session:
-        return Session(self.engine)
+        """A session for reading (web/reading.py: never SQLite's write lock)."""
+        return Session(self.reader)
 
 
 def _client(request: Request) -> str:
@@ -286,7 +332,29 @@ def create_app(engine: Engine, settings: Settings, web: Web | None = None) -> St
             )
             return web.page("play.html", status=400, **context)
         form_id = str(form.get("form_id", ""))
-        done = await run_in_threadpool(_submit, web, found, text, secret, form_id)
+        sender = f"{found.key}/{_client(request)}"
+        if web.refused.full(sender):
+            # As mail goes unanswered after so many refusals, the form stops
+            # taking sheets from this client (not from the player elsewhere).
+            done = orders.Submitted(
+                "refused",
+                "too many refused sheets from here in the last hour; try later",
+                "",
+                False,
+            )
+        else:
+            try:
+                done = await run_in_threadpool(_submit, web, found, text, secret, form_id)
+            except StoreFailed:
+                return _busy(web, "Your sheet was not taken: submit it again in a moment.")
+            except OperationalError:
+                return _busy(
+                    web,
+                    "Your sheet is stored; it is checked by the next mail run and its "
+                    "receipt comes by mail.",
+                )
+            if done.verdict == "refused":
+                web.refused.allow(sender)
         context = await run_in_threadpool(player_context, web, found, browser, text, None, done)
         return web.page("play.html", **context)
 
@@ -341,22 +409,36 @@ def create_app(engine: Engine, settings: Settings, web: Web | None = None) -> St
         detail = exc.detail if isinstance(exc, HTTPException) else "server error"
         return web.page("error.html", status=status, message=detail)
 
+    async def busy(request: Request, exc: Exception) -> Response:
+        return _busy(web, "Try again in a moment.")
+
     routes = [
         Route("/", index),
-        Route("/games/{game_id:int}", game_page),
-        Route("/games/{game_id:int}/turns/{turn:int}", turn_page),
-        Route("/games/{game_id:int}/map/{name}.svg", public_map),
-        Route("/18xx/{game_id:int}", page_18xx),
+        Route("/games/{game_id:id}", game_page),
+        Route("/games/{game_id:id}/turns/{turn:id}", turn_page),
+        Route("/games/{game_id:id}/map/{name}.svg", public_map),
+        Route("/18xx/{game_id:id}", page_18xx),
         Route("/play/{token}", play),
         Route("/play/{token}", submit, methods=["POST"]),
         Route("/play/{token}/check", check, methods=["POST"]),
-        Route("/play/{token}/report/{turn:int}.pdf", report_pdf),
+        Route("/play/{token}/report/{turn:id}.pdf", report_pdf),
         Route("/play/{token}/map/{name}.svg", own_map),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={HTTPException: not_found})
+    app = Starlette(
+        routes=routes,
+        exception_handlers={HTTPException: not_found, OperationalError: busy},
+    )
     app.state.web = web
     return Guard(app)  # type: ignore[return-value]
+
+
+def _busy(web: Web, what: str) -> Response:
+    """503: the database is busy (a turn run or the mail intake holds it
+    longer than a page waits); never a server error."""
+    response = web.page("error.html", status=503, message=f"The games' database is busy. {what}")
+    response.headers["retry-after"] = str(BUSY_RETRY_SECONDS)
+    return response
 
 
 def _ascii(name: str) -> str:
@@ -439,23 +521,11 @@ def _check(web: Web, found: Found, text: str) -> orders.Check:
 
 
 def _submit(web: Web, found: Found, text: str, secret: str, form_id: str) -> orders.Submitted:
-    now = web.clock()
     with web.session() as session:
         game = repo.get_game(session, found.game_id)
         player = repo.get_player(session, game.id, found.position)
-        earlier = repo.recent_refusals(
-            session, since=now - FAILURE_WINDOW, game_id=game.id, position=player.position
-        )
-        if not failure_decision(earlier, now).answer:
-            # As mail goes silent after so many refusals, the form stops taking sheets.
-            return orders.Submitted(
-                "refused",
-                "too many refused sheets for your position in the last hour; try later",
-                "",
-                False,
-            )
     return orders.submit_sheet_by_web(
-        web.engine, web.settings, game, player, text, secret, form_id, now
+        web.engine, web.reader, web.settings, game, player, text, secret, form_id, web.clock()
     )
 
 

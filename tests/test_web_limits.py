@@ -1,0 +1,227 @@
+"""The web server under hostile and heavy use (docs/web.md, "Safe by default"
+and "Limits"): submissions that do not fork and never answer "database is
+locked" as a server error, refusals counted per sender, bounded ids, bodies
+and redirects, reads that never take SQLite's write lock, caches and limits
+on the heavy pages, a games index paginated with a fixed number of queries,
+and slow clients that cannot take the server down (real sockets)."""
+
+import os
+import re
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from email.message import EmailMessage
+from typing import Any
+
+import pytest
+from sqlalchemy import event
+from sqlalchemy.orm import Session
+from starlette.testclient import TestClient
+
+from tests.test_web import GAME, SECRETS, World, _app, _form, _path, build_world
+from turnproc.mail.inbound import ingest
+from turnproc.store import repository as repo
+from turnproc.store.db import create_db_engine
+from turnproc.store.models import Submission
+from turnproc.web import keys
+from turnproc.web.app import Web, create_app
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    yield from build_world(tmp_path_factory)
+
+
+def _client(app: Any, address: str = "testclient") -> TestClient:
+    return TestClient(app, raise_server_exceptions=False, client=(address, 50000))
+
+
+def _sqlite_path(world: World) -> str:
+    database = world.engine.url.database
+    assert database is not None
+    return database
+
+
+@contextmanager
+def write_lock(world: World) -> Iterator[None]:
+    """Another process's writer holding SQLite's write lock (a turn run, a mail
+    ingest) for as long as the block runs."""
+    other = sqlite3.connect(_sqlite_path(world), isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+
+
+def _impatient(world: World) -> Any:
+    """The test world's application over an engine that waits for SQLite's
+    lock a fifth of a second, not thirty: a locked database shows at once."""
+    engine = create_db_engine(str(world.engine.url))
+
+    @event.listens_for(engine, "connect")
+    def _short_wait(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.execute("PRAGMA busy_timeout=200")
+
+    web = Web(engine, world.settings, keys.signing_key(world.settings))
+    return create_app(engine, world.settings, web)
+
+
+# --- bounded ids, redirects and bodies ------------------------------------------------------
+
+
+def test_an_id_too_large_for_the_database_is_not_found(world: World) -> None:
+    with _client(_app(world)) as client:
+        for path in (
+            "/games/99999999999999999999999",
+            f"/games/{world.game_id}/turns/99999999999999999999999",
+            "/games/99999999999999999999999/map/1-0.svg",
+            "/18xx/99999999999999999999999",
+        ):
+            page = client.get(path)
+            assert page.status_code == 404, path
+            assert "Traceback" not in page.text
+
+
+def test_a_redirect_never_names_the_host_the_request_gave(world: World) -> None:
+    with _client(_app(world)) as client:
+        page = client.get(
+            f"/games/{world.game_id}/",
+            headers={"host": "evil.example"},
+            follow_redirects=False,
+        )
+    assert page.status_code in (308, 404)
+    assert all("evil.example" not in value for value in page.headers.values())
+    if page.status_code == 308:
+        assert page.headers["location"] == f"/games/{world.game_id}"
+    with _client(_app(world)) as client:
+        page = client.get("//evil.example/", follow_redirects=False)
+    assert not page.headers.get("location", "/").startswith("//")
+
+
+def test_a_chunked_body_over_the_limit_is_413(world: World) -> None:
+    with _client(_app(world)) as client:
+        bob = _path(world.link(2))
+        fields = _form(client.get(bob).text)
+
+        def chunks() -> Iterator[bytes]:
+            yield f"form_id={fields['form_id']}&csrf={fields['csrf']}&sheet=".encode()
+            for _ in range(40):
+                yield b"x" * 4096
+
+        page = client.post(
+            f"{bob}/check",
+            content=chunks(),
+            headers={"content-type": "application/x-www-form-urlencoded"},
+        )
+    assert page.status_code == 413
+
+
+# --- submissions: no fork, no "database is locked" -------------------------------------------
+
+
+def test_a_web_submission_does_not_fork(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fork from the threaded server copies locks other threads hold; the
+    child then waits on them for ever (docs/web.md: no fork)."""
+    forks = []
+
+    def no_fork() -> int:
+        forks.append(1)
+        raise AssertionError("the web server forked")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    with _client(_app(world)) as client:
+        bob = _path(world.link(2))
+        fields = _form(client.get(bob).text)
+        sheet = f"TURNSHEET game: {GAME} turn: 3 player: 2\nEND\n"
+        data = {**fields, "sheet": sheet, "secret": SECRETS[2], "action": "submit"}
+        done = client.post(bob, data=data)
+    assert forks == []
+    assert done.status_code == 200 and 'data-verdict="accepted"' in done.text
+
+
+def test_a_locked_database_is_busy_not_a_server_error(world: World) -> None:
+    app = _impatient(world)
+    bob = _path(world.link(2))
+    before = world.count(Submission)
+    with _client(app) as client, write_lock(world):
+        page = client.get(bob)
+        assert page.status_code == 200, "reading the page needs no write lock"
+        fields = _form(page.text)
+        sheet = f"TURNSHEET game: {GAME} turn: 3 player: 2\nEND\n"
+        data = {**fields, "sheet": sheet, "secret": SECRETS[2], "action": "submit"}
+        done = client.post(bob, data=data)
+    assert done.status_code == 503
+    assert done.headers.get("retry-after")
+    assert "busy" in done.text and "submit it again" in done.text
+    assert "locked" not in done.text and "Traceback" not in done.text
+    assert world.count(Submission) == before  # nothing stored: sending again is safe
+
+
+def test_reading_pages_never_takes_the_write_lock(world: World) -> None:
+    app = _impatient(world)
+    cy = _path(world.link(3))
+    with _client(app) as client, write_lock(world):
+        for path in (
+            "/",
+            f"/games/{world.game_id}",
+            f"/games/{world.game_id}/turns/1",
+            f"/games/{world.game_id}/map/1-1.svg",
+            cy,
+            cy + "/report/1.pdf",
+            cy + "/map/1-0.svg",
+        ):
+            assert client.get(path).status_code == 200, path
+
+
+# --- refusals per sender -----------------------------------------------------------------------
+
+
+def _forged_sheet(position: int, number: int) -> bytes:
+    message = EmailMessage()
+    message["From"] = f"stranger{number}@example.net"
+    message["To"] = "moderator@example.org"
+    message["Subject"] = "orders"
+    message["Message-ID"] = f"<forged-{position}-{number}@example.net>"
+    message.set_content(f"TURNSHEET game: {GAME} turn: 3 player: {position} secret: x{number}\n")
+    return message.as_bytes()
+
+
+def test_strangers_refused_sheets_do_not_block_the_players_form(world: World) -> None:
+    for number in range(6):
+        outcome = ingest(world.engine, _forged_sheet(2, number), "test", keys.utcnow())
+        assert outcome.verdict in ("refused", "ignored"), outcome
+    assert world.count(Submission, game_id=world.game_id, position=2, verdict="refused") >= 5
+    with _client(_app(world)) as client:
+        bob = _path(world.link(2))
+        fields = _form(client.get(bob).text)
+        sheet = f"TURNSHEET game: {GAME} turn: 3 player: 2\nEND\n"
+        data = {**fields, "sheet": sheet, "secret": SECRETS[2], "action": "submit"}
+        done = client.post(bob, data=data)
+    assert 'data-verdict="accepted"' in done.text, re.findall(r"refusal.{0,200}", done.text)
+
+
+def test_a_strangers_refused_forms_do_not_block_the_player(world: World) -> None:
+    """The form counts refused sheets per client: another address that holds
+    the link and guesses is stopped, the player is not."""
+    app = _app(world)
+    cy = _path(world.link(3))
+    sheet = f"TURNSHEET game: {GAME} turn: 3 player: 3\nEND\n"
+    with _client(app, "203.0.113.9") as stranger:
+        pages = []
+        for attempt in range(7):
+            fields = _form(stranger.get(cy).text)
+            data = {**fields, "sheet": sheet, "secret": f"guess-{attempt}", "action": "submit"}
+            pages.append(stranger.post(cy, data=data).text)
+    assert "too many refused" in pages[-1]
+    with Session(world.engine) as session:
+        game = repo.get_game(session, world.game_id)
+        locked = repo.get_player(session, game.id, 3).secret_locked_at is not None
+    with _client(app, "198.51.100.7") as player:
+        fields = _form(player.get(cy).text)
+        data = {**fields, "sheet": sheet, "secret": SECRETS[3], "action": "submit"}
+        page = player.post(cy, data=data).text
+    assert "too many refused" not in page
+    if not locked:  # the intake's lock-out against guessing is the intake's own rule
+        assert 'data-verdict="accepted"' in page
