@@ -11,20 +11,23 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from email.message import EmailMessage
+from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import event
+from sqlalchemy import Engine, event
 from sqlalchemy.orm import Session
 from starlette.testclient import TestClient
 
 from tests.test_web import GAME, SECRETS, World, _app, _form, _path, build_world
+from turnproc.config import Settings
 from turnproc.mail.inbound import ingest
 from turnproc.store import repository as repo
-from turnproc.store.db import create_db_engine
-from turnproc.store.models import Submission
+from turnproc.store.db import create_db_engine, open_database
+from turnproc.store.models import Game, Player, Submission
 from turnproc.web import keys
 from turnproc.web.app import Web, create_app
+from turnproc.web.index import PER_PAGE
 
 
 @pytest.fixture(scope="module")
@@ -225,3 +228,67 @@ def test_a_strangers_refused_forms_do_not_block_the_player(world: World) -> None
     assert "too many refused" not in page
     if not locked:  # the intake's lock-out against guessing is the intake's own rule
         assert 'data-verdict="accepted"' in page
+
+
+# --- the games index -------------------------------------------------------------------------
+
+
+def _site_with_games(tmp_path: Path, count: int) -> tuple[Engine, Settings]:
+    """A database holding `count` Continental Rails games of three players each."""
+    url = f"sqlite:///{tmp_path / f'games-{count}.db'}"
+    engine = open_database(url)
+    now = keys.utcnow()
+    with Session(engine) as session, session.begin():
+        for number in range(count):
+            game = Game(
+                name=f"g{number}", scenario="continental-rails", seed=number, created_at=now
+            )
+            session.add(game)
+            session.flush()
+            for position in (1, 2, 3):
+                session.add(
+                    Player(game_id=game.id, position=position, character=f"C{number}-{position}")
+                )
+    return engine, Settings(database_url=url, web_secret_key="t" * 40)
+
+
+def _statements(engine: Engine, settings: Settings, path: str) -> tuple[int, str]:
+    web = Web(engine, settings, keys.signing_key(settings))
+    seen: list[str] = []
+
+    def count(*args: Any) -> None:
+        seen.append(args[2])
+
+    for each in {engine, web.reader}:
+        event.listen(each, "before_cursor_execute", count)
+    try:
+        with _client(create_app(engine, settings, web)) as client:
+            page = client.get(path)
+    finally:
+        for each in {engine, web.reader}:
+            event.remove(each, "before_cursor_execute", count)
+    assert page.status_code == 200, page.text[:500]
+    return len(seen), page.text
+
+
+def test_the_games_index_reads_a_page_with_a_fixed_number_of_queries(tmp_path: Path) -> None:
+    few, few_page = _statements(*_site_with_games(tmp_path, 10), "/")
+    many, many_page = _statements(*_site_with_games(tmp_path, 200), "/")
+    assert few == many
+    assert few_page.count('<a href="/games/') == 10
+    assert many_page.count('<a href="/games/') == PER_PAGE
+    assert "C199-1, C199-2, C199-3" in many_page  # newest first
+    assert 'href="/?page=2"' in many_page
+
+
+def test_the_games_index_pages_through_every_game(tmp_path: Path) -> None:
+    engine, settings = _site_with_games(tmp_path, 120)
+    with _client(create_app(engine, settings)) as client:
+        shown = []
+        for page in (1, 2, 3):
+            text = client.get(f"/?page={page}").text
+            shown += re.findall(r'<a href="/games/(\d+)">', text)
+        assert sorted(map(int, shown)) == list(range(1, 121))
+        assert client.get("/?page=4").status_code == 404
+        assert client.get("/?page=x").status_code == 404
+        assert client.get("/?page=99999999999999999999").status_code == 404

@@ -45,6 +45,7 @@ from turnproc.mail.inbound import StoreFailed
 from turnproc.store import repository as repo
 from turnproc.store.models import Game, Player, Report
 from turnproc.web import g18xx, keys, orders, pages
+from turnproc.web.index import NoSuchPage, index_page
 from turnproc.web.limits import Limit, RateLimiter
 from turnproc.web.reading import read_only_engine
 from turnproc.web.sections import sections_for
@@ -241,9 +242,16 @@ def create_app(engine: Engine, settings: Settings, web: Web | None = None) -> St
     web = web or Web(engine, settings, keys.signing_key(settings))
 
     async def index(request: Request) -> Response:
+        asked = request.query_params.get("page", "1")
+        if not (asked.isdigit() and len(asked) <= 9):
+            raise HTTPException(404, "no such page of the games")
+
         def build() -> dict[str, Any]:
             with web.session() as session:
-                return {"games": pages.games_index(session), "games18xx": g18xx.index(session)}
+                try:
+                    return {"index": index_page(session, int(asked))}
+                except NoSuchPage:
+                    raise HTTPException(404, "no such page of the games") from None
 
         return web.page("index.html", **await run_in_threadpool(build))
 

@@ -3,7 +3,6 @@ the companies and the players, all public in these games. The game is the
 replay of its stored moves (turnproc/store/g18xx.py)."""
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -12,36 +11,8 @@ from turnproc.store import g18xx as store
 from turnproc.store.models import Game18xx
 
 
-@dataclass
-class Line18xx:
-    """One 18xx game on the index."""
-
-    id: int
-    name: str
-    title: str
-    status: str
-    to_move: str
-
-
 def _names(row: Game18xx) -> dict[int, str]:
     return {int(p["id"]): str(p.get("name") or p["id"]) for p in json.loads(row.players)}
-
-
-def index(session: Session) -> list[Line18xx]:
-    lines = []
-    for row in store.games(session):
-        game = store.load(session, row.name).game
-        who = game.to_move()
-        lines.append(
-            Line18xx(
-                id=row.id,
-                name=row.name,
-                title=row.title,
-                status=row.status,
-                to_move=_names(row).get(who, str(who)) if who is not None else "",
-            )
-        )
-    return lines
 
 
 def page(session: Session, game_id: int) -> dict[str, Any] | None:

@@ -237,39 +237,8 @@ def _geography(scenario: str, page: int, bbox: BBox | None) -> str:
     return canvas.body()
 
 
-@dataclass
-class GameLine:
-    """One game on the index."""
-
-    id: int
-    name: str
-    scenario: str
-    turn: int
-    status: str
-    deadline: str
-    characters: list[str]
-
-
 def when(game: Game) -> str:
     return f"{game.deadline:%Y-%m-%d %H:%M} UTC" if game.deadline else ""
-
-
-def games_index(session: Session) -> list[GameLine]:
-    lines = []
-    for game in repo.list_games(session):
-        players = repo.players(session, game.id)
-        lines.append(
-            GameLine(
-                id=game.id,
-                name=game.name,
-                scenario=scenario_for(game.scenario).title,
-                turn=game.current_turn,
-                status=game.status,
-                deadline=when(game),
-                characters=[p.character for p in players],
-            )
-        )
-    return lines
 
 
 @dataclass
