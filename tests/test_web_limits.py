@@ -292,3 +292,76 @@ def test_the_games_index_pages_through_every_game(tmp_path: Path) -> None:
         assert client.get("/?page=4").status_code == 404
         assert client.get("/?page=x").status_code == 404
         assert client.get("/?page=99999999999999999999").status_code == 404
+
+
+# --- heavy pages: kept once made, limited per client -------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def longer_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    """The test game after four turns: more map pages than the cache once held."""
+    yield from build_world(tmp_path_factory, turns=4)
+
+
+def test_every_map_page_is_drawn_once(longer_world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A visitor walking through every turn's maps, public and his own, is
+    served the second time from what was drawn the first."""
+    world = longer_world
+    from turnproc.web import pages
+
+    drawn = []
+    for name in ("draw_page", "draw_framed_page"):
+        original = getattr(pages, name)
+
+        def counted(*args: Any, _original: Any = original, **kwargs: Any) -> Any:
+            drawn.append(1)
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(pages, name, counted)
+    with Session(world.engine) as session:
+        turns = {p: repo.report_turns(session, world.game_id, p) for p in (1, 2, 3)}
+    paths = [f"/games/{world.game_id}/map/{t}-{p}.svg" for t in range(5) for p in (0, 1, 2)]
+    for position, reported in turns.items():
+        link = _path(world.link(position))
+        paths += [f"{link}/map/{t}-{p}.svg" for t in reported for p in (0, 1, 2)]
+    with _client(_app(world)) as client:
+        found = [path for path in paths if client.get(path).status_code == 200]
+        assert len(found) > 32, "fewer map pages than the old cache held: the test shows nothing"
+        first = len(drawn)
+        assert [client.get(path).status_code for path in found] == [200] * len(found)
+    assert len(drawn) == first
+
+
+def test_a_report_pdf_is_rendered_once(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    from turnproc.pipeline import reports
+
+    rendered = []
+    original = reports.report_pdfs
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        rendered.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(reports, "report_pdfs", counted)
+    bob = _path(world.link(2))
+    with _client(_app(world)) as client:
+        first = client.get(f"{bob}/report/1.pdf")
+        second = client.get(f"{bob}/report/1.pdf")
+    assert first.status_code == second.status_code == 200
+    assert first.content == second.content
+    assert len(rendered) <= 1
+
+
+def test_maps_and_pdfs_are_limited_per_client(world: World) -> None:
+    from turnproc.web.limits import Limit
+
+    bob = _path(world.link(2))
+    app = _app(world, heavy=Limit(3, 60))
+    with _client(app, "203.0.113.5") as client:
+        codes = [client.get(f"/games/{world.game_id}/map/1-{p}.svg").status_code for p in (0, 1)]
+        codes.append(client.get(f"{bob}/report/1.pdf").status_code)
+        codes.append(client.get(f"{bob}/map/1-0.svg").status_code)
+        codes.append(client.get(f"/games/{world.game_id}/map/2-0.svg").status_code)
+    assert codes == [200, 200, 200, 429, 429]
+    with _client(app, "198.51.100.5") as other:
+        assert other.get(f"/games/{world.game_id}/map/2-0.svg").status_code == 200

@@ -178,6 +178,9 @@ class Web:
     submits: RateLimiter = field(default_factory=lambda: RateLimiter(Limit(10, 600)))
     clients: RateLimiter = field(default_factory=lambda: RateLimiter(Limit(300, 60)))
     bad_links: RateLimiter = field(default_factory=lambda: RateLimiter(Limit(20, 600)))
+    # Maps and PDFs per client address: drawn or rendered once and then kept,
+    # but a client walking through every turn of every game makes them all.
+    heavy: RateLimiter = field(default_factory=lambda: RateLimiter(Limit(120, 60)))
     # Refused sheets per link and client address, as the mail intake counts
     # them per sender: a stranger's refusals never stop the player's form.
     refused: RateLimiter = field(
@@ -273,9 +276,14 @@ def create_app(engine: Engine, settings: Settings, web: Web | None = None) -> St
         game_id, turn = int(request.path_params["game_id"]), int(request.path_params["turn"])
         return web.page("turn.html", **await run_in_threadpool(turn_context, web, game_id, turn))
 
+    def heavy(request: Request) -> None:
+        if not web.heavy.allow(_client(request)):
+            raise HTTPException(429, "Too many maps and reports asked for: wait a minute.")
+
     async def public_map(request: Request) -> Response:
         game_id = int(request.path_params["game_id"])
         turn, page = _turn_of(request.path_params["name"])
+        heavy(request)
 
         def build() -> str:
             with web.session() as session:
@@ -369,6 +377,7 @@ def create_app(engine: Engine, settings: Settings, web: Web | None = None) -> St
     async def report_pdf(request: Request) -> Response:
         found = await run_in_threadpool(_player, web, request)
         turn = int(request.path_params["turn"])
+        heavy(request)
 
         def load() -> bytes | None:
             from turnproc.pipeline.reports import report_pdfs
@@ -377,8 +386,12 @@ def create_app(engine: Engine, settings: Settings, web: Web | None = None) -> St
                 report = repo.get_report(session, found.game_id, turn, found.position)
                 if report is None or report.pdf is not None:
                     return report.pdf if report is not None else None
-                # Kept by its digest only: rendered again from the stored facts.
-                return report_pdfs(session, [report]).get(report.id)
+
+                def render() -> bytes | None:
+                    # Kept by its digest only: rendered again from the stored facts.
+                    return report_pdfs(session, [report]).get(report.id)
+
+                return pages.PDFS.get((report.id, report.pdf_sha256), render)
 
         pdf = await run_in_threadpool(load)
         if pdf is None:
@@ -393,6 +406,7 @@ def create_app(engine: Engine, settings: Settings, web: Web | None = None) -> St
     async def own_map(request: Request) -> Response:
         found = await run_in_threadpool(_player, web, request)
         turn, page = _turn_of(request.path_params["name"])
+        heavy(request)
 
         def build() -> str:
             with web.session() as session:
@@ -407,7 +421,9 @@ def create_app(engine: Engine, settings: Settings, web: Web | None = None) -> St
                 key = ("player", found.position, *pages.turn_key(session, game, turn))
                 title = _map_title(game.scenario, report, turn, page)
                 title += ", your lines on a yellow band"
-                return pages.map_svg(game.scenario, key, report, page, title)
+                return pages.map_svg(
+                    game.scenario, key, report, page, title, cache=pages.PLAYER_MAPS
+                )
 
         svg = await run_in_threadpool(build)
         return Response(svg, media_type="image/svg+xml")
