@@ -7,7 +7,10 @@ and slow clients that cannot take the server down (real sockets)."""
 
 import os
 import re
+import socket
 import sqlite3
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from email.message import EmailMessage
@@ -28,6 +31,7 @@ from turnproc.store.models import Game, Player, Submission
 from turnproc.web import keys
 from turnproc.web.app import Web, create_app
 from turnproc.web.index import PER_PAGE
+from turnproc.web.serve import PER_CLIENT, Guards, server_config
 
 
 @pytest.fixture(scope="module")
@@ -365,3 +369,101 @@ def test_maps_and_pdfs_are_limited_per_client(world: World) -> None:
     assert codes == [200, 200, 200, 429, 429]
     with _client(app, "198.51.100.5") as other:
         assert other.get(f"/games/{world.game_id}/map/2-0.svg").status_code == 200
+
+
+# --- slow clients: real sockets on 127.0.0.x ----------------------------------------------------
+
+SLOW_CLIENTS = 200
+PARTIAL = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: slow"
+
+
+@contextmanager
+def _serving(world: World, guards: Guards) -> Iterator[int]:
+    """The test world's application served by `turnproc web`'s own server
+    configuration on a free port of 127.0.0.1."""
+    import uvicorn
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    config = server_config(_app(world), "127.0.0.1", port, guards)
+    config.log_level = "warning"
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "the web server did not start"
+        time.sleep(0.05)
+    try:
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(timeout=15)
+
+
+def _connect(source: str, port: int) -> socket.socket:
+    """A connection to the server from the loopback address `source`."""
+    sock = socket.socket()
+    sock.settimeout(20)
+    sock.bind((source, 0))
+    sock.connect(("127.0.0.1", port))
+    return sock
+
+
+def _status(source: str, port: int) -> int:
+    with _connect(source, port) as sock:
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        answer = b""
+        while b"\r\n" not in answer:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+    return int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/1.1 ") else 0
+
+
+def _closed(sock: socket.socket) -> bool:
+    """Whether the server closed `sock` (waiting at most its timeout)."""
+    try:
+        return sock.recv(4096) == b""
+    except ConnectionResetError:
+        return True
+    except TimeoutError:
+        return False
+
+
+def test_slow_clients_do_not_take_the_server_down(world: World) -> None:
+    """200 connections that never finish their request, from one address and
+    from twenty, and the pages still answer everyone else."""
+    slow: list[socket.socket] = []
+    with _serving(world, Guards(read_seconds=600)) as port:
+        try:
+            for number in range(SLOW_CLIENTS):
+                source = "127.0.0.2" if number % 2 else f"127.0.1.{number % 20 + 1}"
+                sock = _connect(source, port)
+                sock.sendall(PARTIAL)
+                slow.append(sock)
+            assert _status("127.0.0.3", port) == 200
+            one_address = [s for i, s in enumerate(slow) if i % 2]
+            cut = sum(1 for sock in one_address[PER_CLIENT:] if _closed(sock))
+            assert cut == len(one_address) - PER_CLIENT, "one address holds more than its share"
+        finally:
+            for sock in slow:
+                sock.close()
+
+
+def test_a_request_that_does_not_arrive_in_time_is_cut_off(world: World) -> None:
+    bob = _path(world.link(2))  # the form's page reads the body it is sent
+    with _serving(world, Guards(read_seconds=1)) as port:
+        with _connect("127.0.0.4", port) as header:
+            header.sendall(PARTIAL)
+            assert _closed(header), "a header sent slower than the limit kept its connection"
+        with _connect("127.0.0.4", port) as body:
+            body.sendall(
+                f"POST {bob} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n"
+                "Content-Type: application/x-www-form-urlencoded\r\n\r\n".encode()
+                + b"sheet=xxxx"
+            )
+            assert _closed(body), "a body sent slower than the limit kept its connection"
+        assert _status("127.0.0.4", port) == 200
