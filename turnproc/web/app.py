@@ -33,7 +33,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.convertors import Convertor, register_url_convertor
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
+from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -43,7 +43,7 @@ from turnproc.families.continental_rails.report.model import PlayerReport
 from turnproc.intake.auth import FAILURE_WINDOW, FAILURES_BEFORE_SILENCE
 from turnproc.mail.inbound import StoreFailed
 from turnproc.store import repository as repo
-from turnproc.store.models import Game, Player, Report
+from turnproc.store.models import Game, Game18xx, Player, Report
 from turnproc.web import g18xx, keys, orders, pages
 from turnproc.web.index import NoSuchPage, index_page
 from turnproc.web.limits import Limit, RateLimiter
@@ -222,6 +222,12 @@ def _game(session: Session, game_id: int) -> Game:
         raise HTTPException(404, "no such game") from None
 
 
+def _not_18xx(session: Session, game: Game) -> None:
+    """404 for an 18xx game: its moves, not turns, are on its own page (/18xx/ID)."""
+    if g18xx.row_of_game(session, game) is not None:
+        raise HTTPException(404, "an 18xx game has no turns: see its page")
+
+
 def _turn_of(path: str) -> tuple[int, int]:
     """The turn and map page a map's name N-P names (P: pages.CONTINENT ...)."""
     number, _, page = path.partition("-")
@@ -260,17 +266,49 @@ def create_app(engine: Engine, settings: Settings, web: Web | None = None) -> St
 
     async def game_page(request: Request) -> Response:
         game_id = int(request.path_params["game_id"])
-        return web.page("game.html", **await run_in_threadpool(game_context, web, game_id))
+        context = await run_in_threadpool(game_context, web, game_id)
+        if "page18xx" in context:
+            # An 18xx game made by `game new`: its page is the 18xx one.
+            return RedirectResponse(context["page18xx"], status_code=303)
+        return web.page("game.html", **context)
+
+    def load_18xx(game_id: int) -> g18xx.Page18xx:
+        with web.session() as session:
+            page = g18xx.load_page(session, game_id)
+        if page is None:
+            raise HTTPException(404, "no such game")
+        return page
 
     async def page_18xx(request: Request) -> Response:
         def build() -> dict[str, Any]:
+            page = load_18xx(int(request.path_params["game_id"]))
             with web.session() as session:
-                context = g18xx.page(session, int(request.path_params["game_id"]))
-            if context is None:
-                raise HTTPException(404, "no such game")
-            return context
+                row = session.get(Game18xx, page.row_id)
+            report = page.report
+            return {
+                "row": row,
+                "page": page,
+                "names": page.names,
+                "to_move": page.names.get(report.to_move, report.to_move)
+                if report.to_move
+                else None,
+                "bank": g18xx.bank(report),
+                "market_end": any(cell.end for line in report.market for cell in line),
+            }
 
         return web.page("g18xx.html", **await run_in_threadpool(build))
+
+    async def map_18xx(request: Request) -> Response:
+        heavy(request)
+
+        def build() -> str:
+            page = load_18xx(int(request.path_params["game_id"]))
+            return g18xx.map_svg(page, f"{page.report.title}: the map after move {page.moves}")
+
+        svg = await run_in_threadpool(build)
+        return Response(
+            svg, media_type="image/svg+xml", headers={"cache-control": "public, max-age=60"}
+        )
 
     async def turn_page(request: Request) -> Response:
         game_id, turn = int(request.path_params["game_id"]), int(request.path_params["turn"])
@@ -288,6 +326,7 @@ def create_app(engine: Engine, settings: Settings, web: Web | None = None) -> St
         def build() -> str:
             with web.session() as session:
                 game = _game(session, game_id)
+                _not_18xx(session, game)
                 if not 0 <= turn <= pages.last_turn(game):
                     raise HTTPException(404, "no such turn")
                 view = pages.turn_view(session, game, turn)
@@ -442,6 +481,7 @@ def create_app(engine: Engine, settings: Settings, web: Web | None = None) -> St
         Route("/games/{game_id:id}/turns/{turn:id}", turn_page),
         Route("/games/{game_id:id}/map/{name}.svg", public_map),
         Route("/18xx/{game_id:id}", page_18xx),
+        Route("/18xx/{game_id:id}/map.svg", map_18xx),
         Route("/play/{token}", play),
         Route("/play/{token}", submit, methods=["POST"]),
         Route("/play/{token}/check", check, methods=["POST"]),
@@ -559,6 +599,9 @@ def _submit(web: Web, found: Found, text: str, secret: str, form_id: str) -> ord
 def game_context(web: Web, game_id: int) -> dict[str, Any]:
     with web.session() as session:
         game = _game(session, game_id)
+        row18 = g18xx.row_of_game(session, game)
+        if row18 is not None:
+            return {"page18xx": f"/18xx/{row18.id}"}
         players = {p.position: p for p in repo.players(session, game.id)}
         turn = pages.last_turn(game)
         view = pages.turn_view(session, game, turn)
@@ -579,6 +622,7 @@ def game_context(web: Web, game_id: int) -> dict[str, Any]:
 def turn_context(web: Web, game_id: int, turn: int) -> dict[str, Any]:
     with web.session() as session:
         game = _game(session, game_id)
+        _not_18xx(session, game)
         if not 0 <= turn <= pages.last_turn(game):
             raise HTTPException(404, "no such turn")
         view = pages.turn_view(session, game, turn)

@@ -1,0 +1,121 @@
+"""The web pages of the 18xx games (docs/web.md): one games index for both
+families, `/games/N` of an 18xx game sent to its page, and the 18xx page with
+the map, the stock market, the charters, the players and the log. The games
+are real: a Continental Rails game and an 18MS game made by `game new`, and
+an 18MS game recorded on 18xx.games imported up to its 120th action."""
+
+import html
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+from sqlalchemy import Engine, select
+from sqlalchemy.orm import Session
+from starlette.testclient import TestClient
+
+from turnproc.cli import main
+from turnproc.config import Settings
+from turnproc.store.db import open_database
+from turnproc.store.models import Game, Game18xx
+from turnproc.web import keys
+from turnproc.web.app import create_app
+
+SEATS = "position,character,real_name,email,secret\n" + "".join(
+    f"{p},,P{p} <b>,p{p}@example.org,secret-{p}-xyzw\n" for p in (1, 2, 3)
+)
+
+
+@dataclass
+class Site:
+    engine: Engine
+    settings: Settings
+    rails: int  # the Continental Rails game's id
+    ms: int  # the 18MS game's id in the games list
+    ms_page: int  # its 18xx page's id
+    recorded: int  # the imported game's 18xx page id
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    from tests.g18xx_fixtures import load_recorded
+    from turnproc.store import g18xx as store
+
+    data = load_recorded("18MS/14375.json")
+    tmp = tmp_path_factory.mktemp("web18xx")
+    url = f"sqlite:///{tmp / 'site.db'}"
+    env = {"TURNPROC_DATABASE_URL": url, "TURNPROC_CONFIG": str(tmp / "absent.toml")}
+    saved = {name: os.environ.get(name) for name in env}
+    os.environ.update(env)
+    try:
+        (tmp / "seats.csv").write_text(SEATS, encoding="utf-8")
+        rails = ["game", "new", "--scenario", "continental-rails", "--name", "rails", "--seed", "3"]
+        assert main([*rails, "--players", str(tmp / "seats.csv")]) == 0
+        ms = ["game", "new", "--scenario", "18ms", "--name", "ms", "--players"]
+        assert main([*ms, str(tmp / "seats.csv")]) == 0
+        engine = open_database(url)
+        with Session(engine) as session, session.begin():
+            recorded = store.import_recorded(session, data, "recorded", keys.utcnow(), upto=120)
+            games = {g.name: g.id for g in session.scalars(select(Game))}
+            ms_row = session.scalar(select(Game18xx).where(Game18xx.name == "ms"))
+            assert ms_row is not None
+            ids = (games["rails"], games["ms"], ms_row.id, recorded.id)
+        yield Site(engine, Settings(database_url=url, web_secret_key="t" * 40), *ids)
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+@pytest.fixture
+def client(site: Site) -> Iterator[TestClient]:
+    with TestClient(create_app(site.engine, site.settings), raise_server_exceptions=False) as c:
+        yield c
+
+
+def test_one_index_for_both_families(site: Site, client: TestClient) -> None:
+    index = client.get("/")
+    assert index.status_code == 200, index.text[-2000:]
+    assert f'<a href="/games/{site.rails}">rails</a>' in index.text
+    assert f'<a href="/18xx/{site.ms_page}">ms</a>' in index.text
+    assert f'<a href="/18xx/{site.recorded}">recorded</a>' in index.text
+    assert "Continental Rails" in index.text and index.text.count("18MS") >= 2
+    assert html.escape("P3 <b>") in index.text and "P3 <b>" not in index.text
+
+
+def test_an_18xx_game_of_the_games_list_goes_to_its_page(site: Site, client: TestClient) -> None:
+    moved = client.get(f"/games/{site.ms}", follow_redirects=False)
+    assert moved.status_code == 303
+    assert moved.headers["location"] == f"/18xx/{site.ms_page}"
+    page = client.get(f"/games/{site.ms}")
+    assert page.status_code == 200
+    assert "<h2>Whose move it is</h2>" in page.text
+    assert f'<p class="to-move"><b>{html.escape("P3 <b>")}</b>' in page.text  # 18MS: last first
+    assert client.get(f"/games/{site.ms}/turns/1").status_code == 404
+    assert client.get(f"/games/{site.ms}/map/0-0.svg").status_code == 404
+
+
+def test_the_18xx_page_shows_map_market_charters_players_and_log(
+    site: Site, client: TestClient
+) -> None:
+    page = client.get(f"/18xx/{site.recorded}")
+    assert page.status_code == 200
+    text = page.text
+    for heading in ("Map", "Stock market", "Charters", "Players", "Private companies", "Log"):
+        assert f"<h2>{heading}</h2>" in text, heading
+    market = re.search(r'<div class="market">(<svg .*?</svg>)</div>', text, re.S)
+    assert market is not None and "<rect" in market.group(1)
+    log = re.findall(r"<li>(\d+)\. ", text)
+    assert len(log) > 50 and int(log[0]) > int(log[-1])  # newest first
+    assert "lays tile" in text
+    found = re.search(rf'<img src="(/18xx/{site.recorded}/map.svg[^"]*)"', text)
+    assert found is not None
+    svg = client.get(html.unescape(found.group(1)))
+    assert svg.status_code == 200 and svg.headers["content-type"].startswith("image/svg+xml")
+    assert svg.text.count("<path") > 50  # the hexes and their track
+    assert re.search(r">\s*(57|7|8|9)\s*</text>", svg.text), "no tile number on the map"
+    assert "<script" not in svg.text
+    assert client.get(f"/18xx/{site.recorded + 100}/map.svg").status_code == 404
