@@ -9,6 +9,9 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, select
@@ -18,7 +21,7 @@ from starlette.testclient import TestClient
 from turnproc.cli import main
 from turnproc.config import Settings
 from turnproc.store.db import open_database
-from turnproc.store.models import Game, Game18xx
+from turnproc.store.models import Game, Game18xx, Move18xx, Player
 from turnproc.web import keys
 from turnproc.web.app import create_app
 
@@ -119,3 +122,111 @@ def test_the_18xx_page_shows_map_market_charters_players_and_log(
     assert re.search(r">\s*(57|7|8|9)\s*</text>", svg.text), "no tile number on the map"
     assert "<script" not in svg.text
     assert client.get(f"/18xx/{site.recorded + 100}/map.svg").status_code == 404
+
+
+# --- a player's page and its move form ----------------------------------------------------------
+
+NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
+MS_SEATS = {p: (f"p{p}@example.org", f"secret-{p}-xyzw") for p in (1, 2, 3)}
+
+
+def _fresh_ms(tmp_path: Path, label: str) -> tuple[Engine, Settings, int]:
+    """A new 18MS game (the same seats and seed each time) in a database of its own."""
+    from turnproc import sequential
+
+    url = f"sqlite:///{tmp_path / f'{label}.db'}"
+    engine = open_database(url)
+    with Session(engine) as session, session.begin():
+        game, _ = sequential.create_game(
+            session,
+            scenario="18ms",
+            seats=[sequential.Seat(p, a, f"P{p}", s) for p, (a, s) in MS_SEATS.items()],
+            name="ms",
+            seed=1,
+            options={},
+            move_hours=48,
+            now=NOW,
+        )
+        game_id = game.id
+    settings = Settings(
+        database_url=url, web_secret_key="t" * 40, mail_from="moderator@example.org"
+    )
+    return engine, settings, game_id
+
+
+def _link(engine: Engine, settings: Settings, game_id: int, position: int) -> str:
+    from turnproc.web.links import player_url
+
+    with Session(engine) as session:
+        player = session.scalar(
+            select(Player).where(Player.game_id == game_id, Player.position == position)
+        )
+        assert player is not None
+        url = player_url(settings, "http://testserver", game_id, player, keys.utcnow())
+    return "/" + url.split("/", 3)[3]
+
+
+def _moves(engine: Engine) -> list[tuple[str, int | None]]:
+    with Session(engine) as session:
+        return [
+            (m.action, m.player)
+            for m in session.scalars(select(Move18xx).order_by(Move18xx.seq)).all()
+        ]
+
+
+def _position(engine: Engine) -> object:
+    from turnproc.store import g18xx as store
+
+    with Session(engine) as session:
+        return store.position(store.load(session, "ms").game)
+
+
+def test_a_move_made_on_the_web_equals_the_same_move_by_mail(tmp_path: Path) -> None:
+    from turnproc.mail.inbound import ingest
+    from turnproc.web.play18xx import _takes
+
+    web_engine, settings, game_id = _fresh_ms(tmp_path, "web")
+    mail_engine, _, _ = _fresh_ms(tmp_path, "mail")
+    assert _position(web_engine) == _position(mail_engine)
+    me = _link(web_engine, settings, game_id, 3)  # 18MS: the draft starts with the last seat
+    with TestClient(create_app(web_engine, settings), raise_server_exceptions=False) as client:
+        page = client.get(me)
+        assert page.status_code == 200, page.text[-1500:]
+        choices = re.findall(r'<option value="([^"]+)">', page.text)
+        assert choices and all(c.startswith("BID ") for c in choices), choices
+        with Session(web_engine) as session:
+            from turnproc.store import g18xx as store
+
+            engine = store.load(session, "ms").game
+        assert not _takes(engine, 3, "PASS") and "PASS" not in choices
+        fields = dict(re.findall(r'name="(form_id|csrf)" value="([^"]*)"', page.text))
+        move = html.unescape(choices[0])
+        data = {**fields, "choice": move, "secret": MS_SEATS[3][1], "action": "submit"}
+        done = client.post(me, data=data)
+        assert 'data-verdict="accepted"' in done.text, done.text[-3000:]
+        # Now it is player 2's move: player 3's page offers no moves.
+        assert "<select" not in client.get(me).text
+    mail = EmailMessage()
+    mail["From"] = MS_SEATS[3][0]
+    mail["To"] = "moderator@example.org"
+    mail["Subject"] = "my move"
+    mail["Message-ID"] = "<move-1@example.org>"
+    mail.set_content(
+        f"TURNSHEET game: ms turn: 1 player: 3 secret: {MS_SEATS[3][1]}\n{move}\nEND\n"
+    )
+    outcome = ingest(mail_engine, mail.as_bytes(), "test", keys.utcnow())
+    assert outcome.verdict == "accepted", outcome
+    assert _moves(web_engine) == _moves(mail_engine) and len(_moves(web_engine)) == 1
+    assert _position(web_engine) == _position(mail_engine)
+
+
+def test_a_move_the_rules_refuse_is_answered_with_the_reason(tmp_path: Path) -> None:
+    engine, settings, game_id = _fresh_ms(tmp_path, "refused")
+    me = _link(engine, settings, game_id, 3)
+    with TestClient(create_app(engine, settings), raise_server_exceptions=False) as client:
+        page = client.get(me)
+        fields = dict(re.findall(r'name="(form_id|csrf)" value="([^"]*)"', page.text))
+        data = {**fields, "orders": "BID NOSUCH 40", "secret": MS_SEATS[3][1]}
+        done = client.post(me, data=data)
+    assert 'data-verdict="refused"' in done.text
+    assert _moves(engine) == []

@@ -44,7 +44,7 @@ from turnproc.intake.auth import FAILURE_WINDOW, FAILURES_BEFORE_SILENCE
 from turnproc.mail.inbound import StoreFailed
 from turnproc.store import repository as repo
 from turnproc.store.models import Game, Game18xx, Player, Report
-from turnproc.web import g18xx, keys, orders, pages
+from turnproc.web import g18xx, keys, orders, pages, play18xx
 from turnproc.web.index import NoSuchPage, index_page
 from turnproc.web.limits import Limit, RateLimiter
 from turnproc.web.reading import read_only_engine
@@ -339,16 +339,35 @@ def create_app(engine: Engine, settings: Settings, web: Web | None = None) -> St
             svg, media_type="image/svg+xml", headers={"cache-control": "public, max-age=300"}
         )
 
+    async def own_page(
+        found: Found,
+        browser: str,
+        sheet: str | None = None,
+        result: orders.Check | None = None,
+        submitted: orders.Submitted | None = None,
+        refusal: str | None = None,
+        status: int = 200,
+    ) -> Response:
+        """The player's page: his 18xx seat's, or his Continental Rails position's."""
+        if found.sequential:
+            context = await run_in_threadpool(seat_context, web, found, browser, submitted, refusal)
+            return web.page("play18xx.html", status=status, **context)
+        context = await run_in_threadpool(
+            player_context, web, found, browser, sheet, result, submitted, refusal
+        )
+        return web.page("play.html", status=status, **context)
+
     async def play(request: Request) -> Response:
         found = await run_in_threadpool(_player, web, request)
         browser = request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(24)
-        context = await run_in_threadpool(player_context, web, found, browser)
-        response = web.page("play.html", **context)
+        response = await own_page(found, browser)
         _set_browser(request, response, browser)
         return response
 
     async def check(request: Request) -> Response:
         found = await run_in_threadpool(_player, web, request)
+        if found.sequential:
+            raise HTTPException(404, "an 18xx move is checked when it is submitted")
         form = await request.form()
         refusal = _form_refusal(web, request, found, form)
         if refusal is None and not (
@@ -367,6 +386,12 @@ def create_app(engine: Engine, settings: Settings, web: Web | None = None) -> St
         browser = request.cookies.get(CSRF_COOKIE, "")
         refusal = _form_refusal(web, request, found, form)
         text = str(form.get("sheet", ""))
+        if found.sequential:
+            # The move picked from those offered, else the orders written.
+            move = str(form.get("choice", "")).strip() or str(form.get("orders", ""))
+            if not move.strip() and refusal is None:
+                refusal = "pick a move, or write your orders"
+            text = await run_in_threadpool(_sheet18xx, web, found, move[: orders.MAX_SHEET_CHARS])
         secret = str(form.get("secret", "")).strip()
         if refusal is None and (len(secret) > orders.MAX_SECRET_CHARS or not secret.isprintable()):
             refusal = "the secret is not one we hand out; copy it from your welcome mail"
@@ -377,15 +402,11 @@ def create_app(engine: Engine, settings: Settings, web: Web | None = None) -> St
             web.submits.allow(f"player:{found.key}") and web.clients.allow(_client(request))
         ):
             refusal = "too many submissions in the last minutes; wait a little"
-        if refusal is None and form.get("action") == "check":
+        if refusal is None and form.get("action") == "check" and not found.sequential:
             result = await run_in_threadpool(_check, web, found, text)
-            context = await run_in_threadpool(player_context, web, found, browser, text, result)
-            return web.page("play.html", **context)
+            return await own_page(found, browser, text, result)
         if refusal is not None:
-            context = await run_in_threadpool(
-                player_context, web, found, browser, text, None, None, refusal
-            )
-            return web.page("play.html", status=400, **context)
+            return await own_page(found, browser, text, None, None, refusal, status=400)
         form_id = str(form.get("form_id", ""))
         sender = f"{found.key}/{_client(request)}"
         if web.refused.full(sender):
@@ -410,8 +431,7 @@ def create_app(engine: Engine, settings: Settings, web: Web | None = None) -> St
                 )
             if done.verdict == "refused":
                 web.refused.allow(sender)
-        context = await run_in_threadpool(player_context, web, found, browser, text, None, done)
-        return web.page("play.html", **context)
+        return await own_page(found, browser, text, None, done)
 
     async def report_pdf(request: Request) -> Response:
         found = await run_in_threadpool(_player, web, request)
@@ -531,6 +551,7 @@ class Found:
     game_id: int
     game_name: str
     position: int
+    sequential: bool  # an 18xx seat (play18xx.py)
 
     @property
     def key(self) -> str:
@@ -559,7 +580,8 @@ def _player(web: Web, request: Request) -> Found:
             read.fingerprint
         ):
             raise gone
-        return Found(token, game.id, game.name, player.position)
+        sequential = g18xx.row_of_game(session, game) is not None
+        return Found(token, game.id, game.name, player.position, sequential)
 
 
 def _form_refusal(web: Web, request: Request, found: Found, form: Any) -> str | None:
@@ -575,6 +597,39 @@ def _form_refusal(web: Web, request: Request, found: Found, form: Any) -> str | 
         str(form.get("csrf", "")),
         web.clock(),
     )
+
+
+def _sheet18xx(web: Web, found: Found, move: str) -> str:
+    with web.session() as session:
+        game = repo.get_game(session, found.game_id)
+        player = repo.get_player(session, game.id, found.position)
+        return play18xx.orders_sheet(game, player, move)
+
+
+def seat_context(
+    web: Web,
+    found: Found,
+    browser: str,
+    submitted: orders.Submitted | None = None,
+    refusal: str | None = None,
+) -> dict[str, Any]:
+    """The context of an 18xx seat's page (play18xx.py)."""
+    with web.session() as session:
+        game = repo.get_game(session, found.game_id)
+        player = repo.get_player(session, game.id, found.position)
+        seat = play18xx.seat(session, game, player)
+    assert seat is not None  # found.sequential
+    form_id = keys.new_form_id(web.clock())
+    return {
+        "game": game,
+        "player": player,
+        "seat": seat,
+        "token": found.token,
+        "form_id": form_id,
+        "csrf": keys.form_csrf(web.key, browser, found.token, form_id),
+        "submitted": submitted,
+        "refusal": refusal,
+    }
 
 
 def _check(web: Web, found: Found, text: str) -> orders.Check:
