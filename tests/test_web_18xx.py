@@ -7,11 +7,16 @@ an 18MS game recorded on 18xx.games imported up to its 120th action."""
 import html
 import os
 import re
+import socket
+import threading
+import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.message import EmailMessage
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import Engine, select
@@ -230,3 +235,106 @@ def test_a_move_the_rules_refuse_is_answered_with_the_reason(tmp_path: Path) -> 
         done = client.post(me, data=data)
     assert 'data-verdict="refused"' in done.text
     assert _moves(engine) == []
+
+
+# --- in a real browser: Debian's chromium and chromedriver ---------------------------------------
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from tests.test_web import CHROMEDRIVER, CHROMIUM
+
+    if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
+        if os.environ.get("TURNPROC_REQUIRE_CHROMIUM"):
+            pytest.fail("chromium and chromium-driver are required here (apt-get install)")
+        pytest.skip("needs Debian's chromium and chromium-driver")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,1000"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    driver.set_page_load_timeout(60)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@contextmanager
+def _served(engine: Engine, settings: Settings) -> Iterator[str]:
+    import uvicorn
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    app = create_app(engine, settings)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "the web server did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def _wait(predicate: Any, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out waiting in the browser"
+        time.sleep(0.1)
+
+
+def _shot(driver: Any, name: str, tmp: Path) -> None:
+    folder = Path(os.environ.get("TURNPROC_WEB_SCREENSHOTS", tmp))
+    folder.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(folder / f"{name}.png"))
+
+
+def test_browser_18xx_page_draws_its_map_and_market(
+    site: Site, browser: Any, tmp_path: Path
+) -> None:
+    with _served(site.engine, site.settings) as base:
+        browser.get(f"{base}/")
+        browser.find_element("link text", "recorded").click()
+        _wait(lambda: browser.find_elements("css selector", "figure.map img"))
+        image = browser.find_element("css selector", "figure.map img")
+        _wait(
+            lambda: browser.execute_script(
+                "return arguments[0].complete && arguments[0].naturalWidth > 0", image
+            )
+        )
+        market = browser.find_element("css selector", ".market svg")
+        assert market.size["width"] > 500
+        assert len(browser.find_elements("css selector", "ul.log li")) > 50
+        browser.find_element("css selector", "figure.map button[data-zoom='in']").click()
+        assert "scale(1.5)" in browser.execute_script("return arguments[0].style.transform", image)
+        _shot(browser, "g18xx", tmp_path)
+
+
+def test_browser_18xx_move_form_moves(browser: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.support.select import Select
+
+    engine, settings, game_id = _fresh_ms(tmp_path, "browser")
+    me = _link(engine, settings, game_id, 3)
+    with _served(engine, settings) as base:
+        browser.get(base + me)
+        choice = Select(browser.find_element("id", "choice"))
+        offered = [str(o.get_attribute("value") or "") for o in choice.options]
+        offered = [value for value in offered if value]
+        assert offered and "PASS" not in offered
+        choice.select_by_value(offered[-1])
+        browser.find_element("id", "secret").send_keys(MS_SEATS[3][1])
+        browser.find_element("css selector", "button[value='submit']").click()
+        _wait(lambda: browser.find_elements("css selector", "#submitted, #refusal"))
+        assert browser.find_elements("css selector", "#submitted[data-verdict='accepted']")
+        _shot(browser, "g18xx-moved", tmp_path)
+    moves = _moves(engine)
+    assert len(moves) == 1 and moves[0][1] == 3
