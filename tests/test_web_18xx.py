@@ -338,3 +338,44 @@ def test_browser_18xx_move_form_moves(browser: Any, tmp_path: Path) -> None:
         _shot(browser, "g18xx-moved", tmp_path)
     moves = _moves(engine)
     assert len(moves) == 1 and moves[0][1] == 3
+
+
+def test_the_form_offers_the_tile_lays_the_rules_allow() -> None:
+    """In a recorded 18MS game, at each tile lay its players made that the
+    engine takes as a LAY order: that lay is among the moves offered, and the
+    engine takes every move offered there."""
+    import copy
+
+    from tests.g18xx_fixtures import load_recorded
+    from turnproc.families.g18xx.engine.actions import parse_action
+    from turnproc.families.g18xx.engine.game import ActionRefused
+    from turnproc.families.g18xx.engine.game import Game as Engine18xx
+    from turnproc.families.g18xx.orders import parse_order
+    from turnproc.families.g18xx.replay import RECORDED_OPTIONS, standing_actions
+    from turnproc.families.g18xx.titles.load import new_game
+    from turnproc.web.play18xx import legal_orders
+
+    def taken(game: Engine18xx, player: int, line: str) -> bool:
+        trial = copy.deepcopy(game, {id(game.title): game.title, id(game.rules): game.rules})
+        try:
+            trial.apply(parse_order(trial, player, line)[0])
+        except (ValueError, KeyError, ActionRefused):
+            return False
+        return True
+
+    data = load_recorded("18MS/14375.json")
+    game = new_game("18MS", [p["id"] for p in data["players"]], RECORDED_OPTIONS.get("18MS", {}))
+    game.recorded_revenue_stands = True
+    checked = 0
+    for action in standing_actions(data["actions"])[:120]:
+        player = game.to_move()
+        if action["type"] == "lay_tile" and player is not None:
+            tile = action["tile"].rpartition("-")[0]
+            made = f"LAY {tile} {action['hex']} {action['rotation']}"
+            if taken(game, player, made):
+                offered = list(legal_orders(game, player))
+                assert made in offered, offered
+                assert all(taken(game, player, line) for line in offered)
+                checked += 1
+        game.apply_unchecked(parse_action(action))
+    assert checked >= 3

@@ -6,12 +6,13 @@ The offered moves are order lines in the order language of the mail
 (docs/18xx.md), each tried on a copy of the game before it is offered, so
 the list holds only moves the engine would take: the bids of the draft and
 auction, the stock round's pars, buys and sales, and in an operating turn
-the station tokens, RUN BEST, PAYOUT or WITHHOLD, the trains on sale and
-DONE. A tile lay is written in the form's text box (`LAY <tile> <hex>
-<rotation>`), as in a mail. Whatever the player picks or writes, Submit
-builds the sheet his mail would carry and hands it to the mail intake
-(orders.submit_sheet_by_web): the move is applied, refused or answered
-exactly as the same sheet by mail.
+the tile lays (each tile with a copy left on each hex the company reaches or
+borders, in each rotation that fits), the station tokens, RUN BEST, PAYOUT
+or WITHHOLD, the trains on sale and DONE. Other orders (a private's ability,
+a route of one's own) are written in the form's text box, as in a mail.
+Whatever the player picks or writes, Submit builds the sheet his mail would
+carry and hands it to the mail intake (orders.submit_sheet_by_web): the move
+is applied, refused or answered exactly as the same sheet by mail.
 """
 
 import copy
@@ -24,6 +25,7 @@ from sqlalchemy.orm import Session
 from turnproc.families.g18xx.engine.actions import parse_action
 from turnproc.families.g18xx.engine.game import ActionRefused
 from turnproc.families.g18xx.engine.game import Game as Engine18xx
+from turnproc.families.g18xx.engine.track import neighbour
 from turnproc.families.g18xx.orders import parse_order
 from turnproc.families.g18xx.report.model import Report, build_report, since_last_move
 from turnproc.sequential import sheet
@@ -124,6 +126,7 @@ def _candidates(game: Engine18xx, player: int) -> Iterator[str]:
     if operating is None:
         return
     state = game.companies[operating]
+    yield from _tile_lays(game, operating)
     homes = {state.home} if state.home else set()
     for hex_name in sorted(homes | game.reachable(operating)):
         hex_state = game.hexes.get(hex_name)
@@ -140,3 +143,36 @@ def _candidates(game: Engine18xx, player: int) -> Iterator[str]:
         yield f"BUY TRAIN {kind}"
     yield "DONE"
     yield "PASS"
+
+
+def _tile_lays(game: Engine18xx, company: str) -> Iterator[str]:
+    """Tiles of the phase's colours with a copy left, on the hexes the company
+    reaches or borders, in the rotations the rules allow (4.2.1,
+    `tile_refusal`); the caller tries each on a copy of the game, which also
+    holds the turn's own limits (one lay, its cost). A company whose home
+    station is placed only as its first turn begins is judged by the copy
+    alone around its home, since `tile_refusal` does not see that station yet."""
+    layout = game.title.layout
+    colours = game.title.phases[game.phase_index].tiles
+    free = [
+        name
+        for name, tile in game.title.tiles.items()
+        if tile.colour in colours
+        and any(f"{name}-{i}" not in game.tiles_on_map for i in range(tile.count))
+    ]
+    home = game.companies[company].home
+    stations = {name for name, h in game.hexes.items() if any(company in t for t in h.tokens)}
+    near = game.reachable(company) | stations | {home}
+    for hex_name in list(near):
+        near |= {neighbour(hex_name, edge, layout) for edge in range(6)}
+    unplaced = not game.companies[company].home_placed
+    around_home = {home} | {neighbour(home, edge, layout) for edge in range(6)}
+    for hex_name in sorted(near):
+        if hex_name not in game.hexes:
+            continue
+        for name in free:
+            for rotation in range(6):
+                if (unplaced and hex_name in around_home) or game.tile_refusal(
+                    company, hex_name, name, rotation
+                )[0] is None:
+                    yield f"LAY {name} {hex_name} {rotation}"
