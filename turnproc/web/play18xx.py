@@ -48,6 +48,15 @@ class Seat18xx:
     choices: tuple[str, ...]
     sheet_head: str  # the sheet's first line, as his mail carries it
 
+    @property
+    def groups(self) -> list[tuple[str, list[str]]]:
+        """The moves offered by kind, tile lays by hex: pick a hex, see its
+        tiles and rotations."""
+        grouped: dict[str, list[str]] = {}
+        for line in self.choices:
+            grouped.setdefault(_group(line), []).append(line)
+        return list(grouped.items())
+
 
 def seat(session: Session, game: Game, player: Player) -> Seat18xx | None:
     """The page of `player`'s seat, or None if `game` is no 18xx game."""
@@ -67,6 +76,25 @@ def seat(session: Session, game: Game, player: Player) -> Seat18xx | None:
         choices = _CHOICES.get(key, lambda: tuple(legal_orders(engine, player.position)))
     head = sheet(game, player.position).splitlines()[0]
     return Seat18xx(row.id, row.title, report, mine, choices, head)
+
+
+_GROUPS = {
+    "BID": "bids",
+    "PAR": "start a company",
+    "BUY": "buy",
+    "SELL": "sell",
+    "TOKEN": "stations",
+    "DISCARD": "discard a train",
+}
+
+
+def _group(line: str) -> str:
+    words = line.split()
+    if words[0] == "LAY":
+        return f"tiles on {words[2]}"
+    if words[:2] == ["BUY", "TRAIN"]:
+        return "trains"
+    return _GROUPS.get(words[0], "the turn")
 
 
 def orders_sheet(game: Game, player: Player, orders: str) -> str:
