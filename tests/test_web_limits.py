@@ -12,7 +12,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from sqlalchemy import Engine, event
 from sqlalchemy.orm import Session
 from starlette.testclient import TestClient
 
+from tests.store_support import fresh_database
 from tests.test_web import GAME, SECRETS, World, _app, _form, _path, build_world
 from turnproc.config import Settings
 from turnproc.mail.inbound import ingest
@@ -237,9 +238,20 @@ def test_a_strangers_refused_forms_do_not_block_the_player(world: World) -> None
 # --- the games index -------------------------------------------------------------------------
 
 
-def _site_with_games(tmp_path: Path, count: int) -> tuple[Engine, Settings]:
-    """A database holding `count` Continental Rails games of three players each."""
-    url = f"sqlite:///{tmp_path / f'games-{count}.db'}"
+@pytest.fixture
+def databases(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[list[str]]:
+    """Two empty databases of the kind the test is run with."""
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+    with ExitStack() as stack:
+        yield [
+            stack.enter_context(contextmanager(fresh_database)(request.param, tmp_path / name))
+            for name in ("a", "b")
+        ]
+
+
+def _site_with_games(url: str, count: int) -> tuple[Engine, Settings]:
+    """The database at `url` holding `count` Continental Rails games of three players each."""
     engine = open_database(url)
     now = keys.utcnow()
     with Session(engine) as session, session.begin():
@@ -275,9 +287,12 @@ def _statements(engine: Engine, settings: Settings, path: str) -> tuple[int, str
     return len(seen), page.text
 
 
-def test_the_games_index_reads_a_page_with_a_fixed_number_of_queries(tmp_path: Path) -> None:
-    few, few_page = _statements(*_site_with_games(tmp_path, 10), "/")
-    many, many_page = _statements(*_site_with_games(tmp_path, 200), "/")
+@pytest.mark.parametrize("databases", ["sqlite", "postgres"], indirect=True)
+def test_the_games_index_reads_a_page_with_a_fixed_number_of_queries(
+    databases: list[str],
+) -> None:
+    few, few_page = _statements(*_site_with_games(databases[0], 10), "/")
+    many, many_page = _statements(*_site_with_games(databases[1], 200), "/")
     assert few == many
     assert few_page.count('<a href="/games/') == 10
     assert many_page.count('<a href="/games/') == PER_PAGE
@@ -285,8 +300,9 @@ def test_the_games_index_reads_a_page_with_a_fixed_number_of_queries(tmp_path: P
     assert 'href="/?page=2"' in many_page
 
 
-def test_the_games_index_pages_through_every_game(tmp_path: Path) -> None:
-    engine, settings = _site_with_games(tmp_path, 120)
+@pytest.mark.parametrize("databases", ["sqlite", "postgres"], indirect=True)
+def test_the_games_index_pages_through_every_game(databases: list[str]) -> None:
+    engine, settings = _site_with_games(databases[0], 120)
     with _client(create_app(engine, settings)) as client:
         shown = []
         for page in (1, 2, 3):
