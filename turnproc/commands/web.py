@@ -48,19 +48,7 @@ def _web(args: argparse.Namespace) -> int:
     import uvicorn
 
     from turnproc.web.app import create_app
+    from turnproc.web.serve import server_config
 
-    app = create_app(engine, settings)
-    # Behind a reverse proxy on the same machine, its X-Forwarded-For names the client.
-    uvicorn.run(
-        app,
-        host=args.host,
-        port=args.port,
-        proxy_headers=True,
-        forwarded_allow_ips="127.0.0.1",
-        server_header=False,
-        timeout_keep_alive=5,
-        limit_concurrency=200,
-        log_level="info",
-        access_log=False,  # a player's page address is his key: it stays out of the logs
-    )
+    uvicorn.Server(server_config(create_app(engine, settings), args.host, args.port)).run()
     return 0

@@ -183,12 +183,16 @@ def ingest(
     *,
     moderator: str | None = None,
     on_stored: Callable[[], None] | None = None,
+    forked: bool = True,
 ) -> IngestOutcome:
     """Store one raw message, then process it (see the module docstring).
 
     `on_stored` runs once the message is safely stored (a source's
     acknowledgement: mark it seen, file it); `moderator` is the address that
-    hears of failures."""
+    hears of failures. `forked=False` processes it in this process, without
+    the budget's forked child: for a message this program built itself (the
+    web form's), from a threaded server, where a fork would copy locks that
+    other threads hold and the child could wait on them for ever."""
     head = _headers(bound_headers(incoming_raw).raw)
     message_id, synthetic = _message_id(head, incoming_raw)
     sender = _address(_header(head, "From"))
@@ -219,7 +223,9 @@ def ingest(
             + ack_problem,
             answered=False,
         )
-    outcome = _attempt(engine, stored, incoming_raw, now, moderator, synthetic, origin)
+    outcome = _attempt(
+        engine, stored, incoming_raw, now, moderator, synthetic, origin, forked=forked
+    )
     if ack_problem:
         return dataclasses.replace(outcome, detail=outcome.detail + ack_problem)
     return outcome
@@ -297,11 +303,13 @@ def _attempt(
     origin: str,
     *,
     by_moderator: bool = False,
+    forked: bool = True,
 ) -> IngestOutcome:
     """One attempt at processing a stored message, within the per-message
-    budget (turnproc/mail/guard.py). The attempt is counted (committed) before
-    it starts, so even a crash of this whole process counts; a message cut
-    short MAX_ATTEMPTS times is quarantined and the moderator told once."""
+    budget (turnproc/mail/guard.py; `forked=False`: in this process, see
+    `ingest`). The attempt is counted (committed) before it starts, so even a
+    crash of this whole process counts; a message cut short MAX_ATTEMPTS
+    times is quarantined and the moderator told once."""
     with transaction(engine) as session:
         row = session.get(Submission, submission_id, with_for_update=True)
         if row is None:
@@ -312,13 +320,14 @@ def _attempt(
         attempts = row.attempts
         message_id = row.message_id or ""
     bounded = bound_headers(raw).raw
+
+    def process() -> IngestOutcome:
+        return _process(engine, submission_id, bounded, received_at, moderator, synthetic, origin)
+
     try:
-        return within_budget(
-            lambda: _process(
-                engine, submission_id, bounded, received_at, moderator, synthetic, origin
-            ),
-            before=lambda: engine.dispose(close=False),
-        )
+        if not forked:
+            return process()
+        return within_budget(process, before=lambda: engine.dispose(close=False))
     except OperationalError:
         _uncount(engine, submission_id)  # the database failed, not the message
         raise

@@ -144,7 +144,7 @@ def _new_turn(pages: Any, orders: Any, turn: int) -> None:
     work out again (its public report, maps, news, the live state); the news
     of earlier turns stays cached."""
     for cache in (pages.PUBLIC_REPORTS, pages.MAPS, orders._STATES):
-        cache.items.clear()
+        cache.clear()
     for key in [k for k in pages.NEWS.items if k[2] == turn]:
         del pages.NEWS.items[key]
 
@@ -152,4 +152,4 @@ def _new_turn(pages: Any, orders: Any, turn: int) -> None:
 def _restart(pages: Any, orders: Any, turn: int) -> None:
     """A server just started: nothing cached but the scenario."""
     for cache in (pages.PUBLIC_REPORTS, pages.MAPS, pages.NEWS, orders._STATES):
-        cache.items.clear()
+        cache.clear()

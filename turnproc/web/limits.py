@@ -45,6 +45,15 @@ class RateLimiter:
             times.append(now)
             return True
 
+    def full(self, key: str) -> bool:
+        """Whether `key` is at its limit now (nothing counted)."""
+        now = self.clock()
+        with self.lock:
+            times = self.seen.get(key)
+            return times is not None and (
+                sum(1 for t in times if now - t < self.limit.seconds) >= self.limit.count
+            )
+
     def _forget(self, now: float) -> None:
         stale = [k for k, t in self.seen.items() if not t or now - t[-1] >= self.limit.seconds]
         for key in stale:

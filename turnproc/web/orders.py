@@ -172,6 +172,7 @@ class Submitted:
 
 def submit_sheet_by_web(
     engine: Engine,
+    reader: Engine,
     settings: Settings,
     game: Game,
     player: Player,
@@ -180,7 +181,8 @@ def submit_sheet_by_web(
     form_id: str,
     now: datetime,
 ) -> Submitted:
-    """Submit the form's sheet as the player's mail would be (see the module docstring)."""
+    """Submit the form's sheet as the player's mail would be (see the module
+    docstring); `reader` reads its receipt (web/reading.py)."""
     message = EmailMessage()
     message["From"] = player.email or ""
     message["To"] = settings.mail_from
@@ -188,12 +190,18 @@ def submit_sheet_by_web(
     message["Date"] = format_datetime(now)
     message["Message-ID"] = f"<{form_id}.{game.id}.{player.position}@{WEB_DOMAIN}>"
     message.set_content(with_secret(text, secret))
+    # In this process: the form's message is built here, and the server is threaded (no fork).
     outcome = ingest(
-        engine, message.as_bytes(), "web", now, moderator=settings.moderator_email or None
+        engine,
+        message.as_bytes(),
+        "web",
+        now,
+        moderator=settings.moderator_email or None,
+        forked=False,
     )
     receipt = ""
     if outcome.submission_id is not None:
-        with Session(engine) as session:
+        with Session(reader) as session:
             row = repo.get_submission(session, outcome.submission_id)
             receipt = row.receipt if row is not None else ""
     return Submitted(outcome.verdict, outcome.detail, receipt, outcome.answered)

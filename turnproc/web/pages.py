@@ -57,10 +57,14 @@ T = TypeVar("T")
 
 
 class _Cache:
-    """A small LRU cache shared by the server's threads."""
+    """A small LRU cache shared by the server's threads: at most `size` items
+    and, when `max_bytes` is given, at most that many bytes of str or bytes
+    values (maps and PDFs, whose sizes vary by game)."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, max_bytes: int | None = None) -> None:
         self.size = size
+        self.max_bytes = max_bytes
+        self.bytes = 0
         self.items: OrderedDict[Hashable, Any] = OrderedDict()
         self.lock = threading.Lock()
 
@@ -76,14 +80,34 @@ class _Cache:
                 return found
         value = make()
         with self.lock:
+            if key in self.items:  # another thread made it meanwhile
+                self.bytes -= _weight(self.items.pop(key))
             self.items[key] = value
-            while len(self.items) > self.size:
-                self.items.popitem(last=False)
+            self.bytes += _weight(value)
+            while len(self.items) > self.size or (
+                self.max_bytes is not None and self.bytes > self.max_bytes and len(self.items) > 1
+            ):
+                self.bytes -= _weight(self.items.popitem(last=False)[1])
         return value
+
+    def clear(self) -> None:
+        with self.lock:
+            self.items.clear()
+            self.bytes = 0
+
+
+def _weight(value: Any) -> int:
+    return len(value) if isinstance(value, (str, bytes)) else 0
 
 
 PUBLIC_REPORTS = _Cache(64)
-MAPS = _Cache(32)
+# Every map page of every turn of the games being looked at: a visitor walking
+# through the turns must not push out the pages everyone else is shown. A
+# page is some hundred KB of SVG; a player's own pages are kept apart.
+MAPS = _Cache(4096, max_bytes=96 * 1024 * 1024)
+PLAYER_MAPS = _Cache(4096, max_bytes=48 * 1024 * 1024)
+# A report's PDF rendered again from its stored facts (when only its digest is kept).
+PDFS = _Cache(1024, max_bytes=64 * 1024 * 1024)
 NEWS = _Cache(4096)  # one turn's news each
 
 
@@ -199,9 +223,11 @@ def map_views(scenario: str, facts: MapFacts) -> list[tuple[int, str]]:
     return views
 
 
-def map_svg(scenario: str, key: Hashable, facts: MapFacts, page: int, title: str) -> str:
+def map_svg(
+    scenario: str, key: Hashable, facts: MapFacts, page: int, title: str, cache: _Cache = MAPS
+) -> str:
     """A map page of the report drawn as SVG by the PDF's own layout
-    (maps.draw_page, maps.draw_framed_page for the south-east)."""
+    (maps.draw_page, maps.draw_framed_page for the south-east), kept in `cache`."""
 
     def draw() -> str:
         pages = map_pages(scenario)
@@ -217,7 +243,7 @@ def map_svg(scenario: str, key: Hashable, facts: MapFacts, page: int, title: str
             draw_page(canvas, pages, facts, zoom, geography=False)
         return canvas.svg(title)
 
-    return MAPS.get((key, page), draw)
+    return cache.get((key, page), draw)
 
 
 @lru_cache(maxsize=16)  # a frame per fit of the lines: bounded
@@ -237,39 +263,8 @@ def _geography(scenario: str, page: int, bbox: BBox | None) -> str:
     return canvas.body()
 
 
-@dataclass
-class GameLine:
-    """One game on the index."""
-
-    id: int
-    name: str
-    scenario: str
-    turn: int
-    status: str
-    deadline: str
-    characters: list[str]
-
-
 def when(game: Game) -> str:
     return f"{game.deadline:%Y-%m-%d %H:%M} UTC" if game.deadline else ""
-
-
-def games_index(session: Session) -> list[GameLine]:
-    lines = []
-    for game in repo.list_games(session):
-        players = repo.players(session, game.id)
-        lines.append(
-            GameLine(
-                id=game.id,
-                name=game.name,
-                scenario=scenario_for(game.scenario).title,
-                turn=game.current_turn,
-                status=game.status,
-                deadline=when(game),
-                characters=[p.character for p in players],
-            )
-        )
-    return lines
 
 
 @dataclass
