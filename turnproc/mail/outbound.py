@@ -455,7 +455,11 @@ def _deliver(
                 return "server unavailable"
             return "lost on a new connection" if exc.connection_lost else "refused"
         with transaction(engine) as session:
-            if repo.mark_sent(session, item.id, now(), run) and item.report_id is not None:
+            marked = repo.mark_sent(session, item.id, now(), run)
+        if marked and item.report_id is not None:
+            # After the commit: of two senders sending two messages that carry
+            # one report, the later to look sees both sent.
+            with transaction(engine) as session:
                 repo.drop_pdf_once_mailed(session, item.report_id)
         report.sent.append(item.key)
         return "sent"
