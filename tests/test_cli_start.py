@@ -101,7 +101,8 @@ def test_mail_ingest_of_one_message_loads_no_reports_web_or_18xx(
         "turnproc.families.g18xx.engine",
         "turnproc.families.g18xx.report",
     )
-    assert _within(loaded, (*REPORTS_AND_WEB, *the_18xx_pipeline)) == []
+    # The database is up to date: Alembic, which upgrades it, stays unloaded.
+    assert _within(loaded, (*REPORTS_AND_WEB, *the_18xx_pipeline, "alembic")) == []
     if message is HELP_MAIL:  # a command: the turnsheet's checks and receipt stay unloaded
         assert _within(loaded, ("turnproc.intake.submit", "jinja2")) == []
 
