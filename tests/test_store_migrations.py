@@ -8,6 +8,7 @@ import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, inspect, text
 
 from turnproc.cli import main
@@ -33,6 +34,22 @@ def test_upgrade_builds_every_table_and_matches_the_models(db_url: str) -> None:
         differences = compare_metadata(MigrationContext.configure(connection), Base.metadata)
     assert differences == []
     assert db.upgrade(engine) == (after, after)
+    engine.dispose()
+
+
+def test_revisions_are_read_as_alembic_reads_them(db_url: str) -> None:
+    """Opening a database reads its revision and the newest one without
+    Alembic (docs/architecture.md): the same answers as Alembic's."""
+    assert (
+        db.head_revision() == ScriptDirectory.from_config(db._alembic_config()).get_current_head()
+    )
+    engine = db.create_db_engine(db_url)
+    for revision in (None, "0002", db.head_revision()):
+        if revision is not None:
+            _migrate(engine, "upgrade", revision)
+        with engine.connect() as connection:
+            alembic = MigrationContext.configure(connection).get_current_revision()
+            assert db.current_revision(connection) == alembic == revision
     engine.dispose()
 
 

@@ -44,6 +44,7 @@ from turnproc.core.errors import TurnprocError
 from turnproc.core.text import clean, clean_name, for_terminal, neutralised
 from turnproc.families.continental_rails.turnsheet.language import order_lines, parse_turnsheet
 from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
+from turnproc.families.registry import sequential_family
 from turnproc.intake.auth import (
     FAILURE_WINDOW,
     FAILURES_BEFORE_SILENCE,
@@ -800,14 +801,12 @@ class _Reader:
         if header is None:
             return None
         game = repo.find_game(self.session, header.game)
-        if game is None:
+        if game is None or sequential_family(game.scenario) is None:
             return None
         # Imported for a sequential game's sheet alone: the 18xx engine and
         # reports are not loaded for the other mail.
         from turnproc import sequential
 
-        if sequential.family_of_game(game) is None:
-            return None
         fields = {"game": game.name, "player": str(header.position), "secret": header.secret}
         try:
             _, player = self._authenticate(_Command("move", fields, set(), []))

@@ -4,23 +4,27 @@
 migrations in `store/migrations/` run on first use (PostgreSQL serialises concurrent
 upgrades with an advisory lock). Sessions never commit by themselves: the
 command or batch run that opens one owns the transaction.
+
+Alembic is loaded for an upgrade alone: whether a database is up to date is
+read from its `alembic_version` table and the migration files themselves, so
+every command on an up-to-date database starts without it.
 """
 
+import ast
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from turnproc.core.errors import TurnprocError
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 HERE = Path(__file__).resolve().parent
 MIGRATIONS = HERE / "migrations"
@@ -31,7 +35,9 @@ class DatabaseError(TurnprocError):
     """The database cannot be reached or used; the message says which and why."""
 
 
-def _alembic_config() -> Config:
+def _alembic_config() -> "Config":
+    from alembic.config import Config
+
     config = Config(str(HERE / "alembic.ini"))
     config.set_main_option("script_location", str(MIGRATIONS))
     return config
@@ -39,11 +45,38 @@ def _alembic_config() -> Config:
 
 @cache
 def head_revision() -> str | None:
-    return ScriptDirectory.from_config(_alembic_config()).get_current_head()
+    """The newest migration: the one revision of the migration files that no
+    other names as its `down_revision` (the head Alembic finds)."""
+    revisions: set[str] = set()
+    followed: set[str] = set()
+    for path in sorted((MIGRATIONS / "versions").glob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                name, value = node.target.id, node.value
+            elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+                name, value = node.targets[0].id, node.value
+            else:
+                continue
+            if name == "revision" and value is not None:
+                revisions.add(ast.literal_eval(value))
+            elif name == "down_revision" and value is not None:
+                down = ast.literal_eval(value)
+                followed.update([down] if isinstance(down, str) else down or ())
+    heads = sorted(revisions - followed)
+    if len(heads) > 1:
+        raise DatabaseError(f"the migrations have more than one head: {', '.join(heads)}")
+    return heads[0] if heads else None
 
 
 def current_revision(connection: Connection) -> str | None:
-    return MigrationContext.configure(connection).get_current_revision()
+    """The revision the database's `alembic_version` table records (None for
+    an empty database), as Alembic reads it."""
+    if not inspect(connection).has_table("alembic_version"):
+        return None
+    versions = list(connection.execute(text("SELECT version_num FROM alembic_version")).scalars())
+    if len(versions) > 1:
+        raise DatabaseError(f"the database records more than one revision: {', '.join(versions)}")
+    return versions[0] if versions else None
 
 
 def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
@@ -93,6 +126,8 @@ def upgrade(engine: Engine) -> tuple[str | None, str | None]:
             try:
                 before = current_revision(connection)
                 if before != head_revision():
+                    from alembic import command
+
                     config = _alembic_config()
                     config.attributes["connection"] = connection
                     command.upgrade(config, "head")
