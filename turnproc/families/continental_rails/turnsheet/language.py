@@ -30,7 +30,6 @@ from functools import lru_cache
 
 from pydantic import ValidationError
 
-from turnproc.core.text import clean_name
 from turnproc.families.continental_rails.engine import orders as o
 from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
 from turnproc.intake.errors import (
@@ -823,7 +822,7 @@ _Builder = Callable[[_Line, list[str], str | None, str], o.Order]
 
 
 def _b_name(line: _Line, args: list[str], railroad: str | None, rest: str) -> o.Order:
-    rest = clean_name(rest)
+    rest = " ".join(rest.split())
     if not rest:
         raise line.fail(SheetSyntaxError, "NAME needs the character name", "e.g. NAME Jay Gould")
     if len(rest) > 40:
