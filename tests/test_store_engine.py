@@ -14,6 +14,7 @@ from turnproc.pipeline.players import PlayerEntry
 from turnproc.store import mapping, repository
 from turnproc.store.db import transaction
 from turnproc.web import pages
+from turnproc.web.index import index_page
 
 from .store_support import NOW, fresh_database, open_fresh
 
@@ -83,8 +84,8 @@ def test_a_chosen_character_name_reaches_status_the_web_index_and_the_charts(
             game = repository.get_game(session, game_id)
             status = games.status(session, game_id, NOW)
             assert {p["position"]: p["character"] for p in status["players"]}[2] == "Hetty Green"
-            index = {line.id: line for line in pages.games_index(session)}
-            assert "Hetty Green" in index[game_id].characters
+            index = {line.href: line for line in index_page(session).lines}
+            assert "Hetty Green" in index[f"/games/{game_id}"].players
             players = {p.position: p for p in repository.players(session, game_id)}
             state = mapping.state_from_json(repository.turn_state(session, game_id, 2).state)
             wording = load_wording(pipeline_stored.scenario_for(game.scenario), state)

@@ -34,7 +34,15 @@ from turnproc.pipeline import players as pipeline_players
 from turnproc.scenario.loader import load_scenario
 from turnproc.store import mapping, repository
 from turnproc.store.db import transaction
-from turnproc.store.models import Game, OrdersInForce, Player, Report, Standing, TurnState
+from turnproc.store.models import (
+    Game,
+    OrdersInForce,
+    Player,
+    Report,
+    Standing,
+    TurnState,
+    game_name_key,
+)
 
 REAL_TURNS = 3
 CHUNK = 500  # games inserted per statement batch
@@ -191,6 +199,7 @@ def _copy_games(
         rows = [
             {
                 "name": f"scale-{tag}-{i}",
+                "name_key": game_name_key(f"scale-{tag}-{i}"),
                 "scenario": game.scenario,
                 "seed": i,
                 "current_turn": turn,

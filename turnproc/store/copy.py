@@ -3,7 +3,9 @@ to PostgreSQL (or back, or to a new server) with every game, turn, submission,
 report and mail kept.
 
 Both databases are brought to the newest migration first; the target must hold
-no games yet. Tables are copied in dependency order, in batches, inside one
+no games yet. The target's installation key (made by its migrations) gives way
+to the source's, so mail the source sent keeps its Message-IDs when sent again
+from the target. Tables are copied in dependency order, in batches, inside one
 transaction on the target, so a failure leaves it as empty as it was. On
 PostgreSQL the id sequences are moved past the copied ids afterwards.
 """
@@ -14,7 +16,7 @@ from sqlalchemy import Engine, func, select, text
 from sqlalchemy.exc import SQLAlchemyError
 
 from turnproc.store.db import DatabaseError, safe_url
-from turnproc.store.models import Base
+from turnproc.store.models import Base, Installation
 
 BATCH_ROWS = 500
 
@@ -30,7 +32,8 @@ def copy_database(
         filled = {
             table.name: n
             for table in tables
-            if (n := connection.scalar(select(func.count()).select_from(table)) or 0)
+            if table is not Installation.__table__
+            and (n := connection.scalar(select(func.count()).select_from(table)) or 0)
         }
     if filled:
         what = ", ".join(f"{n} {name}" for name, n in sorted(filled.items()))
@@ -41,6 +44,7 @@ def copy_database(
     copied: dict[str, int] = {}
     try:
         with source.connect() as reader, target.begin() as writer:
+            writer.execute(Installation.__table__.delete())
             for table in tables:
                 count = 0
                 result = reader.execute(select(table).order_by(*table.primary_key.columns))

@@ -21,14 +21,22 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 
+LOCKOUT_COLUMNS = ("secret_locked_at", "unlock_hash", "wrong_secrets")
+
+
 def upgrade() -> None:
-    with op.batch_alter_table("players", schema=None) as batch_op:
-        batch_op.drop_column("secret_locked_at")
-        batch_op.drop_column("unlock_hash")
-        batch_op.drop_column("wrong_secrets")
-    with op.batch_alter_table("games", schema=None) as batch_op:
-        batch_op.add_column(sa.Column("name_key", sa.String(length=80), nullable=True))
     connection = op.get_bind()
+    if connection.dialect.name == "sqlite":
+        # Native ALTERs only: a batch copy of `games` or `players` drops the
+        # old table, and SQLite's DROP TABLE runs the ON DELETE CASCADE of
+        # every table that refers to it (reports, turns, submissions...).
+        for column in LOCKOUT_COLUMNS:
+            op.execute(f"ALTER TABLE players DROP COLUMN {column}")
+        op.execute("ALTER TABLE games ADD COLUMN name_key VARCHAR(80) NOT NULL DEFAULT ''")
+    else:
+        for column in LOCKOUT_COLUMNS:
+            op.drop_column("players", column)
+        op.add_column("games", sa.Column("name_key", sa.String(length=80), nullable=True))
     games = sa.table("games", sa.column("id", sa.Integer), sa.column("name", sa.String))
     folded = sa.table("games", sa.column("id", sa.Integer), sa.column("name_key", sa.String))
     # Python's casefold, not SQL's lower (SQLite's knows ASCII only).
@@ -38,9 +46,9 @@ def upgrade() -> None:
             .where(folded.c.id == game_id)
             .values(name_key=name.casefold()[:80])
         )
-    with op.batch_alter_table("games", schema=None) as batch_op:
-        batch_op.alter_column("name_key", existing_type=sa.String(length=80), nullable=False)
-        batch_op.create_index(batch_op.f("ix_games_name_key"), ["name_key"], unique=False)
+    if connection.dialect.name != "sqlite":
+        op.alter_column("games", "name_key", existing_type=sa.String(length=80), nullable=False)
+    op.create_index(op.f("ix_games_name_key"), "games", ["name_key"], unique=False)
     installation = op.create_table(
         "installation",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -52,9 +60,11 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("installation")
-    with op.batch_alter_table("games", schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f("ix_games_name_key"))
-        batch_op.drop_column("name_key")
+    op.drop_index(op.f("ix_games_name_key"), table_name="games")
+    if op.get_bind().dialect.name == "sqlite":
+        op.execute("ALTER TABLE games DROP COLUMN name_key")  # no batch copy: see upgrade
+    else:
+        op.drop_column("games", "name_key")
     with op.batch_alter_table("players", schema=None) as batch_op:
         batch_op.add_column(
             sa.Column("wrong_secrets", sa.Integer(), server_default="0", nullable=False)
