@@ -38,6 +38,16 @@ IPO = "ipo"
 POOL = "market"
 Holder = int | str
 BID_STEP = 5  # bids rise by at least $5 (3.1b, 3.1.1)
+# the steps of an operating turn (4.2), in order; a pass ends the step the
+# company is at, and a step with nothing the company could do is skipped
+TRACK, TOKEN, ROUTE, DIVIDEND, TRAINS, PRIVATES, END = range(7)
+STEP_OF = {
+    "lay_tile": TRACK,
+    "place_token": TOKEN,
+    "run_routes": ROUTE,
+    "dividend": DIVIDEND,
+    "buy_train": TRAINS,
+}
 # standing orders, notes and offers: actions outside the order of play
 NOTES = frozenset(
     (
@@ -127,6 +137,7 @@ class Turn:
     bank_trains: int = 0
     lays: list[bool] = field(default_factory=list)  # each normal tile lay: an upgrade?
     tokens: int = 0
+    step: int = 0  # the step of 4.2 the turn has reached (TRACK ... PRIVATES, END)
 
 
 @dataclass
@@ -208,6 +219,12 @@ class TitleRules:
     def bank_trains_per_turn(self, game: "Game") -> int | None:
         """How many trains a company may buy from the bank in one turn (None: any)."""
         return 1 if game.title.phases[game.phase_index].one_bank_train else None
+
+    def lowest_bidder_moves(self) -> bool:
+        """3.1.1: in a contest for a private the bidders move clockwise from
+        the highest, and one who passed may bid again; True for the edition in
+        which the lowest bidder moves and a pass leaves the contest."""
+        return False
 
     def tile_lay_refusal(self, game: "Game", turn: Turn, upgrade: bool) -> str | None:
         """4.2.1: one tile lay or upgrade a turn."""
@@ -479,6 +496,13 @@ class Game:
             else:
                 self._enter_round(action)
         handler(action)
+        if (
+            self.round == "operating"
+            and self.turn is not None
+            and action.entity_type == "corporation"
+            and action.entity == self.turn.company
+        ):
+            self._track_step(action)
         self._check_end_triggers()
         for follow in action.auto_actions:
             self.apply_unchecked(follow)
@@ -521,6 +545,95 @@ class Game:
 
     def _nothing(self, action: act.Action) -> None:
         return None
+
+    def _track_step(self, action: act.Action) -> None:
+        """Where the operating company is in its turn after its action (4.2):
+        a pass ends the step it is at; an action puts it at that action's
+        step (after its one token or run, at the next); steps it could do
+        nothing in are skipped, and past the last its turn is over."""
+        turn = self.turn
+        assert turn is not None
+        step = STEP_OF.get(action.type)
+        if action.type == "place_token" and not turn.tokens:
+            step = None  # the home station, placed before the track (4.2a)
+        if action.type == "pass":
+            while turn.step < END and not self._step_open(turn.step):
+                turn.step += 1
+            turn.step += 1
+        elif step is not None:
+            turn.step = max(turn.step, step + (1 if step in (TOKEN, ROUTE, DIVIDEND) else 0))
+        while turn.step < END and not self._step_open(turn.step):
+            turn.step += 1
+
+    def _has_route(self, company: str) -> bool:
+        """Whether track links one of the company's stations to another stop."""
+        links = self._links()
+        return any(
+            links.get((h, i))
+            for h, hex_state in self.hexes.items()
+            for i, held in enumerate(hex_state.tokens)
+            if company in held
+        )
+
+    def _step_open(self, step: int) -> bool:
+        """Whether the operating company could still act in this step of its
+        turn (what a player would be asked for, so a pass may end it)."""
+        turn = self.turn
+        assert turn is not None
+        company = turn.company
+        state = self.companies[company]
+        cash = self.cash[company]
+        if step == TRACK:
+            return any(self.rules.tile_lay_refusal(self, turn, u) is None for u in (False, True))
+        if step == TOKEN:
+            if turn.tokens or not state.home_placed or state.tokens_used >= len(state.token_costs):
+                return False
+            if cash < state.token_costs[state.tokens_used]:
+                return False
+            return any(
+                company not in self.hexes[h].tokens[i]
+                and not any(company in held for held in self.hexes[h].tokens)
+                and len(self.hexes[h].tokens[i]) < self.hexes[h].nodes[i].slots
+                for h, i in self.reachable_cities(company)
+            )
+        if step == ROUTE:
+            if turn.revenue is not None or turn.ran or not self.trains_of(company):
+                return False
+            return self._has_route(company)
+        if step == DIVIDEND:
+            return not turn.ran and bool(turn.revenue)
+        if step == TRAINS:
+            mine = self.trains_of(company)
+            if len(mine) >= self.train_limit():
+                return False
+            per_turn = self.rules.bank_trains_per_turn(self)
+            bank = [
+                t.price
+                for t in self.available_trains()
+                if per_turn is None or turn.bank_trains < per_turn
+            ]
+            if bank and cash >= min(bank):
+                return True
+            if cash >= 1 and any(
+                t.sellable and t.owner != company and t.owner is not None and not t.rusted
+                for t in self.trains
+            ):
+                return True
+            # 4.2.5.2: a company with a route and no train must buy one
+            return not mine and bool(self.available_trains()) and self._has_route(company)
+        if step == PRIVATES:
+            sellers = self.rules.private_sellers(self, company)
+            for private in self.privates.values():
+                if private.closed or private.owner not in sellers:
+                    continue
+                value = private.data.value
+                for price in sorted({value // 2, (value + 1) // 2, value}):
+                    if price <= cash and not self.rules.private_sale_refusal(
+                        self, company, private, price
+                    ):
+                        return True
+            return False
+        return False
 
     def _pass(self, action: act.Action) -> None:
         if self.round == "auction":
@@ -710,7 +823,10 @@ class Game:
                 raise ActionRefused("the game is over")
             self._start_stock_round()
             return
-        self._advance_to(company)
+        if action.type == "end_turn" and self.turn is not None and self.turn.company == company:
+            return  # the president ends the turn in progress, over or not
+        step = STEP_OF.get(action.type) if action.entity_type == "corporation" else None
+        self._advance_to(company, step)
 
     def _raising_cash(self, player: int) -> bool:
         """4.2.5.2d: the operating company's president sells to buy a train
@@ -761,6 +877,17 @@ class Game:
         self.order = sorted(floated, key=self.market.order_key)
         self.done = set()
         self.turn = None
+        if not self.order:
+            # 4: with no company floated the round is its privates' revenue
+            # alone; the next round of the set, or the stock round, follows
+            self._close_operating_round()
+            if self.ended:
+                return
+            if self.round_in_set < self.ors_in_set:
+                self._start_operating_round()
+            else:
+                self.rules.end_of_set(self)
+                self._start_stock_round()
 
     def _begin_turn(self, company: str) -> None:
         state = self.companies[company]
@@ -791,9 +918,16 @@ class Game:
         self.done.add(self.turn.company)
         self.turn = None
 
-    def _advance_to(self, company: str) -> None:
-        if self.turn is not None and self.turn.company == company:
-            return
+    def _advance_to(self, company: str, step: int | None = None) -> None:
+        """Begin the company's turn unless it is operating. The company last
+        in one round and first in the next starts its new turn when its
+        current one is over (4.2) or the action belongs to a step it is past."""
+        turn = self.turn
+        if turn is not None and turn.company == company:
+            others = [c for c in self.order if c not in self.done and c != company]
+            over = turn.step >= END or (step is not None and step < turn.step)
+            if others or not over or self.round_in_set >= self.ors_in_set:
+                return
         if company not in self.order:
             raise ActionRefused(f"{company} does not operate in this round")
         while True:
@@ -914,6 +1048,7 @@ class Game:
             if price < least:
                 raise ActionRefused(f"bid at least ${least} for {company} (3.1.1), or PASS")
             self._spend(player, price + self._committed(player, company))
+            bids.pop(player, None)  # a raised bid goes to the end, as the newest
             bids[player] = price
             auction.contest_passes = 0
             auction.bidder = self._next_bidder(player)
@@ -946,10 +1081,13 @@ class Game:
         return sum(b.get(player, 0) for c, b in self.auction.bids.items() if c != company)
 
     def _next_bidder(self, player: int) -> int:
-        """The next bidder clockwise in the contest (3.1.1)."""
+        """The next bidder clockwise in the contest (3.1.1); in the edition
+        where the lowest bidder moves, he (the earliest of equal bids)."""
         auction = self.auction
         assert auction.contest is not None
         bidders = auction.bids[auction.contest]
+        if self.rules.lowest_bidder_moves():
+            return min(bidders, key=lambda p: bidders[p])
         start = self.players.index(player)
         for step in range(1, len(self.players) + 1):
             candidate = self.players[(start + step) % len(self.players)]
@@ -962,7 +1100,15 @@ class Game:
         if auction.contest is not None:
             # 3.1.1: the contest ends when all but the high bidder pass in a row
             bids = auction.bids[auction.contest]
-            auction.contest_passes += 1
+            if self.rules.lowest_bidder_moves():
+                # the passing bidder leaves the contest; the last one left wins
+                del bids[player]
+                if len(bids) > 1:
+                    auction.bidder = self._next_bidder(player)
+                    return
+                auction.contest_passes = len(bids) - 1
+            else:
+                auction.contest_passes += 1
             if auction.contest_passes < len(bids) - 1:
                 auction.bidder = self._next_bidder(player)
                 return

@@ -1,21 +1,58 @@
 """18GA special rules (the 18Dixie rulebook's 18GA chapter, with the published
-map and charts)."""
+map and charts), the edition 18xx.games plays (option `edition=18xx.games`) and
+the seed's optional rules 7a (`double_yellow_first_or`) and 7b
+(`new_georgia_florida_home`)."""
 
 from typing import TYPE_CHECKING
 
-from turnproc.families.g18xx.engine.game import PrivateState, TitleRules
+from turnproc.families.g18xx.engine.game import PrivateState, TitleRules, Turn
+from turnproc.families.g18xx.engine.title import Title
 
 if TYPE_CHECKING:
     from turnproc.families.g18xx.engine.game import Game
 
 FREE_TRAIN = "2"
+EDITIONS = ("6.0", "18xx.games")
+OPTIONAL_RULES = ("double_yellow_first_or", "new_georgia_florida_home")
+GEORGIA_AND_FLORIDA = "G&F"
+COLUMBUS = "G3"
 
 
 class Rules(TitleRules):
+    def __init__(self, title: Title, options: dict[str, str]) -> None:
+        super().__init__(title, options)
+        self.edition = options.get("edition", "6.0")
+        if self.edition not in EDITIONS:
+            raise ValueError(f"18GA editions: {', '.join(EDITIONS)}")
+        self.later = self.edition == "18xx.games"
+        for key, value in options.items():
+            if key != "edition" and (key not in OPTIONAL_RULES or value not in ("yes", "no")):
+                raise ValueError(
+                    f"18GA options: edition, and yes or no for {', '.join(OPTIONAL_RULES)}"
+                )
+        self.double_yellow = options.get("double_yellow_first_or") == "yes"
+        self.columbus_home = options.get("new_georgia_florida_home") == "yes"
+
     def setup(self, game: "Game") -> None:
-        """The last 2-train is marked Free and kept for the Ocilla Southern."""
+        """The last 2-train is marked Free and kept for the Ocilla Southern.
+        7b (optional): the Georgia & Florida starts in Columbus, not Albany."""
         reserved = [t for t in game.trains if t.type.name == FREE_TRAIN][-1]
         reserved.sellable = False
+        if self.columbus_home:
+            game.companies[GEORGIA_AND_FLORIDA].home = COLUMBUS
+
+    def lowest_bidder_moves(self) -> bool:
+        """3.1.1 as 18xx.games plays it: the lowest bidder moves, a pass is final."""
+        return self.later
+
+    def tile_lay_refusal(self, game: "Game", turn: Turn, upgrade: bool) -> str | None:
+        """4.2.1: one tile a turn; 7a (optional): on its first turn a company
+        may lay two yellow tiles."""
+        if not turn.lays:
+            return None
+        if self.double_yellow and turn.first and turn.lays == [False] and not upgrade:
+            return None
+        return "one tile a turn (4.2b); two yellow ones on the first turn (7a)"
 
     def after_private_bought(self, game: "Game", company: str, private: PrivateState) -> None:
         """Ocilla Southern: the buying company gets the free 2-train unless a

@@ -131,10 +131,12 @@ class Rules(TitleRules):
 
     def tile_lay_refusal(self, game: "Game", turn: Turn, upgrade: bool) -> str | None:
         """4.2b: one tile a turn; on its first turn a company may lay a second
-        yellow tile (not after an upgrade)."""
+        yellow tile, also after an upgrade. The later edition also lets the
+        second lay be an upgrade after a yellow tile."""
         if not turn.lays:
             return None
-        if turn.first and len(turn.lays) == 1 and not turn.lays[0] and not upgrade:
+        second = turn.first and len(turn.lays) == 1
+        if second and (not upgrade or (self.later and not turn.lays[0])):
             return None
         return "one tile a turn, and a second yellow one on the first turn (4.2b)"
 
