@@ -41,6 +41,7 @@ BID_STEP = 5  # bids rise by at least $5 (3.1b, 3.1.1)
 # the steps of an operating turn (4.2), in order; a pass ends the step the
 # company is at, and a step with nothing the company could do is skipped
 TRACK, TOKEN, ROUTE, DIVIDEND, TRAINS, PRIVATES, END = range(7)
+TILE_ABILITIES = frozenset(("extra_yellow_tiles", "free_tile_lay"))
 STEP_OF = {
     "lay_tile": TRACK,
     "place_token": TOKEN,
@@ -219,6 +220,12 @@ class TitleRules:
     def bank_trains_per_turn(self, game: "Game") -> int | None:
         """How many trains a company may buy from the bank in one turn (None: any)."""
         return 1 if game.title.phases[game.phase_index].one_bank_train else None
+
+    def president_sells_in_train_step(self) -> bool:
+        """4.2.5.2: a president sells shares in the operating round only to
+        pay for a train the company must buy; True for the edition where he
+        may sell in the company's train step at will."""
+        return False
 
     def lowest_bidder_moves(self) -> bool:
         """3.1.1: in a contest for a private the bidders move clockwise from
@@ -564,6 +571,8 @@ class Game:
             turn.step = max(turn.step, step + (1 if step in (TOKEN, ROUTE, DIVIDEND) else 0))
         while turn.step < END and not self._step_open(turn.step):
             turn.step += 1
+        if turn.step > DIVIDEND:
+            self._pass_dividend_step()
 
     def _has_route(self, company: str) -> bool:
         """Whether track links one of the company's stations to another stop."""
@@ -584,7 +593,16 @@ class Game:
         state = self.companies[company]
         cash = self.cash[company]
         if step == TRACK:
-            return any(self.rules.tile_lay_refusal(self, turn, u) is None for u in (False, True))
+            # a private the company owns or could buy may still lay a tile
+            return (
+                any(self.rules.tile_lay_refusal(self, turn, u) is None for u in (False, True))
+                or any(
+                    p.owner == company and not p.closed and p.uses < p.data.ability.count
+                    for p in self.privates.values()
+                    if p.data.ability is not None and p.data.ability.kind in TILE_ABILITIES
+                )
+                or self._may_buy_private(company, TILE_ABILITIES)
+            )
         if step == TOKEN:
             if turn.tokens or not state.home_placed or state.tokens_used >= len(state.token_costs):
                 return False
@@ -622,17 +640,25 @@ class Game:
             # 4.2.5.2: a company with a route and no train must buy one
             return not mine and bool(self.available_trains()) and self._has_route(company)
         if step == PRIVATES:
-            sellers = self.rules.private_sellers(self, company)
-            for private in self.privates.values():
-                if private.closed or private.owner not in sellers:
-                    continue
-                value = private.data.value
-                for price in sorted({value // 2, (value + 1) // 2, value}):
-                    if price <= cash and not self.rules.private_sale_refusal(
-                        self, company, private, price
-                    ):
-                        return True
-            return False
+            return self._may_buy_private(company)
+        return False
+
+    def _may_buy_private(self, company: str, kinds: frozenset[str] | None = None) -> bool:
+        """Whether the company could buy a private now (of these abilities)."""
+        sellers = self.rules.private_sellers(self, company)
+        cash = self.cash[company]
+        for private in self.privates.values():
+            if private.closed or private.owner not in sellers:
+                continue
+            ability = private.data.ability
+            if kinds is not None and (ability is None or ability.kind not in kinds):
+                continue
+            value = private.data.value
+            for price in sorted({value // 2, (value + 1) // 2, value}):
+                if price <= cash and not self.rules.private_sale_refusal(
+                    self, company, private, price
+                ):
+                    return True
         return False
 
     def _pass(self, action: act.Action) -> None:
@@ -724,8 +750,10 @@ class Game:
             self._start_operating_round()
 
     def _can_act_in_stock(self, player: int) -> bool:
-        if self._may_sell_any(player):
-            return True
+        return self._may_sell_any(player) or self._may_buy_any(player)
+
+    def _may_buy_any(self, player: int) -> bool:
+        """Whether the player could buy a certificate or a private now (3.2)."""
         cash = self.cash[player]
         trade = self.rules.players_trade_privates(self)
         if (
@@ -832,9 +860,13 @@ class Game:
         """4.2.5.2d: the operating company's president sells to buy a train
         (also as the first thing of its turn, once the one before has ended)."""
         company = self.operating_company()
-        if company is None:
+        if company is None or self.companies[company].president != player:
             return False
-        return self.companies[company].president == player and not self.trains_of(company)
+        if not self.trains_of(company):
+            return True
+        turn = self.turn
+        in_turn = turn is not None and turn.company == company and turn.step < END
+        return in_turn and self.rules.president_sells_in_train_step()
 
     def _start_stock_round(self) -> None:
         self.round = "stock"
@@ -888,6 +920,14 @@ class Game:
             else:
                 self.rules.end_of_set(self)
                 self._start_stock_round()
+
+    def _reorder_waiting(self) -> None:
+        """4b: the companies still to operate go in order of their market
+        value as it is now (a sale during the round can change it)."""
+        current = self.turn.company if self.turn is not None else None
+        settled = [c for c in self.order if c in self.done or c == current]
+        waiting = [c for c in self.order if c not in settled]
+        self.order = settled + sorted(waiting, key=self.market.order_key)
 
     def _begin_turn(self, company: str) -> None:
         state = self.companies[company]
@@ -1272,6 +1312,8 @@ class Game:
         if self.round == "operating":
             self._pass_dividend_step()
         self._sell_bundle(player, certs, action.percent)
+        if self.round == "operating":
+            self._reorder_waiting()
 
     def _sell_bundle(self, player: int, certs: list[Cert], percent: int) -> None:
         company = certs[0].company
@@ -1283,7 +1325,11 @@ class Game:
             self.stock_passes = 0
             self.stock_last_actor = player
             self.stock_sold_this_turn = True
-            if self.stock_bought_this_turn and not self._may_sell_any(player):
+            # a player left with nothing more to do in his turn is passed on
+            # without being asked
+            if not self._may_sell_any(player) and (
+                self.stock_bought_this_turn or not self._may_buy_any(player)
+            ):
                 self._stock_turn_done(player, passed=False)
         for _ in range(percent // 10):
             self.market.move_down(company)

@@ -45,6 +45,11 @@ class Rules(TitleRules):
         """3.1.1 as 18xx.games plays it: the lowest bidder moves, a pass is final."""
         return self.later
 
+    def president_sells_in_train_step(self) -> bool:
+        """4.2.5.2 as 18xx.games plays it: the president may sell shares in
+        the company's train step even when no train must be bought."""
+        return self.later
+
     def tile_lay_refusal(self, game: "Game", turn: Turn, upgrade: bool) -> str | None:
         """4.2.1: one tile a turn; 7a (optional): on its first turn a company
         may lay two yellow tiles."""

@@ -129,6 +129,11 @@ class Rules(TitleRules):
         train.sellable = False
         private.closed = True
 
+    def president_sells_in_train_step(self) -> bool:
+        """4.2.5.2 as 18xx.games plays it: the president may sell shares in
+        the company's train step even when no train must be bought."""
+        return self.later
+
     def tile_lay_refusal(self, game: "Game", turn: Turn, upgrade: bool) -> str | None:
         """4.2b: one tile a turn; on its first turn a company may lay a second
         yellow tile, also after an upgrade. The later edition also lets the
