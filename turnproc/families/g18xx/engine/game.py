@@ -42,6 +42,7 @@ BID_STEP = 5  # bids rise by at least $5 (3.1b, 3.1.1)
 # company is at, and a step with nothing the company could do is skipped
 TRACK, TOKEN, ROUTE, DIVIDEND, TRAINS, PRIVATES, END = range(7)
 TILE_ABILITIES = frozenset(("extra_yellow_tiles", "free_tile_lay"))
+ACTIVE_ABILITIES = TILE_ABILITIES | {"token_discount", "free_token", "train_discount"}
 STEP_OF = {
     "lay_tile": TRACK,
     "place_token": TOKEN,
@@ -220,6 +221,11 @@ class TitleRules:
     def bank_trains_per_turn(self, game: "Game") -> int | None:
         """How many trains a company may buy from the bank in one turn (None: any)."""
         return 1 if game.title.phases[game.phase_index].one_bank_train else None
+
+    def president_funds_used_train(self) -> bool:
+        """4.2.5.2: a president's cash pays only for a train from the bank;
+        True for the edition where it may pay for another company's train."""
+        return False
 
     def president_sells_in_train_step(self) -> bool:
         """4.2.5.2: a president sells shares in the operating round only to
@@ -609,7 +615,7 @@ class Game:
             if cash < state.token_costs[state.tokens_used]:
                 return False
             return any(
-                company not in self.hexes[h].tokens[i]
+                self.hexes[h].nodes[i].kind == "city"
                 and not any(company in held for held in self.hexes[h].tokens)
                 and len(self.hexes[h].tokens[i]) < self.hexes[h].nodes[i].slots
                 for h, i in self.reachable_cities(company)
@@ -640,7 +646,12 @@ class Game:
             # 4.2.5.2: a company with a route and no train must buy one
             return not mine and bool(self.available_trains()) and self._has_route(company)
         if step == PRIVATES:
-            return self._may_buy_private(company)
+            # also open while a private it owns has an ability left to use
+            return self._may_buy_private(company) or any(
+                p.owner == company and not p.closed and p.uses < p.data.ability.count
+                for p in self.privates.values()
+                if p.data.ability is not None and p.data.ability.kind in ACTIVE_ABILITIES
+            )
         return False
 
     def _may_buy_private(self, company: str, kinds: frozenset[str] | None = None) -> bool:
@@ -1997,8 +2008,23 @@ class Game:
             raise ActionRefused(f"{company} already owns {train.id}")
         if not train.sellable:
             raise ActionRefused(f"train {train.id} may not be sold")
-        if price < 1 or price > self.cash[company]:
-            raise ActionRefused(f"{company} cannot pay ${price} for {train.id}")
+        if price < 1:
+            raise ActionRefused(f"a train is sold for at least $1, not ${price}")
+        president = self.companies[company].president
+        assert president is not None
+        assist, fee = self.rules.president_assist(self, company, train, price)
+        shortfall = price - self.cash[company] - assist
+        if shortfall > 0:
+            # the edition that lets a president pay for another company's
+            # train when his own company must buy one, up to its face value
+            forced = not self.trains_of(company) and self.rules.president_funds_used_train()
+            if not forced or price > train.price or self.cash[president] < shortfall:
+                raise ActionRefused(f"{company} cannot pay ${price} for {train.id}")
+        if assist:
+            self.pay(president, BANK, assist + fee)
+            self.pay(BANK, company, assist)
+        if shortfall > 0:
+            self.pay(president, company, shortfall)
         self.pay(company, seller, price)
         train.owner = company
 

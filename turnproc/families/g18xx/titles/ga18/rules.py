@@ -45,6 +45,11 @@ class Rules(TitleRules):
         """3.1.1 as 18xx.games plays it: the lowest bidder moves, a pass is final."""
         return self.later
 
+    def president_funds_used_train(self) -> bool:
+        """4.2.5.2 as 18xx.games plays it: a president whose company must buy
+        a train may pay for another company's train, up to its face value."""
+        return self.later
+
     def president_sells_in_train_step(self) -> bool:
         """4.2.5.2 as 18xx.games plays it: the president may sell shares in
         the company's train step even when no train must be bought."""
