@@ -42,7 +42,6 @@ BID_STEP = 5  # bids rise by at least $5 (3.1b, 3.1.1)
 # company is at, and a step with nothing the company could do is skipped
 TRACK, TOKEN, ROUTE, DIVIDEND, TRAINS, PRIVATES, END = range(7)
 TILE_ABILITIES = frozenset(("extra_yellow_tiles", "free_tile_lay"))
-ACTIVE_ABILITIES = TILE_ABILITIES | {"token_discount", "free_token", "train_discount"}
 STEP_OF = {
     "lay_tile": TRACK,
     "place_token": TOKEN,
@@ -646,11 +645,12 @@ class Game:
             # 4.2.5.2: a company with a route and no train must buy one
             return not mine and bool(self.available_trains()) and self._has_route(company)
         if step == PRIVATES:
-            # also open while a private it owns has an ability left to use
+            # also open while a private it owns has an ability left to use at
+            # any time of the turn
             return self._may_buy_private(company) or any(
                 p.owner == company and not p.closed and p.uses < p.data.ability.count
                 for p in self.privates.values()
-                if p.data.ability is not None and p.data.ability.kind in ACTIVE_ABILITIES
+                if p.data.ability is not None and p.data.ability.any_time
             )
         return False
 

@@ -89,6 +89,7 @@ class Ability(_Data):
     hexes: tuple[str, ...] = ()
     tiles: tuple[str, ...] = ()
     share: str | None = None
+    any_time: bool = False  # usable at any time of the owning company's turn
 
 
 class Private(_Data):
