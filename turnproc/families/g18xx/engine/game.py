@@ -749,14 +749,17 @@ class Game:
         self.stock_next = self._after(player)
         self.stock_bought_this_turn = False
         self.stock_sold_this_turn = False
-        # a player who can neither buy nor sell passes without being asked
+        self._pass_idle_players()
+
+    def _pass_idle_players(self) -> None:
+        """A player who can neither buy nor sell passes without being asked;
+        when everyone has passed in a row the operating rounds begin (3.6)."""
         for _ in self.players:
             if self._can_act_in_stock(self.stock_next) or self.stock_passes >= len(self.players):
                 break
             self.stock_passes += 1
             self.stock_next = self._after(self.stock_next)
         if self.stock_passes >= len(self.players) and self.round == "stock":
-            # 3.6: everyone passed in a row; the operating rounds begin
             self._end_stock_round()
             self._start_operating_round()
 
@@ -887,6 +890,7 @@ class Game:
         self.stock_last_actor = None
         self.stock_bought_this_turn = False
         self.stock_sold_this_turn = False
+        self._pass_idle_players()
 
     def _end_stock_round(self) -> None:
         """3.6: companies all in players' hands move up, highest price first."""
