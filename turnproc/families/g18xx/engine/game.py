@@ -221,6 +221,11 @@ class TitleRules:
         """How many trains a company may buy from the bank in one turn (None: any)."""
         return 1 if game.title.phases[game.phase_index].one_bank_train else None
 
+    def used_cards_turn(self) -> bool:
+        """Whether a two-sided train bought from another company may be turned
+        to its other side (the site's edition)."""
+        return False
+
     def president_funds_used_train(self) -> bool:
         """4.2.5.2: a president's cash pays only for a train from the bank;
         True for the edition where it may pay for another company's train."""
@@ -1881,7 +1886,12 @@ class Game:
         if len(self.trains_of(company)) >= limit:
             raise ActionRefused(f"{company} already has {limit} trains (4.2.5g)")
         if train.owner is not None:
+            side = None
+            if action.variant and action.variant != train.name:
+                side = self._card_side(train, action.variant)
             self._buy_used_train(company, train, action.price)
+            if side is not None:
+                train.name, train.price, train.cities, train.multiplier = side
             return
         if train not in self.available_trains():
             raise ActionRefused(f"train {action.train} is not on sale yet")
@@ -2004,6 +2014,19 @@ class Game:
         train.discarded = True
         if len(self.trains_of(company)) <= self.train_limit():
             self.discards.pop(0)
+
+    def _card_side(self, train: Train, side: str) -> tuple[str, int, int, int]:
+        """The other side of a two-sided train card bought from another
+        company, in the edition that lets the buyer turn it (4.2.5b: the side
+        is chosen when the card leaves the bank)."""
+        sides = [
+            (train.type.name, train.type.price, train.type.cities, train.type.multiplier),
+            *((v.name, v.price, v.cities, v.multiplier) for v in train.type.variants),
+        ]
+        chosen = next((s for s in sides if s[0] == side), None)
+        if chosen is None or not self.rules.used_cards_turn():
+            raise ActionRefused(f"train {train.id} is a {train.name} train")
+        return chosen
 
     def _buy_used_train(self, company: str, train: Train, price: int) -> None:
         seller = train.owner

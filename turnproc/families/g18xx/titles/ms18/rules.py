@@ -129,6 +129,11 @@ class Rules(TitleRules):
         train.sellable = False
         private.closed = True
 
+    def used_cards_turn(self) -> bool:
+        """18xx.games: a 2D/4D card bought from another company may be
+        turned to its other side."""
+        return self.later
+
     def president_funds_used_train(self) -> bool:
         """4.2.5.2 as 18xx.games plays it: a president whose company must buy
         a train may pay for another company's train, up to its face value."""
