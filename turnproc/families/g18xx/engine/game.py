@@ -221,6 +221,11 @@ class TitleRules:
         """How many trains a company may buy from the bank in one turn (None: any)."""
         return 1 if game.title.phases[game.phase_index].one_bank_train else None
 
+    def sales_agreed_off_record(self) -> bool:
+        """Whether a private's sale between a player and another player or a
+        company needs no standing offer: the site's logs record only the sale."""
+        return False
+
     def used_cards_turn(self) -> bool:
         """Whether a two-sided train bought from another company may be turned
         to its other side (the site's edition)."""
@@ -1408,7 +1413,11 @@ class Game:
         ]
 
     def _agreed(self, private: str, seller: Holder, buyer: Holder, price: int, by: Holder) -> None:
-        """Refuse a sale the other side has not offered (3.2b: a price the two agree)."""
+        """Refuse a sale the other side has not offered (3.2b: a price the two
+        agree); in a log of the site, which records only the sale, the two
+        agreed off the record."""
+        if self.rules.sales_agreed_off_record():
+            return
         for offer in self.offers:
             if (offer.private, offer.seller, offer.buyer, offer.price, offer.by) == (
                 private,

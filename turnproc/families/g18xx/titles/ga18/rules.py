@@ -16,6 +16,7 @@ EDITIONS = ("6.0", "18xx.games")
 OPTIONAL_RULES = ("double_yellow_first_or", "new_georgia_florida_home")
 GEORGIA_AND_FLORIDA = "G&F"
 COLUMBUS = "G3"
+ATLANTIC_COAST_LINE = "ACL"
 
 
 class Rules(TitleRules):
@@ -40,9 +41,20 @@ class Rules(TitleRules):
         reserved.sellable = False
         if self.columbus_home:
             game.companies[GEORGIA_AND_FLORIDA].home = COLUMBUS
+        # Jacksonville holds the ACL's home station from the start, so no
+        # other company's train runs through it [map/charts]
+        acl = game.companies[ATLANTIC_COAST_LINE]
+        game.hexes[acl.home].tokens[0].append(acl.id)
+        acl.home_placed = True
+        acl.tokens_used = 1
 
     def lowest_bidder_moves(self) -> bool:
         """3.1.1 as 18xx.games plays it: the lowest bidder moves, a pass is final."""
+        return self.later
+
+    def sales_agreed_off_record(self) -> bool:
+        """18xx.games records a private's sale between a player and another
+        player or a company as the sale alone: the two agreed off the record."""
         return self.later
 
     def president_funds_used_train(self) -> bool:

@@ -134,6 +134,11 @@ class Rules(TitleRules):
         turned to its other side."""
         return self.later
 
+    def sales_agreed_off_record(self) -> bool:
+        """18xx.games records a private's sale between a player and another
+        player or a company as the sale alone: the two agreed off the record."""
+        return self.later
+
     def president_funds_used_train(self) -> bool:
         """4.2.5.2 as 18xx.games plays it: a president whose company must buy
         a train may pay for another company's train, up to its face value."""
