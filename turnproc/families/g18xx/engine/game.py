@@ -221,6 +221,12 @@ class TitleRules:
         """How many trains a company may buy from the bank in one turn (None: any)."""
         return 1 if game.title.phases[game.phase_index].one_bank_train else None
 
+    def share_goes_with_private(self) -> bool:
+        """Whether a player who buys a private from another gets the share it
+        came with again, wherever it is (the site's edition); by the rules the
+        share is the first owner's own certificate."""
+        return False
+
     def sales_agreed_off_record(self) -> bool:
         """Whether a private's sale between a player and another player or a
         company needs no standing offer: the site's logs record only the sale."""
@@ -1462,6 +1468,11 @@ class Game:
         self._check_private_buyer(player, action.price)
         self._agreed(action.company, seller, player, action.price, seller)
         self._trade_private(private, seller, player, action.price)
+        ability = private.data.ability
+        if ability is not None and ability.share and self.rules.share_goes_with_private():
+            share = self._cert(ability.share)
+            if share.owner != player:
+                self._transfer([share], share.owner, player, share.percent)
         self._stock_turn_done(player, passed=False)
 
     def _check_private_buyer(self, player: int, price: int) -> None:

@@ -52,6 +52,11 @@ class Rules(TitleRules):
         """3.1.1 as 18xx.games plays it: the lowest bidder moves, a pass is final."""
         return self.later
 
+    def share_goes_with_private(self) -> bool:
+        """18xx.games: a player who buys the M&BR from another player gets
+        its CoG share too, from whoever holds it (the open market included)."""
+        return self.later
+
     def sales_agreed_off_record(self) -> bool:
         """18xx.games records a private's sale between a player and another
         player or a company as the sale alone: the two agreed off the record."""
