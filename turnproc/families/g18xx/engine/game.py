@@ -221,6 +221,12 @@ class TitleRules:
         """How many trains a company may buy from the bank in one turn (None: any)."""
         return 1 if game.title.phases[game.phase_index].one_bank_train else None
 
+    def bankrupt_with_trains(self) -> bool:
+        """Whether a president may go bankrupt when his company has a train
+        but cannot pay for the cheapest one in the bank (the site's edition);
+        by the rules only a forced purchase bankrupts (4.2.5.1)."""
+        return False
+
     def share_goes_with_private(self) -> bool:
         """Whether a player who buys a private from another gets the share it
         came with again, wherever it is (the site's edition); by the rules the
@@ -2086,7 +2092,8 @@ class Game:
         assert player is not None
         cheapest = min((t.price for t in self.available_trains()), default=0)
         power = self.emergency_power(player, company)
-        if self.trains_of(company) or power >= cheapest:
+        forced = not self.trains_of(company) or self.rules.bankrupt_with_trains()
+        if not forced or power >= cheapest:
             raise ActionRefused(
                 f"{company} and its president can raise ${power};"
                 f" the cheapest train costs ${cheapest}"

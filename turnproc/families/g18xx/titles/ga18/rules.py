@@ -52,6 +52,11 @@ class Rules(TitleRules):
         """3.1.1 as 18xx.games plays it: the lowest bidder moves, a pass is final."""
         return self.later
 
+    def bankrupt_with_trains(self) -> bool:
+        """18xx.games: a president goes bankrupt when he and the company cannot
+        pay for the cheapest train in the bank, trains or not."""
+        return self.later
+
     def share_goes_with_private(self) -> bool:
         """18xx.games: a player who buys the M&BR from another player gets
         its CoG share too, from whoever holds it (the open market included)."""
