@@ -23,7 +23,7 @@ from turnproc.families.g18xx.engine.routes import (
     build_links,
     enumerate_routes,
 )
-from turnproc.families.g18xx.engine.title import Private, Title, TrainType
+from turnproc.families.g18xx.engine.title import Hex, Private, Title, TrainType
 from turnproc.families.g18xx.engine.track import (
     HexState,
     chain_stops,
@@ -63,6 +63,21 @@ NOTES = frozenset(
 )
 
 
+def printed_hex(h: Hex) -> HexState:
+    """A hex as the map prints it, before any tile."""
+    return HexState(
+        name=h.hex,
+        tile=None,
+        tile_id=f"{h.hex}-0",
+        colour=h.colour,
+        rotation=0,
+        nodes=h.nodes,
+        track=h.track,
+        tokens=[["neutral"] if h.neutral_token else [] for _ in h.nodes],
+        cost=h.cost,
+    )
+
+
 class ActionRefused(ValueError):
     """An action the rules do not allow now; the game is unchanged."""
 
@@ -88,6 +103,7 @@ class Train:
     rusted: bool = False
     sellable: bool = True
     discarded: bool = False  # in the bank's open market (4.2.5g)
+    obsolete: bool = False  # runs once more, then leaves play (18GA 4.2.5.2)
 
 
 @dataclass
@@ -243,6 +259,15 @@ class TitleRules:
         to its other side (the site's edition)."""
         return False
 
+    def extra_homes(self, company: str) -> tuple[str, ...]:
+        """Hexes where the company places a second home station with its first."""
+        return ()
+
+    def obsolete_not_rusted(self, train: str) -> bool:
+        """Whether companies' trains of this name become obsolete (run once
+        more) rather than leave play when they are made so."""
+        return False
+
     def president_funds_used_train(self) -> bool:
         """4.2.5.2: a president's cash pays only for a train from the bank;
         True for the edition where it may pay for another company's train."""
@@ -379,23 +404,7 @@ class Game:
     # --- the map -------------------------------------------------------------
 
     def _build_map(self) -> dict[str, HexState]:
-        hexes = {}
-        for h in self.title.hexes:
-            if h.colour == "none":
-                continue
-            colour = {"white": "white", "red": "red", "gray": "gray"}[h.colour]
-            hexes[h.hex] = HexState(
-                name=h.hex,
-                tile=None,
-                tile_id=f"{h.hex}-0",
-                colour=colour,
-                rotation=0,
-                nodes=h.nodes,
-                track=h.track,
-                tokens=[["neutral"] if h.neutral_token else [] for _ in h.nodes],
-                cost=h.cost,
-            )
-        return hexes
+        return {h.hex: printed_hex(h) for h in self.title.hexes if h.colour != "none"}
 
     @property
     def phase(self) -> str:
@@ -649,7 +658,7 @@ class Game:
             return not turn.ran and bool(turn.revenue)
         if step == TRAINS:
             mine = self.trains_of(company)
-            if len(mine) >= self.train_limit():
+            if self.trains_counted(company) >= self.train_limit():
                 return False
             per_turn = self.rules.bank_trains_per_turn(self)
             bank = [
@@ -974,17 +983,19 @@ class Game:
 
     def _place_home(self, company: str) -> None:
         state = self.companies[company]
-        hex_state = self.hexes[state.home]
-        index = next(i for i, n in enumerate(hex_state.nodes) if n.kind == "city")
-        hex_state.tokens[index].append(company)
+        for home in (state.home, *self.rules.extra_homes(company)):
+            hex_state = self.hexes[home]
+            index = next(i for i, n in enumerate(hex_state.nodes) if n.kind == "city")
+            hex_state.tokens[index].append(company)
+            state.tokens_used += 1
         state.home_placed = True
-        state.tokens_used = 1
 
     def _pass_dividend_step(self) -> None:
         """4.2.4: a company that runs no train withholds nothing and moves left,
         as soon as its turn goes past the dividend step."""
         if self.turn is not None and not self.turn.ran:
             self.turn.ran = True
+            self._retire_obsolete(self.turn.company)
             self.market.move_left(self.turn.company)
 
     def _finish_turn(self) -> None:
@@ -1375,6 +1386,18 @@ class Game:
 
     def trains_of(self, company: str) -> list[Train]:
         return [t for t in self.trains if t.owner == company and not t.rusted]
+
+    def trains_counted(self, company: str) -> int:
+        """The company's trains that count against the limit: not obsolete ones."""
+        return sum(1 for t in self.trains_of(company) if not t.obsolete)
+
+    def _retire_obsolete(self, company: str) -> None:
+        """Obsolete trains leave play once the company has run them (or let
+        its run pass)."""
+        for train in self.trains_of(company):
+            if train.obsolete:
+                train.rusted = True
+                train.owner = None
 
     def _current(self, action: act.Action) -> str:
         company = self.acting_company(action)
@@ -1868,6 +1891,7 @@ class Game:
             raise ActionRefused(f"{company} has already paid or withheld")
         revenue = self.turn.revenue or 0
         self.turn.ran = True
+        self._retire_obsolete(company)
         if action.kind == "withhold" or revenue == 0:
             self.pay(BANK, company, revenue)
             self.market.move_left(company)
@@ -1909,7 +1933,7 @@ class Game:
         if train is None:
             raise ActionRefused(f"no train {action.train}")
         limit = self.title.phases[self.phase_index].train_limit
-        if len(self.trains_of(company)) >= limit:
+        if self.trains_counted(company) >= limit:
             raise ActionRefused(f"{company} already has {limit} trains (4.2.5g)")
         if train.owner is not None:
             side = None
@@ -1997,8 +2021,14 @@ class Game:
         if kind.phase:
             self.advance_phase(kind.phase)
         if kind.rusts:
+            soft = self.rules.obsolete_not_rusted(kind.rusts)
             for old in self.trains:
                 if old.name == kind.rusts and not old.rusted:
+                    if soft and old.owner is not None:
+                        # a company's train runs once more; the bank's go now
+                        old.obsolete = True
+                        old.sellable = False
+                        continue
                     old.rusted = True
                     old.owner = None
         if kind.closes_privates:
@@ -2016,7 +2046,7 @@ class Game:
         order = sorted(
             (c for c, s in self.companies.items() if s.floated), key=self.market.order_key
         )
-        self.discards = [c for c in order if len(self.trains_of(c)) > self.train_limit()]
+        self.discards = [c for c in order if self.trains_counted(c) > self.train_limit()]
 
     def _check_discard(self, action: act.Action) -> None:
         company = self.discards[0]
@@ -2038,7 +2068,7 @@ class Game:
             raise ActionRefused(f"{company} has no train {action.train}; its trains: {trains}")
         train.owner = None
         train.discarded = True
-        if len(self.trains_of(company)) <= self.train_limit():
+        if self.trains_counted(company) <= self.train_limit():
             self.discards.pop(0)
 
     def _card_side(self, train: Train, side: str) -> tuple[str, int, int, int]:

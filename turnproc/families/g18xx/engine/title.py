@@ -20,6 +20,7 @@ class Node(_Data):
     kind: Literal["city", "town", "offboard"]
     revenue: int | dict[str, int] = 0
     slots: int = 1
+    terminal: bool = False  # a city that ends a route, like an off-board area
 
 
 class Tile(_Data):
@@ -109,6 +110,15 @@ class Company(_Data):
     tokens: tuple[int, ...]
 
 
+class Variant(_Data):
+    """An optional rule's changes to the map and the companies: hexes printed
+    differently, extra home stations, other station costs."""
+
+    hexes: tuple[Hex, ...] = ()
+    extra_homes: dict[str, tuple[str, ...]] = {}
+    tokens: dict[str, tuple[int, ...]] = {}
+
+
 class Seats(_Data):
     cash: int
     certificates: int
@@ -138,4 +148,5 @@ class Title(_Data):
     companies: tuple[Company, ...]
     hexes: tuple[Hex, ...]
     only_upgrades: dict[str, dict[str, tuple[str, ...]]] = {}
+    variants: dict[str, Variant] = {}
     tiles: dict[str, Tile] = {}

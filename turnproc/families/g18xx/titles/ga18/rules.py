@@ -5,7 +5,7 @@ the seed's optional rules 7a (`double_yellow_first_or`) and 7b
 
 from typing import TYPE_CHECKING
 
-from turnproc.families.g18xx.engine.game import PrivateState, TitleRules, Turn
+from turnproc.families.g18xx.engine.game import PrivateState, TitleRules, Turn, printed_hex
 from turnproc.families.g18xx.engine.title import Title
 
 if TYPE_CHECKING:
@@ -13,7 +13,13 @@ if TYPE_CHECKING:
 
 FREE_TRAIN = "2"
 EDITIONS = ("6.0", "18xx.games")
-OPTIONAL_RULES = ("double_yellow_first_or", "new_georgia_florida_home")
+OPTIONAL_RULES = (
+    "double_yellow_first_or",
+    "new_georgia_florida_home",
+    "soft_rust_4t",
+    "cotton_port",
+)
+COTTON_PORT = "cotton_port"
 GEORGIA_AND_FLORIDA = "G&F"
 COLUMBUS = "G3"
 ATLANTIC_COAST_LINE = "ACL"
@@ -33,6 +39,12 @@ class Rules(TitleRules):
                 )
         self.double_yellow = options.get("double_yellow_first_or") == "yes"
         self.columbus_home = options.get("new_georgia_florida_home") == "yes"
+        # seed 10.2/10.3, the Cotton Port variant: Charleston and its hexes
+        self.cotton_port = options.get(COTTON_PORT) == "yes"
+        # 4.2.5.2: 4-trains run once more after the first 8-train; 18xx.games
+        # removes them at once unless its option asks for the rules' way
+        soft = options.get("soft_rust_4t")
+        self.soft_rust = soft == "yes" or (not self.later and soft != "no")
 
     def setup(self, game: "Game") -> None:
         """The last 2-train is marked Free and kept for the Ocilla Southern.
@@ -41,12 +53,31 @@ class Rules(TitleRules):
         reserved.sellable = False
         if self.columbus_home:
             game.companies[GEORGIA_AND_FLORIDA].home = COLUMBUS
+        if self.cotton_port:
+            variant = game.title.variants[COTTON_PORT]
+            for printed in variant.hexes:
+                game.hexes[printed.hex] = printed_hex(printed)
+            for company, costs in variant.tokens.items():
+                game.companies[company].token_costs = costs
         # Jacksonville holds the ACL's home station from the start, so no
         # other company's train runs through it [map/charts]
         acl = game.companies[ATLANTIC_COAST_LINE]
         game.hexes[acl.home].tokens[0].append(acl.id)
         acl.home_placed = True
         acl.tokens_used = 1
+
+    def extra_homes(self, company: str) -> tuple[str, ...]:
+        """Cotton Port (seed 4.2a): the Georgia Railroad's second home,
+        Charleston, placed with Augusta."""
+        if not self.cotton_port:
+            return ()
+        return self.title.variants[COTTON_PORT].extra_homes.get(company, ())
+
+    def obsolete_not_rusted(self, train: str) -> bool:
+        """4.2.5.2: the first 8-train makes the companies' 4-trains obsolete:
+        each runs once more, then leaves play (7c, optional, and 18xx.games:
+        they leave at once)."""
+        return train == "4" and self.soft_rust
 
     def lowest_bidder_moves(self) -> bool:
         """3.1.1 as 18xx.games plays it: the lowest bidder moves, a pass is final."""
