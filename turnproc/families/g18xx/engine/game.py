@@ -23,7 +23,7 @@ from turnproc.families.g18xx.engine.routes import (
     build_links,
     enumerate_routes,
 )
-from turnproc.families.g18xx.engine.title import Hex, Private, Title, TrainType
+from turnproc.families.g18xx.engine.title import Hex, Node, Private, Title, TrainType
 from turnproc.families.g18xx.engine.track import (
     HexState,
     chain_stops,
@@ -76,6 +76,41 @@ def printed_hex(h: Hex) -> HexState:
         tokens=[["neutral"] if h.neutral_token else [] for _ in h.nodes],
         cost=h.cost,
     )
+
+
+def _exits(track: Iterable[tuple[object, object]], node: str) -> set[int]:
+    return {
+        x
+        for a, b in track
+        for x, y in ((a, b), (b, a))
+        if y == node and isinstance(x, int)
+    }
+
+
+def _tokens_following_track(
+    old: HexState, nodes: tuple[Node, ...], track: tuple[tuple[object, object], ...]
+) -> list[list[str]]:
+    """4.2.1: an upgrade keeps each station in the city its track leads to on
+    the new tile (a city with no track yet keeps its place in the order)."""
+    tokens: list[list[str]] = [[] for _ in nodes]
+    taken: set[int] = set()
+    for index, held in enumerate(old.tokens):
+        exits = _exits(old.track, f"n{index}")
+        target = next(
+            (
+                j
+                for j in range(len(nodes))
+                if exits and j not in taken and exits <= _exits(track, f"n{j}")
+            ),
+            None,
+        )
+        if target is None:
+            target = index if index < len(nodes) and index not in taken else None
+        if target is None:
+            target = next(j for j in range(len(nodes)) if j not in taken)
+        taken.add(target)
+        tokens[target].extend(held)
+    return tokens
 
 
 class ActionRefused(ValueError):
@@ -259,6 +294,17 @@ class TitleRules:
         to its other side (the site's edition)."""
         return False
 
+    def lift_untracked_homes(self) -> bool:
+        """Whether the first tile in a hex of several cities lifts the home
+        stations placed before it, for their companies to choose again (the
+        site's edition)."""
+        return False
+
+    def first_city_without_track(self) -> bool:
+        """Whether a home of several cities with no track yet takes the first
+        city without the president's choice (the site's edition)."""
+        return False
+
     def extra_homes(self, company: str) -> tuple[str, ...]:
         """Hexes where the company places a second home station with its first."""
         return ()
@@ -387,6 +433,7 @@ class Game:
         self.end_pending: str | None = None
         self.bankrupt: set[int] = set()
         self.discards: list[str] = []  # companies over their train limit, in turn (4.2.5g)
+        self.pending_homes: list[str] = []  # companies to choose their home city again
         self.offers: list[Offer] = []
         self.auction = Auction(
             [p.id for p in title.privates],
@@ -530,7 +577,9 @@ class Game:
         if handler is None:
             raise ActionRefused(f"{action.type} is not an 18xx move")
         if action.type not in NOTES:
-            if self.discards:
+            if self.pending_homes:
+                self._check_pending_home(action)
+            elif self.discards:
                 self._check_discard(action)
             elif action.type == "discard_train":
                 raise ActionRefused(
@@ -718,6 +767,8 @@ class Game:
         the company operating."""
         if self.ended:
             return None
+        if self.pending_homes:
+            return self.companies[self.pending_homes[0]].president
         if self.discards:
             return self.companies[self.discards[0]].president
         if self.round == "stock":
@@ -978,7 +1029,8 @@ class Game:
     def _begin_turn(self, company: str) -> None:
         state = self.companies[company]
         self.turn = Turn(company, first=not state.operated)
-        if not state.home_placed and not state.home_city_chosen:
+        untracked = not self.hexes[state.home].track and self.rules.first_city_without_track()
+        if not state.home_placed and (not state.home_city_chosen or untracked):
             self._place_home(company)
 
     def _place_home(self, company: str) -> None:
@@ -1625,12 +1677,28 @@ class Game:
             self.turn.lays.append(upgrade)
         self.pay(company, BANK, cost)
         new_state.tile_id = action.tile
+        if not hex_state.track and self.rules.lift_untracked_homes():
+            self._lift_homes(new_state)
         if hex_state.tile is not None:
             del self.tiles_on_map[hex_state.tile_id]
         self.tiles_on_map[action.tile] = action.hex
         self.hexes[action.hex] = new_state
         self.map_version += 1
         self.rules.after_tile_laid(self, company, action.hex)
+
+    def _lift_homes(self, new_state: HexState) -> None:
+        """The first track in a hex of several cities: a home station placed
+        there before any track is lifted, and its company chooses its city on
+        the new tile at once (the site's edition)."""
+        if sum(1 for n in new_state.nodes if n.kind == "city") < 2:
+            return
+        for held in new_state.tokens:
+            for company in [c for c in held if c in self.companies]:
+                held.remove(company)
+                state = self.companies[company]
+                state.home_placed = False
+                state.tokens_used -= 1
+                self.pending_homes.append(company)
 
     def legal_rotations(
         self, company: str, hex_name: str, name: str, private: PrivateState | None = None
@@ -1677,8 +1745,7 @@ class Game:
         if sorted(n.kind for n in hex_state.nodes) != sorted(n.kind for n in tile.nodes):
             return f"tile {name} does not match the cities and towns on {hex_name} (4.2.1d)", None
         track = rotate(tile.track, rotation)
-        tokens = [list(t) for t in hex_state.tokens]
-        tokens += [[] for _ in range(len(tile.nodes) - len(tokens))]
+        tokens = _tokens_following_track(hex_state, tile.nodes, track)
         new_state = HexState(
             hex_name, name, f"{name}-?", tile.colour, rotation, tile.nodes, track, tokens, 0
         )
@@ -1749,7 +1816,8 @@ class Game:
 
     def _place_token(self, action: act.PlaceToken) -> None:
         """4.2.2: a station token in a free circle, $40 then $100."""
-        company = self._current(action)
+        choosing = bool(self.pending_homes) and self.acting_company(action) == self.pending_homes[0]
+        company = self.pending_homes[0] if choosing else self._current(action)
         state = self.companies[company]
         tile_id, _, index_text = action.city.rpartition("-")
         hex_name = next((h for h, s in self.hexes.items() if s.tile_id == tile_id), None)
@@ -1797,6 +1865,8 @@ class Game:
         self.pay(company, BANK, cost)
         hex_state.tokens[index].append(company)
         state.tokens_used += 1
+        if choosing:
+            self.pending_homes.pop(0)
         if home:
             state.home_placed = True
         else:
@@ -2047,6 +2117,15 @@ class Game:
             (c for c, s in self.companies.items() if s.floated), key=self.market.order_key
         )
         self.discards = [c for c in order if self.trains_counted(c) > self.train_limit()]
+
+    def _check_pending_home(self, action: act.Action) -> None:
+        company = self.pending_homes[0]
+        if action.type == "place_token" and self.acting_company(action) == company:
+            return
+        raise ActionRefused(
+            f"{company}'s president, player {self.companies[company].president}, first chooses"
+            f" the city of its home station in {self.companies[company].home} (TOKEN)"
+        )
 
     def _check_discard(self, action: act.Action) -> None:
         company = self.discards[0]

@@ -88,6 +88,16 @@ class Rules(TitleRules):
         pay for the cheapest train in the bank, trains or not."""
         return self.later
 
+    def first_city_without_track(self) -> bool:
+        """18xx.games: the W&A's home goes to Atlanta's first city when no
+        track has been laid there; the president chooses only once it has."""
+        return self.later
+
+    def lift_untracked_homes(self) -> bool:
+        """18xx.games: the first tile in Atlanta lifts the W&A's home station,
+        and its president chooses the city on the new tile at once."""
+        return self.later
+
     def share_goes_with_private(self) -> bool:
         """18xx.games: a player who buys the M&BR from another player gets
         its CoG share too, from whoever holds it (the open market included)."""
