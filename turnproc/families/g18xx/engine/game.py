@@ -2222,6 +2222,12 @@ class Game:
         (4.2.5.2d): their cash and the shares the president may sell without
         giving up the operating company."""
         power = self.cash[operating] + self.cash[player]
+        cheapest = min((t.price for t in self.available_trains()), default=0)
+        # the site's edition counts, of each company, only the shares needed:
+        # no more than make up what the cheapest train still lacks
+        needed = cheapest - power if self.rules.bankrupt_with_trains() else None
+        if needed is not None and (self.turn is None or self.turn.step != TRAINS):
+            return power  # shares are sold only in the train step
         for company, state in self.companies.items():
             own = self.percent_of(player, company)
             if not own or company not in self.market.where:
@@ -2235,7 +2241,11 @@ class Game:
                 keep = max(others, 20) if company == operating else 20
                 if company == operating or others < 20:
                     most = min(most, max(own - keep, 0) // 10 * 10)
-            power += self.market.price(company) * most // 10
+            price = self.market.price(company)
+            if needed is not None:
+                enough = max(needed - 1, 0) // price + 1 if needed > 0 else 0
+                most = min(most, enough * 10)
+            power += price * most // 10
         return power
 
     def _sell_most(self, player: int, company: str) -> None:
