@@ -2207,7 +2207,12 @@ class Game:
                 f"{company} and its president can raise ${power};"
                 f" the cheapest train costs ${cheapest}"
             )
-        for held in self.companies:
+        # the site's edition sells shares only when bankruptcy comes in the
+        # train step, where selling is open
+        sells = not self.rules.bankrupt_with_trains() or (
+            self.turn is not None and self.turn.step == TRAINS
+        )
+        for held in self.companies if sells else ():
             if self.market.where.get(held) is None or not self.shares_of(player, held):
                 continue
             self._sell_most(player, held)
