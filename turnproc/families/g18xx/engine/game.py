@@ -305,6 +305,9 @@ class TitleRules:
         city without the president's choice (the site's edition)."""
         return False
 
+    def after_run(self, game: "Game", company: str) -> None:
+        """Hook after a company runs its trains."""
+
     def extra_homes(self, company: str) -> tuple[str, ...]:
         """Hexes where the company places a second home station with its first."""
         return ()
@@ -1952,6 +1955,7 @@ class Game:
                 revenue = route.revenue
             total += revenue
         self.turn.revenue = total
+        self.rules.after_run(self, company)
 
     def _dividend(self, action: act.Dividend) -> None:
         """4.2.4: pay out (open-market shares pay the company) or withhold."""

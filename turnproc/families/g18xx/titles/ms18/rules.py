@@ -139,6 +139,21 @@ class Rules(TitleRules):
         player or a company as the sale alone: the two agreed off the record."""
         return self.later
 
+    def after_run(self, game: "Game", company: str) -> None:
+        """18xx.games: a train that leaves play at the end of this operating
+        round (4.2.5.1) may no longer be sold to another company once it has
+        run in it."""
+        if not self.later:
+            return
+        leaving = {
+            rule.train
+            for rule in self.title.obsolete_after_operating_round
+            if rule.round == game.operating_round
+        }
+        for train in game.trains_of(company):
+            if train.name in leaving:
+                train.sellable = False
+
     def president_funds_used_train(self) -> bool:
         """4.2.5.2 as 18xx.games plays it: a president whose company must buy
         a train may pay for another company's train, up to its face value."""
