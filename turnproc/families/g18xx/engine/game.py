@@ -713,8 +713,24 @@ class Game:
             if self.trains_counted(company) >= self.train_limit():
                 return False
             per_turn = self.rules.bank_trains_per_turn(self)
+            discounts = [
+                p
+                for p in self.privates.values()
+                if p.owner == company
+                and not p.closed
+                and p.data.ability is not None
+                and p.data.ability.kind == "train_discount"
+            ]
             bank = [
                 t.price
+                - max(
+                    (
+                        self.rules.train_discount(p)
+                        for p in discounts
+                        if p.data.ability is not None and t.name in p.data.ability.trains
+                    ),
+                    default=0,
+                )
                 for t in self.available_trains()
                 if per_turn is None or turn.bank_trains < per_turn
             ]
