@@ -1101,11 +1101,19 @@ class Game:
             if waiting:
                 raise ActionRefused(f"{waiting[0]} has not operated yet in this round")
             if self.round_in_set >= self.ors_in_set:
-                raise ActionRefused(f"{company} has already operated in this set of rounds")
-            self._close_operating_round()
-            if self.ended:
-                raise ActionRefused("the game is over")
-            self._start_operating_round()
+                # the set is over; a stock round in which no one can move
+                # passes at once (3.6) and the next set begins
+                self._finish_operating_round()
+                if self.ended:
+                    raise ActionRefused("the game is over")
+                self._start_stock_round()
+                if self.round != "operating":
+                    raise ActionRefused(f"{company} has already operated in this set of rounds")
+            else:
+                self._close_operating_round()
+                if self.ended:
+                    raise ActionRefused("the game is over")
+                self._start_operating_round()
             if company not in self.order:
                 raise ActionRefused(f"{company} does not operate in this round")
 
