@@ -79,12 +79,7 @@ def printed_hex(h: Hex) -> HexState:
 
 
 def _exits(track: Iterable[tuple[object, object]], node: str) -> set[int]:
-    return {
-        x
-        for a, b in track
-        for x, y in ((a, b), (b, a))
-        if y == node and isinstance(x, int)
-    }
+    return {x for a, b in track for x, y in ((a, b), (b, a)) if y == node and isinstance(x, int)}
 
 
 def _tokens_following_track(
