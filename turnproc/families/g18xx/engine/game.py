@@ -972,11 +972,14 @@ class Game:
         company = self.operating_company()
         if company is None or self.companies[company].president != player:
             return False
+        turn = self.turn
+        if turn is not None and turn.company == company and turn.step >= END:
+            return False  # its turn is over: a sale now is a stock round's
         if not self.trains_of(company):
             return True
-        turn = self.turn
-        in_turn = turn is not None and turn.company == company and turn.step < END
-        return in_turn and self.rules.president_sells_in_train_step()
+        return turn is not None and turn.company == company and (
+            self.rules.president_sells_in_train_step()
+        )
 
     def _start_stock_round(self) -> None:
         self.round = "stock"
