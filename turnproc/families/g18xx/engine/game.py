@@ -689,6 +689,22 @@ class Game:
         if step == TOKEN:
             if turn.tokens or not state.home_placed or state.tokens_used >= len(state.token_costs):
                 return False
+            if any(
+                p.owner == company
+                and not p.closed
+                and p.data.ability is not None
+                and p.data.ability.kind == "free_token"
+                and p.uses < p.data.ability.count
+                and any(
+                    n.kind == "city"
+                    and len(self.hexes[h].tokens[i]) < n.slots
+                    and company not in self.hexes[h].tokens[i]
+                    for h in p.data.ability.hexes
+                    for i, n in enumerate(self.hexes[h].nodes)
+                )
+                for p in self.privates.values()
+            ):
+                return True  # a private's free station may still go down
             if cash < state.token_costs[state.tokens_used]:
                 return False
             return any(
