@@ -289,6 +289,11 @@ class TitleRules:
         to its other side (the site's edition)."""
         return False
 
+    def private_upgrades(self) -> bool:
+        """Whether a private's extra tiles may be upgrades (the site's
+        edition); by the rules they are yellow."""
+        return False
+
     def lift_untracked_homes(self) -> bool:
         """Whether the first tile in a hex of several cities lifts the home
         stations placed before it, for their companies to choose again (the
@@ -993,8 +998,10 @@ class Game:
             return False  # its turn is over: a sale now is a stock round's
         if not self.trains_of(company):
             return True
-        return turn is not None and turn.company == company and (
-            self.rules.president_sells_in_train_step()
+        return (
+            turn is not None
+            and turn.company == company
+            and (self.rules.president_sells_in_train_step())
         )
 
     def _start_stock_round(self) -> None:
@@ -1767,7 +1774,7 @@ class Game:
         order = ["white", "yellow", "green", "brown", "gray"]
         if order.index(tile.colour) != order.index(hex_state.colour) + 1:
             return f"a {tile.colour} tile cannot replace a {hex_state.colour} one (4.2.1c)", None
-        if private is not None and tile.colour != "yellow":
+        if private is not None and tile.colour != "yellow" and not self.rules.private_upgrades():
             return "the private lays yellow tiles only", None
         blocker = self.blocking_private(hex_name)
         if blocker is not None:

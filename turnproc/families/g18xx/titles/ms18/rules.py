@@ -154,6 +154,11 @@ class Rules(TitleRules):
             if train.name in leaving:
                 train.sellable = False
 
+    def private_upgrades(self) -> bool:
+        """18xx.games: AGS's and BS's extra tiles may be upgrades too
+        (10.III: yellow tiles)."""
+        return self.later
+
     def president_funds_used_train(self) -> bool:
         """4.2.5.2 as 18xx.games plays it: a president whose company must buy
         a train may pay for another company's train, up to its face value."""
