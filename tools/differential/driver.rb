@@ -154,9 +154,17 @@ end
 
 def tile_candidates(game, step, entity)
   out = []
-  hexes = game.graph_for_entity(entity).connected_hexes(entity).keys
+  hexes = game.graph_for_entity(entity).connected_hexes(entity).keys.shuffle(random: RNG)
+  lay = step.respond_to?(:get_tile_lay, true) ? step.send(:get_tile_lay, entity) : nil
+  return out unless lay # the step is open only for a private's lay
   hexes.each do |hex|
+    break if out.size >= 6 # a handful of legal lays is choice enough
+
     step.potential_tiles(entity, hex).each do |tile|
+      # the step's lay allowance: a yellow tile, or an upgrade
+      next if tile.color == :yellow && !lay[:lay]
+      next if step.send(:track_upgrade?, hex.tile, tile, hex) && !lay[:upgrade]
+
       tile.rotate!(0)
       step.legal_tile_rotations(entity, hex, tile).each do |rot|
         tile.rotate!(rot)
@@ -245,6 +253,8 @@ def train_candidates(game, step, entity)
         out << Engine::Action::BuyTrain.new(entity, train: train, price: variant[:price], variant: variant[:name])
       else
         lo, hi = step.spend_minmax(entity, train)
+        # the company's own cash, unless it must buy and its president helps
+        hi = [hi, entity.cash].min unless entity.trains.empty?
         next if hi < lo
 
         out << Engine::Action::BuyTrain.new(entity, train: train, price: lo + RNG.rand(hi - lo + 1),
