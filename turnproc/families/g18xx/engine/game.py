@@ -289,6 +289,11 @@ class TitleRules:
         to its other side (the site's edition)."""
         return False
 
+    def privates_for_sale_in_phase(self, game: "Game") -> bool:
+        """Whether the phase opens the sale of privates to companies in
+        general (a sale the rules allow in one round only does not count)."""
+        return game.title.phases[game.phase_index].companies_buy_privates
+
     def private_upgrades(self) -> bool:
         """Whether a private's extra tiles may be upgrades (the site's
         edition); by the rules they are yellow."""
@@ -689,7 +694,10 @@ class Game:
                     for p in self.privates.values()
                     if p.data.ability is not None and p.data.ability.kind in TILE_ABILITIES
                 )
-                or self._may_buy_private(company, TILE_ABILITIES)
+                or (
+                    self.rules.privates_for_sale_in_phase(self)
+                    and self._may_buy_private(company, TILE_ABILITIES)
+                )
             )
         if step == TOKEN:
             if turn.tokens or not state.home_placed or state.tokens_used >= len(state.token_costs):

@@ -154,6 +154,11 @@ class Rules(TitleRules):
             if train.name in leaving:
                 train.sellable = False
 
+    def privates_for_sale_in_phase(self, game: "Game") -> bool:
+        """4.2g: companies buy privates from phase 3 on (AGS and BS in OR1 of
+        the later edition are a sale of that round alone)."""
+        return game.phase_index > 0
+
     def private_upgrades(self) -> bool:
         """18xx.games: AGS's and BS's extra tiles may be upgrades too
         (10.III: yellow tiles)."""
