@@ -770,7 +770,8 @@ class Game:
         if step == PRIVATES:
             # also open while a private it owns has an ability left to use at
             # any time of the turn
-            return self._may_buy_private(company) or any(
+            for_sale = self.rules.privates_for_sale_in_phase(self)
+            return (for_sale and self._may_buy_private(company)) or any(
                 p.owner == company and not p.closed and p.uses < p.data.ability.count
                 for p in self.privates.values()
                 if p.data.ability is not None and p.data.ability.any_time
