@@ -18,9 +18,7 @@ BANKRUPT = "18GA/18GA_game_end_bankrupt.json"
 def _game_before(name: str, found: Any) -> tuple[Game, list[dict[str, Any]]]:
     """The recorded game up to the first action `found` accepts."""
     data = load_recorded(name)
-    # the recorded games remove the 4-trains with the first 8-train (seed 7c)
-    options = {"soft_rust_4t": "no"} if data["title"] == "18GA" else {}
-    game = new_game(data["title"], [p["id"] for p in data["players"]], options)
+    game = new_game(data["title"], [p["id"] for p in data["players"]])
     actions = standing_actions(data["actions"])
     stop = next(i for i, raw in enumerate(actions) if found(raw))
     for raw in actions[:stop]:

@@ -41,10 +41,10 @@ class Rules(TitleRules):
         self.columbus_home = options.get("new_georgia_florida_home") == "yes"
         # seed 10.2/10.3, the Cotton Port variant: Charleston and its hexes
         self.cotton_port = options.get(COTTON_PORT) == "yes"
-        # 4.2.5.2: 4-trains run once more after the first 8-train; 18xx.games
-        # removes them at once unless its option asks for the rules' way
-        soft = options.get("soft_rust_4t")
-        self.soft_rust = soft == "yes" or (not self.later and soft != "no")
+        # 4.2.5.2: 4-trains run once more after the first 8-train; both
+        # editions remove them at once (seed 7c, as the recorded games) unless
+        # the option asks for the rules' way
+        self.soft_rust = options.get("soft_rust_4t") == "yes"
 
     def setup(self, game: "Game") -> None:
         """The last 2-train is marked Free and kept for the Ocilla Southern.
