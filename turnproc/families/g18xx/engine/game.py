@@ -2178,8 +2178,12 @@ class Game:
 
     def _check_pending_home(self, action: act.Action) -> None:
         company = self.pending_homes[0]
-        if action.type == "place_token" and self.acting_company(action) == company:
+        acting = self.acting_company(action)
+        if action.type == "place_token" and acting == company:
             return
+        operating = self.turn is not None and self.turn.company == company
+        if action.type == "buy_company" and acting == company and operating:
+            return  # privates may be bought at any time of the turn (4.2)
         raise ActionRefused(
             f"{company}'s president, player {self.companies[company].president}, first chooses"
             f" the city of its home station in {self.companies[company].home} (TOKEN)"
