@@ -720,10 +720,18 @@ class Game:
                 return True  # a private's free station may still go down
             if cash < state.token_costs[state.tokens_used]:
                 return False
+            # a circle is kept for each home station not yet placed (4.2.2)
+            kept = [
+                s.home
+                for c, s in self.companies.items()
+                if c != company
+                and not s.home_placed
+                and sum(1 for n in self.hexes[s.home].nodes if n.kind == "city") == 1
+            ]
             return any(
                 self.hexes[h].nodes[i].kind == "city"
                 and not any(company in held for held in self.hexes[h].tokens)
-                and len(self.hexes[h].tokens[i]) < self.hexes[h].nodes[i].slots
+                and len(self.hexes[h].tokens[i]) + kept.count(h) < self.hexes[h].nodes[i].slots
                 for h, i in self.reachable_cities(company)
             )
         if step == ROUTE:
@@ -1886,8 +1894,15 @@ class Game:
             raise ActionRefused(f"no city {action.city} on the map")
         if any(company in held for held in hex_state.tokens):
             raise ActionRefused(f"{company} already has a station in {hex_name} (4.2.2b)")
-        if len(hex_state.tokens[index]) >= hex_state.nodes[index].slots:
-            raise ActionRefused(f"{action.city} is full")
+        single = sum(1 for n in hex_state.nodes if n.kind == "city") == 1
+        kept = sum(
+            1
+            for c, s in self.companies.items()
+            if c != company and s.home == hex_name and not s.home_placed and single
+        )
+        if len(hex_state.tokens[index]) + kept >= hex_state.nodes[index].slots:
+            # 4.2.2: a circle is kept for each home station not yet placed
+            raise ActionRefused(f"{action.city} is full" + (" (a home kept free)" if kept else ""))
         if state.tokens_used >= len(state.token_costs):
             raise ActionRefused(f"{company} has no station token left")
         cost = state.token_costs[state.tokens_used]
