@@ -2292,7 +2292,7 @@ class Game:
         for held in self.companies if sells else ():
             if self.market.where.get(held) is None or not self.shares_of(player, held):
                 continue
-            self._sell_most(player, held)
+            self._sell_most(player, held, keep_presidency=held == company)
         if self.cash[player] > 0:
             self.pay(player, BANK, self.cash[player])
         self.bankrupt.add(player)
@@ -2330,14 +2330,17 @@ class Game:
             power += price * most // 10
         return power
 
-    def _sell_most(self, player: int, company: str) -> None:
+    def _sell_most(self, player: int, company: str, keep_presidency: bool = False) -> None:
         """The largest sale the market allows (pool limit; the presidency only
-        to a player holding enough)."""
+        to a player holding enough, and not that of the company operating,
+        4.2.5.2)."""
         own = self.percent_of(player, company)
         room = self.title.market_pool_limit_percent - self.percent_of(POOL, company)
         others = max((self.percent_of(p, company) for p in self.players if p != player), default=0)
         president = self.companies[company].president == player
         for percent in range(min(own, room) // 10 * 10, 0, -10):
+            if president and keep_presidency and own - percent < max(others, 20):
+                continue
             keeps_top = own - percent >= 20
             if president and not keeps_top and others < 20:
                 continue
