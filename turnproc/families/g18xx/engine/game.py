@@ -441,7 +441,9 @@ class Game:
         self.end_pending: str | None = None
         self.bankrupt: set[int] = set()
         self.discards: list[str] = []  # companies over their train limit, in turn (4.2.5g)
-        self.pending_homes: list[str] = []  # companies to choose their home city again
+        # home stations lifted by a first tile: (their company, the company
+        # whose president chooses their city on the new tile)
+        self.pending_homes: list[tuple[str, str]] = []
         self.offers: list[Offer] = []
         self.auction = Auction(
             [p.id for p in title.privates],
@@ -820,7 +822,7 @@ class Game:
         if self.ended:
             return None
         if self.pending_homes:
-            return self.companies[self.pending_homes[0]].president
+            return self.companies[self.pending_homes[0][1]].president
         if self.discards:
             return self.companies[self.discards[0]].president
         if self.round == "stock":
@@ -1743,7 +1745,7 @@ class Game:
         self.pay(company, BANK, cost)
         new_state.tile_id = action.tile
         if not hex_state.track and self.rules.lift_untracked_homes():
-            self._lift_homes(new_state)
+            self._lift_homes(new_state, company)
         if hex_state.tile is not None:
             del self.tiles_on_map[hex_state.tile_id]
         self.tiles_on_map[action.tile] = action.hex
@@ -1751,10 +1753,10 @@ class Game:
         self.map_version += 1
         self.rules.after_tile_laid(self, company, action.hex)
 
-    def _lift_homes(self, new_state: HexState) -> None:
+    def _lift_homes(self, new_state: HexState, chooser: str) -> None:
         """The first track in a hex of several cities: a home station placed
-        there before any track is lifted, and its company chooses its city on
-        the new tile at once (the site's edition)."""
+        there before any track is lifted, and the company that laid the tile
+        chooses its city on the new tile at once (the site's edition)."""
         if sum(1 for n in new_state.nodes if n.kind == "city") < 2:
             return
         for held in new_state.tokens:
@@ -1763,7 +1765,7 @@ class Game:
                 state = self.companies[company]
                 state.home_placed = False
                 state.tokens_used -= 1
-                self.pending_homes.append(company)
+                self.pending_homes.append((company, chooser))
 
     def legal_rotations(
         self, company: str, hex_name: str, name: str, private: PrivateState | None = None
@@ -1881,8 +1883,10 @@ class Game:
 
     def _place_token(self, action: act.PlaceToken) -> None:
         """4.2.2: a station token in a free circle, $40 then $100."""
-        choosing = bool(self.pending_homes) and self.acting_company(action) == self.pending_homes[0]
-        company = self.pending_homes[0] if choosing else self._current(action)
+        choosing = bool(self.pending_homes) and self.acting_company(action) == (
+            self.pending_homes[0][1]
+        )
+        company = self.pending_homes[0][0] if choosing else self._current(action)
         state = self.companies[company]
         tile_id, _, index_text = action.city.rpartition("-")
         hex_name = next((h for h, s in self.hexes.items() if s.tile_id == tile_id), None)
@@ -2192,16 +2196,16 @@ class Game:
         self.discards = [c for c in order if self.trains_counted(c) > self.train_limit()]
 
     def _check_pending_home(self, action: act.Action) -> None:
-        company = self.pending_homes[0]
+        owner, chooser = self.pending_homes[0]
         acting = self.acting_company(action)
-        if action.type == "place_token" and acting == company:
+        if action.type == "place_token" and acting == chooser:
             return
-        operating = self.turn is not None and self.turn.company == company
-        if action.type == "buy_company" and acting == company and operating:
+        operating = self.turn is not None and self.turn.company == chooser
+        if action.type == "buy_company" and acting == chooser and operating:
             return  # privates may be bought at any time of the turn (4.2)
         raise ActionRefused(
-            f"{company}'s president, player {self.companies[company].president}, first chooses"
-            f" the city of its home station in {self.companies[company].home} (TOKEN)"
+            f"{chooser}'s president, player {self.companies[chooser].president}, first chooses"
+            f" the city of {owner}'s home station in {self.companies[owner].home} (TOKEN)"
         )
 
     def _check_discard(self, action: act.Action) -> None:

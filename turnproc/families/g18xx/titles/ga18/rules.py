@@ -95,7 +95,8 @@ class Rules(TitleRules):
 
     def lift_untracked_homes(self) -> bool:
         """18xx.games: the first tile in Atlanta lifts the W&A's home station,
-        and its president chooses the city on the new tile at once."""
+        and the president of the company that laid it chooses its city on the
+        new tile at once."""
         return self.later
 
     def share_goes_with_private(self) -> bool:
