@@ -9,7 +9,7 @@ compared with the reference's; the first disagreement is reported with the
 action where it shows. Our engine closes an operating round when the next
 round's first move arrives, where the reference closes it with the last move
 of the old one; so a difference counts only when it is still there after the
-next action too (the first of the two actions is reported).
+next two actions too (the first of them is reported).
 """
 
 from dataclasses import dataclass
@@ -22,6 +22,10 @@ from turnproc.families.g18xx.engine.game import ActionRefused, Game
 from turnproc.families.g18xx.replay import ReplayError, new_replay_game, standing_actions
 
 State = dict[str, Any]
+# Actions our state may lag behind the reference's: the end of a company's
+# turn, and with it of a round, shows with the next action (one round after
+# another when the next company's turn ends at once too).
+LAG = 2
 
 
 @dataclass
@@ -104,7 +108,9 @@ def compare(data: dict[str, Any]) -> Disagreement | None:
         game = new_replay_game(data)
     except ReplayError as exc:
         return Disagreement(None, None, "setup", str(exc), None)
-    since: dict[str, Disagreement] = {}  # differences seen after the last action
+    # differences seen after the last actions: where each was first seen, and
+    # after how many actions in a row
+    since: dict[str, tuple[Disagreement, int]] = {}
     last: State = {}
     for raw in standing_actions(data.get("actions", [])):
         action_id, kind = raw.get("id"), raw.get("type")
@@ -117,14 +123,19 @@ def compare(data: dict[str, Any]) -> Disagreement | None:
             continue
         last = reference
         found = differences(_view(state_of(game)), _view(reference))
-        lasting = [since[path] for path in found if path in since]
+        since = {
+            path: (since[path][0], since[path][1] + 1)
+            if path in since
+            else (Disagreement(action_id, kind, path, *pair), 1)
+            for path, pair in found.items()
+        }
+        lasting = [first for first, count in since.values() if count > LAG]
         if lasting:
             return min(lasting, key=lambda d: d.action_id or 0)
-        since = {path: Disagreement(action_id, kind, path, *pair) for path, pair in found.items()}
     game.finish()
     if since:
         found = differences(_view(state_of(game)), _view(last))
-        lasting = [since[path] for path in found if path in since]
+        lasting = [since[path][0] for path in found if path in since]
         if lasting:
             return lasting[0]
     result = {str(p): s for p, s in game.scores().items()}
