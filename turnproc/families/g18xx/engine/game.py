@@ -1883,8 +1883,8 @@ class Game:
 
     def _place_token(self, action: act.PlaceToken) -> None:
         """4.2.2: a station token in a free circle, $40 then $100."""
-        choosing = bool(self.pending_homes) and self.acting_company(action) == (
-            self.pending_homes[0][1]
+        choosing = (
+            bool(self.pending_homes) and self.acting_company(action) == (self.pending_homes[0][1])
         )
         company = self.pending_homes[0][0] if choosing else self._current(action)
         state = self.companies[company]
