@@ -179,14 +179,14 @@ def test_at_a_forced_train_purchase_the_president_sells_before_borrowing() -> No
     """4.2.5.2 (18MS): a company without a train must buy one; when it and
     its president cannot pay, he sells shares of his other companies, the
     least earning for their price first, before borrowing at 50% interest."""
-    game = _stock_turn("18MS", 3, 1, 200)
+    game = _stock_turn("18MS", 3, 1, 195)
     assert game.operating_company() == "WRA" and not game.trains_of("WRA")
-    assert ai.next_order(game, 1, 1, 200) == "BUY TRAIN 5"  # he can pay the rest
+    assert ai.next_order(game, 1, 1, 195) == "BUY TRAIN 5"  # he can pay the rest
     game.pay(1, BANK, game.cash[1] - 50)  # ...and now he cannot
     held = [c for c in game.companies if c != "WRA" and game.percent_of(1, c)]
     yields = [ai._prospects(game, c)[0] * 100 // game.market.price(c) for c in held]
     least = held[yields.index(min(yields))]
-    line = ai.next_order(game, 1, 1, 200)
+    line = ai.next_order(game, 1, 1, 195)
     assert line == f"SELL 1 {least}"
     cash = game.cash[1]
     assert apply_orders(game, 1, line).refused is None

@@ -6,7 +6,12 @@ import pytest
 from tests.g18xx_fixtures import RECORDED, load_recorded
 from turnproc.families.g18xx.engine.actions import parse_action
 from turnproc.families.g18xx.engine.game import ActionRefused
-from turnproc.families.g18xx.replay import RECORDED_OPTIONS, replay, standing_actions
+from turnproc.families.g18xx.replay import (
+    RECORDED_OPTIONS,
+    replay,
+    replay_options,
+    standing_actions,
+)
 from turnproc.families.g18xx.titles.load import new_game
 
 
@@ -128,7 +133,8 @@ def test_stock_round_moves_out_of_turn_are_refused() -> None:
 
 def test_bankruptcy_only_when_the_president_cannot_raise_the_price() -> None:
     data = load_recorded("18GA/18GA_game_end_bankrupt.json")
-    game = new_game("18GA", [p["id"] for p in data["players"]])
+    # the site's log, played by the site's edition
+    game = new_game("18GA", [p["id"] for p in data["players"]], replay_options(data))
     actions = standing_actions(data["actions"])
     first_run = next(i for i, a in enumerate(actions) if a["type"] == "run_routes")
     for raw in actions[:first_run]:

@@ -44,7 +44,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         "--reminder-hours", default="48,12", help="reminders this many hours before a deadline"
     )
     p.add_argument(
-        "--edition", help="18MS: the rules edition, 1.0 (default) or 18xx.games (docs/18xx.md)"
+        "--edition",
+        help="the rules edition: 18MS 1.0, 18GA 6.0 (the defaults) or 18xx.games (docs/18xx.md)",
     )
     p.add_argument(
         "--operating-rounds",

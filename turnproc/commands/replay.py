@@ -1,6 +1,7 @@
-"""`turnproc replay FILE.json [--json] [--report DIR]`: replay a recorded 18xx
-game and print its final scores and end reason (and write the players' reports
-of the final position)."""
+"""`turnproc replay FILE.json [--json] [--report DIR] [--compare]`: replay a
+recorded 18xx game and print its final scores and end reason (and write the
+players' reports of the final position); `--compare` checks every action's
+state against the reference states the file carries (tools/differential)."""
 
 import argparse
 import json
@@ -18,6 +19,11 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
         "--report", type=Path, metavar="DIR", help="write each player's report of the end"
+    )
+    parser.add_argument(
+        "--compare",
+        action="store_true",
+        help="compare each action's state with the file's reference_states",
     )
     parser.set_defaults(handler=_replay)
 
@@ -44,6 +50,8 @@ def _replay(args: argparse.Namespace) -> int:
 
     path: Path = args.file
     data = read_recorded(path)
+    if args.compare:
+        return _compare(path, data)
     try:
         outcome = replay(data)
     except ReplayError as exc:
@@ -71,3 +79,18 @@ def _replay(args: argparse.Namespace) -> int:
             f"  note: action {action_id}: {train} earns ${ours} by our count; ${recorded} recorded"
         )
     return 0
+
+
+def _compare(path: Path, data: dict[str, Any]) -> int:
+    """Print the first action where our state differs from the reference's
+    (exit status 1), or that the whole game agrees."""
+    if not isinstance(data.get("reference_states"), list):
+        raise TurnprocError(f"{path}: no reference_states to compare with")
+    from turnproc.families.g18xx.compare import compare
+
+    found = compare(data)
+    if found is None:
+        print(f"{path}: every action agrees; result and end reason agree")
+        return 0
+    print(f"{path}: first disagreement: {found}")
+    return 1

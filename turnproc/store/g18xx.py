@@ -18,7 +18,7 @@ from turnproc.core.errors import TurnprocError
 from turnproc.families.g18xx.engine.actions import parse_action
 from turnproc.families.g18xx.engine.game import ActionRefused, Game
 from turnproc.families.g18xx.orders import Receipt, apply_orders
-from turnproc.families.g18xx.replay import RECORDED_OPTIONS, ReplayError, replay, standing_actions
+from turnproc.families.g18xx.replay import ReplayError, replay, replay_options, standing_actions
 from turnproc.families.g18xx.titles.load import new_game
 from turnproc.store.models import Game18xx, Move18xx
 
@@ -52,7 +52,7 @@ def import_recorded(
     row = Game18xx(
         name=name,
         title=title,
-        options=json.dumps(RECORDED_OPTIONS.get(title, {}), sort_keys=True),
+        options=json.dumps(replay_options(data), sort_keys=True),
         players=json.dumps([{"id": p["id"], "name": p.get("name", "")} for p in data["players"]]),
         status="ended" if outcome.game.ended else "active",
         end_reason=outcome.end_reason if outcome.game.ended else None,

@@ -23,7 +23,7 @@ from turnproc.families.g18xx.engine.routes import (
     build_links,
     enumerate_routes,
 )
-from turnproc.families.g18xx.engine.title import Private, Title, TrainType
+from turnproc.families.g18xx.engine.title import Hex, Node, Private, Title, TrainType
 from turnproc.families.g18xx.engine.track import (
     HexState,
     chain_stops,
@@ -38,6 +38,17 @@ IPO = "ipo"
 POOL = "market"
 Holder = int | str
 BID_STEP = 5  # bids rise by at least $5 (3.1b, 3.1.1)
+# the steps of an operating turn (4.2), in order; a pass ends the step the
+# company is at, and a step with nothing the company could do is skipped
+TRACK, TOKEN, ROUTE, DIVIDEND, TRAINS, PRIVATES, END = range(7)
+TILE_ABILITIES = frozenset(("extra_yellow_tiles", "free_tile_lay"))
+STEP_OF = {
+    "lay_tile": TRACK,
+    "place_token": TOKEN,
+    "run_routes": ROUTE,
+    "dividend": DIVIDEND,
+    "buy_train": TRAINS,
+}
 # standing orders, notes and offers: actions outside the order of play
 NOTES = frozenset(
     (
@@ -50,6 +61,51 @@ NOTES = frozenset(
         "offer_company",
     )
 )
+
+
+def printed_hex(h: Hex) -> HexState:
+    """A hex as the map prints it, before any tile."""
+    return HexState(
+        name=h.hex,
+        tile=None,
+        tile_id=f"{h.hex}-0",
+        colour=h.colour,
+        rotation=0,
+        nodes=h.nodes,
+        track=h.track,
+        tokens=[["neutral"] if h.neutral_token else [] for _ in h.nodes],
+        cost=h.cost,
+    )
+
+
+def _exits(track: Iterable[tuple[object, object]], node: str) -> set[int]:
+    return {x for a, b in track for x, y in ((a, b), (b, a)) if y == node and isinstance(x, int)}
+
+
+def _tokens_following_track(
+    old: HexState, nodes: tuple[Node, ...], track: tuple[tuple[object, object], ...]
+) -> list[list[str]]:
+    """4.2.1: an upgrade keeps each station in the city its track leads to on
+    the new tile (a city with no track yet keeps its place in the order)."""
+    tokens: list[list[str]] = [[] for _ in nodes]
+    taken: set[int] = set()
+    for index, held in enumerate(old.tokens):
+        exits = _exits(old.track, f"n{index}")
+        target = next(
+            (
+                j
+                for j in range(len(nodes))
+                if exits and j not in taken and exits <= _exits(track, f"n{j}")
+            ),
+            None,
+        )
+        if target is None:
+            target = index if index < len(nodes) and index not in taken else None
+        if target is None:
+            target = next(j for j in range(len(nodes)) if j not in taken)
+        taken.add(target)
+        tokens[target].extend(held)
+    return tokens
 
 
 class ActionRefused(ValueError):
@@ -77,6 +133,7 @@ class Train:
     rusted: bool = False
     sellable: bool = True
     discarded: bool = False  # in the bank's open market (4.2.5g)
+    obsolete: bool = False  # runs once more, then leaves play (18GA 4.2.5.2)
 
 
 @dataclass
@@ -127,6 +184,7 @@ class Turn:
     bank_trains: int = 0
     lays: list[bool] = field(default_factory=list)  # each normal tile lay: an upgrade?
     tokens: int = 0
+    step: int = 0  # the step of 4.2 the turn has reached (TRACK ... PRIVATES, END)
 
 
 @dataclass
@@ -208,6 +266,78 @@ class TitleRules:
     def bank_trains_per_turn(self, game: "Game") -> int | None:
         """How many trains a company may buy from the bank in one turn (None: any)."""
         return 1 if game.title.phases[game.phase_index].one_bank_train else None
+
+    def bankrupt_with_trains(self) -> bool:
+        """Whether a president may go bankrupt when his company has a train
+        but cannot pay for the cheapest one in the bank (the site's edition);
+        by the rules only a forced purchase bankrupts (4.2.5.1)."""
+        return False
+
+    def share_goes_with_private(self) -> bool:
+        """Whether a player who buys a private from another gets the share it
+        came with again, wherever it is (the site's edition); by the rules the
+        share is the first owner's own certificate."""
+        return False
+
+    def sales_agreed_off_record(self) -> bool:
+        """Whether a private's sale between a player and another player or a
+        company needs no standing offer: the site's logs record only the sale."""
+        return False
+
+    def used_cards_turn(self) -> bool:
+        """Whether a two-sided train bought from another company may be turned
+        to its other side (the site's edition)."""
+        return False
+
+    def privates_for_sale_in_phase(self, game: "Game") -> bool:
+        """Whether the phase opens the sale of privates to companies in
+        general (a sale the rules allow in one round only does not count)."""
+        return game.title.phases[game.phase_index].companies_buy_privates
+
+    def private_upgrades(self) -> bool:
+        """Whether a private's extra tiles may be upgrades (the site's
+        edition); by the rules they are yellow."""
+        return False
+
+    def lift_untracked_homes(self) -> bool:
+        """Whether the first tile in a hex of several cities lifts the home
+        stations placed before it, for their companies to choose again (the
+        site's edition)."""
+        return False
+
+    def first_city_without_track(self) -> bool:
+        """Whether a home of several cities with no track yet takes the first
+        city without the president's choice (the site's edition)."""
+        return False
+
+    def after_run(self, game: "Game", company: str) -> None:
+        """Hook after a company runs its trains."""
+
+    def extra_homes(self, company: str) -> tuple[str, ...]:
+        """Hexes where the company places a second home station with its first."""
+        return ()
+
+    def obsolete_not_rusted(self, train: str) -> bool:
+        """Whether companies' trains of this name become obsolete (run once
+        more) rather than leave play when they are made so."""
+        return False
+
+    def president_funds_used_train(self) -> bool:
+        """4.2.5.2: a president's cash pays only for a train from the bank;
+        True for the edition where it may pay for another company's train."""
+        return False
+
+    def president_sells_in_train_step(self) -> bool:
+        """4.2.5.2: a president sells shares in the operating round only to
+        pay for a train the company must buy; True for the edition where he
+        may sell in the company's train step at will."""
+        return False
+
+    def lowest_bidder_moves(self) -> bool:
+        """3.1.1: in a contest for a private the bidders move clockwise from
+        the highest, and one who passed may bid again; True for the edition in
+        which the lowest bidder moves and a pass leaves the contest."""
+        return False
 
     def tile_lay_refusal(self, game: "Game", turn: Turn, upgrade: bool) -> str | None:
         """4.2.1: one tile lay or upgrade a turn."""
@@ -311,6 +441,9 @@ class Game:
         self.end_pending: str | None = None
         self.bankrupt: set[int] = set()
         self.discards: list[str] = []  # companies over their train limit, in turn (4.2.5g)
+        # home stations lifted by a first tile: (their company, the company
+        # whose president chooses their city on the new tile)
+        self.pending_homes: list[tuple[str, str]] = []
         self.offers: list[Offer] = []
         self.auction = Auction(
             [p.id for p in title.privates],
@@ -328,23 +461,7 @@ class Game:
     # --- the map -------------------------------------------------------------
 
     def _build_map(self) -> dict[str, HexState]:
-        hexes = {}
-        for h in self.title.hexes:
-            if h.colour == "none":
-                continue
-            colour = {"white": "white", "red": "red", "gray": "gray"}[h.colour]
-            hexes[h.hex] = HexState(
-                name=h.hex,
-                tile=None,
-                tile_id=f"{h.hex}-0",
-                colour=colour,
-                rotation=0,
-                nodes=h.nodes,
-                track=h.track,
-                tokens=[["neutral"] if h.neutral_token else [] for _ in h.nodes],
-                cost=h.cost,
-            )
-        return hexes
+        return {h.hex: printed_hex(h) for h in self.title.hexes if h.colour != "none"}
 
     @property
     def phase(self) -> str:
@@ -470,7 +587,9 @@ class Game:
         if handler is None:
             raise ActionRefused(f"{action.type} is not an 18xx move")
         if action.type not in NOTES:
-            if self.discards:
+            if self.pending_homes:
+                self._check_pending_home(action)
+            elif self.discards:
                 self._check_discard(action)
             elif action.type == "discard_train":
                 raise ActionRefused(
@@ -479,6 +598,13 @@ class Game:
             else:
                 self._enter_round(action)
         handler(action)
+        if (
+            self.round == "operating"
+            and self.turn is not None
+            and action.entity_type == "corporation"
+            and action.entity == self.turn.company
+        ):
+            self._track_step(action)
         self._check_end_triggers()
         for follow in action.auto_actions:
             self.apply_unchecked(follow)
@@ -522,6 +648,164 @@ class Game:
     def _nothing(self, action: act.Action) -> None:
         return None
 
+    def _track_step(self, action: act.Action) -> None:
+        """Where the operating company is in its turn after its action (4.2):
+        a pass ends the step it is at; an action puts it at that action's
+        step (after its one token or run, at the next); steps it could do
+        nothing in are skipped, and past the last its turn is over."""
+        turn = self.turn
+        assert turn is not None
+        step = STEP_OF.get(action.type)
+        if action.type == "place_token" and not turn.tokens:
+            step = None  # the home station, placed before the track (4.2a)
+        if action.type == "pass":
+            while turn.step < END and not self._step_open(turn.step):
+                turn.step += 1
+            turn.step += 1
+        elif step is not None:
+            turn.step = max(turn.step, step + (1 if step in (TOKEN, ROUTE, DIVIDEND) else 0))
+        while turn.step < END and not self._step_open(turn.step):
+            turn.step += 1
+        if turn.step > DIVIDEND:
+            self._pass_dividend_step()
+
+    def _has_route(self, company: str) -> bool:
+        """Whether track links one of the company's stations to another stop."""
+        links = self._links()
+        return any(
+            links.get((h, i))
+            for h, hex_state in self.hexes.items()
+            for i, held in enumerate(hex_state.tokens)
+            if company in held
+        )
+
+    def _step_open(self, step: int) -> bool:
+        """Whether the operating company could still act in this step of its
+        turn (what a player would be asked for, so a pass may end it)."""
+        turn = self.turn
+        assert turn is not None
+        company = turn.company
+        state = self.companies[company]
+        cash = self.cash[company]
+        if step == TRACK:
+            # a private the company owns or could buy may still lay a tile
+            return (
+                any(self.rules.tile_lay_refusal(self, turn, u) is None for u in (False, True))
+                or any(
+                    p.owner == company and not p.closed and p.uses < p.data.ability.count
+                    for p in self.privates.values()
+                    if p.data.ability is not None and p.data.ability.kind in TILE_ABILITIES
+                )
+                or (
+                    self.rules.privates_for_sale_in_phase(self)
+                    and self._may_buy_private(company, TILE_ABILITIES)
+                )
+            )
+        if step == TOKEN:
+            if turn.tokens or not state.home_placed or state.tokens_used >= len(state.token_costs):
+                return False
+            if any(
+                p.owner == company
+                and not p.closed
+                and p.data.ability is not None
+                and p.data.ability.kind == "free_token"
+                and p.uses < p.data.ability.count
+                and any(
+                    n.kind == "city"
+                    and len(self.hexes[h].tokens[i]) < n.slots
+                    and company not in self.hexes[h].tokens[i]
+                    for h in p.data.ability.hexes
+                    for i, n in enumerate(self.hexes[h].nodes)
+                )
+                for p in self.privates.values()
+            ):
+                return True  # a private's free station may still go down
+            if cash < state.token_costs[state.tokens_used]:
+                return False
+            # a circle is kept for each home station not yet placed (4.2.2)
+            kept = [
+                s.home
+                for c, s in self.companies.items()
+                if c != company
+                and not s.home_placed
+                and sum(1 for n in self.hexes[s.home].nodes if n.kind == "city") == 1
+            ]
+            return any(
+                self.hexes[h].nodes[i].kind == "city"
+                and not any(company in held for held in self.hexes[h].tokens)
+                and len(self.hexes[h].tokens[i]) + kept.count(h) < self.hexes[h].nodes[i].slots
+                for h, i in self.reachable_cities(company)
+            )
+        if step == ROUTE:
+            if turn.revenue is not None or turn.ran or not self.trains_of(company):
+                return False
+            return self._has_route(company)
+        if step == DIVIDEND:
+            return not turn.ran and bool(turn.revenue)
+        if step == TRAINS:
+            mine = self.trains_of(company)
+            if self.trains_counted(company) >= self.train_limit():
+                return False
+            per_turn = self.rules.bank_trains_per_turn(self)
+            discounts = [
+                p
+                for p in self.privates.values()
+                if p.owner == company
+                and not p.closed
+                and p.data.ability is not None
+                and p.data.ability.kind == "train_discount"
+            ]
+            bank = [
+                t.price
+                - max(
+                    (
+                        self.rules.train_discount(p)
+                        for p in discounts
+                        if p.data.ability is not None and t.name in p.data.ability.trains
+                    ),
+                    default=0,
+                )
+                for t in self.available_trains()
+                if per_turn is None or turn.bank_trains < per_turn
+            ]
+            if bank and cash >= min(bank):
+                return True
+            if cash >= 1 and any(
+                t.sellable and t.owner != company and t.owner is not None and not t.rusted
+                for t in self.trains
+            ):
+                return True
+            # 4.2.5.2: a company with a route and no train must buy one
+            return not mine and bool(self.available_trains()) and self._has_route(company)
+        if step == PRIVATES:
+            # also open while a private it owns has an ability left to use at
+            # any time of the turn
+            for_sale = self.rules.privates_for_sale_in_phase(self)
+            return (for_sale and self._may_buy_private(company)) or any(
+                p.owner == company and not p.closed and p.uses < p.data.ability.count
+                for p in self.privates.values()
+                if p.data.ability is not None and p.data.ability.any_time
+            )
+        return False
+
+    def _may_buy_private(self, company: str, kinds: frozenset[str] | None = None) -> bool:
+        """Whether the company could buy a private now (of these abilities)."""
+        sellers = self.rules.private_sellers(self, company)
+        cash = self.cash[company]
+        for private in self.privates.values():
+            if private.closed or private.owner not in sellers:
+                continue
+            ability = private.data.ability
+            if kinds is not None and (ability is None or ability.kind not in kinds):
+                continue
+            value = private.data.value
+            for price in sorted({value // 2, (value + 1) // 2, value}):
+                if price <= cash and not self.rules.private_sale_refusal(
+                    self, company, private, price
+                ):
+                    return True
+        return False
+
     def _pass(self, action: act.Action) -> None:
         if self.round == "auction":
             self._auction_pass(self._player(action))
@@ -537,6 +821,8 @@ class Game:
         the company operating."""
         if self.ended:
             return None
+        if self.pending_homes:
+            return self.companies[self.pending_homes[0][1]].president
         if self.discards:
             return self.companies[self.discards[0]].president
         if self.round == "stock":
@@ -599,20 +885,25 @@ class Game:
         self.stock_next = self._after(player)
         self.stock_bought_this_turn = False
         self.stock_sold_this_turn = False
-        # a player who can neither buy nor sell passes without being asked
+        self._pass_idle_players()
+
+    def _pass_idle_players(self) -> None:
+        """A player who can neither buy nor sell passes without being asked;
+        when everyone has passed in a row the operating rounds begin (3.6)."""
         for _ in self.players:
             if self._can_act_in_stock(self.stock_next) or self.stock_passes >= len(self.players):
                 break
             self.stock_passes += 1
             self.stock_next = self._after(self.stock_next)
         if self.stock_passes >= len(self.players) and self.round == "stock":
-            # 3.6: everyone passed in a row; the operating rounds begin
             self._end_stock_round()
             self._start_operating_round()
 
     def _can_act_in_stock(self, player: int) -> bool:
-        if self._may_sell_any(player):
-            return True
+        return self._may_sell_any(player) or self._may_buy_any(player)
+
+    def _may_buy_any(self, player: int) -> bool:
+        """Whether the player could buy a certificate or a private now (3.2)."""
         cash = self.cash[player]
         trade = self.rules.players_trade_privates(self)
         if (
@@ -710,15 +1001,27 @@ class Game:
                 raise ActionRefused("the game is over")
             self._start_stock_round()
             return
-        self._advance_to(company)
+        if action.type == "end_turn" and self.turn is not None and self.turn.company == company:
+            return  # the president ends the turn in progress, over or not
+        step = STEP_OF.get(action.type) if action.entity_type == "corporation" else None
+        self._advance_to(company, step)
 
     def _raising_cash(self, player: int) -> bool:
         """4.2.5.2d: the operating company's president sells to buy a train
         (also as the first thing of its turn, once the one before has ended)."""
         company = self.operating_company()
-        if company is None:
+        if company is None or self.companies[company].president != player:
             return False
-        return self.companies[company].president == player and not self.trains_of(company)
+        turn = self.turn
+        if turn is not None and turn.company == company and turn.step >= END:
+            return False  # its turn is over: a sale now is a stock round's
+        if not self.trains_of(company):
+            return True
+        return (
+            turn is not None
+            and turn.company == company
+            and (self.rules.president_sells_in_train_step())
+        )
 
     def _start_stock_round(self) -> None:
         self.round = "stock"
@@ -728,6 +1031,7 @@ class Game:
         self.stock_last_actor = None
         self.stock_bought_this_turn = False
         self.stock_sold_this_turn = False
+        self._pass_idle_players()
 
     def _end_stock_round(self) -> None:
         """3.6: companies all in players' hands move up, highest price first."""
@@ -761,26 +1065,48 @@ class Game:
         self.order = sorted(floated, key=self.market.order_key)
         self.done = set()
         self.turn = None
+        if not self.order:
+            # 4: with no company floated the round is its privates' revenue
+            # alone; the next round of the set, or the stock round, follows
+            self._close_operating_round()
+            if self.ended:
+                return
+            if self.round_in_set < self.ors_in_set:
+                self._start_operating_round()
+            else:
+                self.rules.end_of_set(self)
+                self._start_stock_round()
+
+    def _reorder_waiting(self) -> None:
+        """4b: the companies still to operate go in order of their market
+        value as it is now (a sale during the round can change it)."""
+        current = self.turn.company if self.turn is not None else None
+        settled = [c for c in self.order if c in self.done or c == current]
+        waiting = [c for c in self.order if c not in settled]
+        self.order = settled + sorted(waiting, key=self.market.order_key)
 
     def _begin_turn(self, company: str) -> None:
         state = self.companies[company]
         self.turn = Turn(company, first=not state.operated)
-        if not state.home_placed and not state.home_city_chosen:
+        untracked = not self.hexes[state.home].track and self.rules.first_city_without_track()
+        if not state.home_placed and (not state.home_city_chosen or untracked):
             self._place_home(company)
 
     def _place_home(self, company: str) -> None:
         state = self.companies[company]
-        hex_state = self.hexes[state.home]
-        index = next(i for i, n in enumerate(hex_state.nodes) if n.kind == "city")
-        hex_state.tokens[index].append(company)
+        for home in (state.home, *self.rules.extra_homes(company)):
+            hex_state = self.hexes[home]
+            index = next(i for i, n in enumerate(hex_state.nodes) if n.kind == "city")
+            hex_state.tokens[index].append(company)
+            state.tokens_used += 1
         state.home_placed = True
-        state.tokens_used = 1
 
     def _pass_dividend_step(self) -> None:
         """4.2.4: a company that runs no train withholds nothing and moves left,
         as soon as its turn goes past the dividend step."""
         if self.turn is not None and not self.turn.ran:
             self.turn.ran = True
+            self._retire_obsolete(self.turn.company)
             self.market.move_left(self.turn.company)
 
     def _finish_turn(self) -> None:
@@ -791,9 +1117,16 @@ class Game:
         self.done.add(self.turn.company)
         self.turn = None
 
-    def _advance_to(self, company: str) -> None:
-        if self.turn is not None and self.turn.company == company:
-            return
+    def _advance_to(self, company: str, step: int | None = None) -> None:
+        """Begin the company's turn unless it is operating. The company last
+        in one round and first in the next starts its new turn when its
+        current one is over (4.2) or the action belongs to a step it is past."""
+        turn = self.turn
+        if turn is not None and turn.company == company:
+            others = [c for c in self.order if c not in self.done and c != company]
+            over = turn.step >= END or (step is not None and step < turn.step)
+            if others or not over or self.round_in_set >= self.ors_in_set:
+                return
         if company not in self.order:
             raise ActionRefused(f"{company} does not operate in this round")
         while True:
@@ -808,11 +1141,19 @@ class Game:
             if waiting:
                 raise ActionRefused(f"{waiting[0]} has not operated yet in this round")
             if self.round_in_set >= self.ors_in_set:
-                raise ActionRefused(f"{company} has already operated in this set of rounds")
-            self._close_operating_round()
-            if self.ended:
-                raise ActionRefused("the game is over")
-            self._start_operating_round()
+                # the set is over; a stock round in which no one can move
+                # passes at once (3.6) and the next set begins
+                self._finish_operating_round()
+                if self.ended:
+                    raise ActionRefused("the game is over")
+                self._start_stock_round()
+                if self.round != "operating":
+                    raise ActionRefused(f"{company} has already operated in this set of rounds")
+            else:
+                self._close_operating_round()
+                if self.ended:
+                    raise ActionRefused("the game is over")
+                self._start_operating_round()
             if company not in self.order:
                 raise ActionRefused(f"{company} does not operate in this round")
 
@@ -914,6 +1255,7 @@ class Game:
             if price < least:
                 raise ActionRefused(f"bid at least ${least} for {company} (3.1.1), or PASS")
             self._spend(player, price + self._committed(player, company))
+            bids.pop(player, None)  # a raised bid goes to the end, as the newest
             bids[player] = price
             auction.contest_passes = 0
             auction.bidder = self._next_bidder(player)
@@ -946,10 +1288,13 @@ class Game:
         return sum(b.get(player, 0) for c, b in self.auction.bids.items() if c != company)
 
     def _next_bidder(self, player: int) -> int:
-        """The next bidder clockwise in the contest (3.1.1)."""
+        """The next bidder clockwise in the contest (3.1.1); in the edition
+        where the lowest bidder moves, he (the earliest of equal bids)."""
         auction = self.auction
         assert auction.contest is not None
         bidders = auction.bids[auction.contest]
+        if self.rules.lowest_bidder_moves():
+            return min(bidders, key=lambda p: bidders[p])
         start = self.players.index(player)
         for step in range(1, len(self.players) + 1):
             candidate = self.players[(start + step) % len(self.players)]
@@ -962,7 +1307,15 @@ class Game:
         if auction.contest is not None:
             # 3.1.1: the contest ends when all but the high bidder pass in a row
             bids = auction.bids[auction.contest]
-            auction.contest_passes += 1
+            if self.rules.lowest_bidder_moves():
+                # the passing bidder leaves the contest; the last one left wins
+                del bids[player]
+                if len(bids) > 1:
+                    auction.bidder = self._next_bidder(player)
+                    return
+                auction.contest_passes = len(bids) - 1
+            else:
+                auction.contest_passes += 1
             if auction.contest_passes < len(bids) - 1:
                 auction.bidder = self._next_bidder(player)
                 return
@@ -1126,6 +1479,8 @@ class Game:
         if self.round == "operating":
             self._pass_dividend_step()
         self._sell_bundle(player, certs, action.percent)
+        if self.round == "operating":
+            self._reorder_waiting()
 
     def _sell_bundle(self, player: int, certs: list[Cert], percent: int) -> None:
         company = certs[0].company
@@ -1137,7 +1492,11 @@ class Game:
             self.stock_passes = 0
             self.stock_last_actor = player
             self.stock_sold_this_turn = True
-            if self.stock_bought_this_turn and not self._may_sell_any(player):
+            # a player left with nothing more to do in his turn is passed on
+            # without being asked
+            if not self._may_sell_any(player) and (
+                self.stock_bought_this_turn or not self._may_buy_any(player)
+            ):
                 self._stock_turn_done(player, passed=False)
         for _ in range(percent // 10):
             self.market.move_down(company)
@@ -1146,6 +1505,18 @@ class Game:
 
     def trains_of(self, company: str) -> list[Train]:
         return [t for t in self.trains if t.owner == company and not t.rusted]
+
+    def trains_counted(self, company: str) -> int:
+        """The company's trains that count against the limit: not obsolete ones."""
+        return sum(1 for t in self.trains_of(company) if not t.obsolete)
+
+    def _retire_obsolete(self, company: str) -> None:
+        """Obsolete trains leave play once the company has run them (or let
+        its run pass)."""
+        for train in self.trains_of(company):
+            if train.obsolete:
+                train.rusted = True
+                train.owner = None
 
     def _current(self, action: act.Action) -> str:
         company = self.acting_company(action)
@@ -1196,7 +1567,11 @@ class Game:
         ]
 
     def _agreed(self, private: str, seller: Holder, buyer: Holder, price: int, by: Holder) -> None:
-        """Refuse a sale the other side has not offered (3.2b: a price the two agree)."""
+        """Refuse a sale the other side has not offered (3.2b: a price the two
+        agree); in a log of the site, which records only the sale, the two
+        agreed off the record."""
+        if self.rules.sales_agreed_off_record():
+            return
         for offer in self.offers:
             if (offer.private, offer.seller, offer.buyer, offer.price, offer.by) == (
                 private,
@@ -1241,6 +1616,11 @@ class Game:
         self._check_private_buyer(player, action.price)
         self._agreed(action.company, seller, player, action.price, seller)
         self._trade_private(private, seller, player, action.price)
+        ability = private.data.ability
+        if ability is not None and ability.share and self.rules.share_goes_with_private():
+            share = self._cert(ability.share)
+            if share.owner != player:
+                self._transfer([share], share.owner, player, share.percent)
         self._stock_turn_done(player, passed=False)
 
     def _check_private_buyer(self, player: int, price: int) -> None:
@@ -1364,12 +1744,28 @@ class Game:
             self.turn.lays.append(upgrade)
         self.pay(company, BANK, cost)
         new_state.tile_id = action.tile
+        if not hex_state.track and self.rules.lift_untracked_homes():
+            self._lift_homes(new_state, company)
         if hex_state.tile is not None:
             del self.tiles_on_map[hex_state.tile_id]
         self.tiles_on_map[action.tile] = action.hex
         self.hexes[action.hex] = new_state
         self.map_version += 1
         self.rules.after_tile_laid(self, company, action.hex)
+
+    def _lift_homes(self, new_state: HexState, chooser: str) -> None:
+        """The first track in a hex of several cities: a home station placed
+        there before any track is lifted, and the company that laid the tile
+        chooses its city on the new tile at once (the site's edition)."""
+        if sum(1 for n in new_state.nodes if n.kind == "city") < 2:
+            return
+        for held in new_state.tokens:
+            for company in [c for c in held if c in self.companies]:
+                held.remove(company)
+                state = self.companies[company]
+                state.home_placed = False
+                state.tokens_used -= 1
+                self.pending_homes.append((company, chooser))
 
     def legal_rotations(
         self, company: str, hex_name: str, name: str, private: PrivateState | None = None
@@ -1397,7 +1793,7 @@ class Game:
         order = ["white", "yellow", "green", "brown", "gray"]
         if order.index(tile.colour) != order.index(hex_state.colour) + 1:
             return f"a {tile.colour} tile cannot replace a {hex_state.colour} one (4.2.1c)", None
-        if private is not None and tile.colour != "yellow":
+        if private is not None and tile.colour != "yellow" and not self.rules.private_upgrades():
             return "the private lays yellow tiles only", None
         blocker = self.blocking_private(hex_name)
         if blocker is not None:
@@ -1416,8 +1812,7 @@ class Game:
         if sorted(n.kind for n in hex_state.nodes) != sorted(n.kind for n in tile.nodes):
             return f"tile {name} does not match the cities and towns on {hex_name} (4.2.1d)", None
         track = rotate(tile.track, rotation)
-        tokens = [list(t) for t in hex_state.tokens]
-        tokens += [[] for _ in range(len(tile.nodes) - len(tokens))]
+        tokens = _tokens_following_track(hex_state, tile.nodes, track)
         new_state = HexState(
             hex_name, name, f"{name}-?", tile.colour, rotation, tile.nodes, track, tokens, 0
         )
@@ -1488,7 +1883,10 @@ class Game:
 
     def _place_token(self, action: act.PlaceToken) -> None:
         """4.2.2: a station token in a free circle, $40 then $100."""
-        company = self._current(action)
+        choosing = (
+            bool(self.pending_homes) and self.acting_company(action) == (self.pending_homes[0][1])
+        )
+        company = self.pending_homes[0][0] if choosing else self._current(action)
         state = self.companies[company]
         tile_id, _, index_text = action.city.rpartition("-")
         hex_name = next((h for h, s in self.hexes.items() if s.tile_id == tile_id), None)
@@ -1500,8 +1898,15 @@ class Game:
             raise ActionRefused(f"no city {action.city} on the map")
         if any(company in held for held in hex_state.tokens):
             raise ActionRefused(f"{company} already has a station in {hex_name} (4.2.2b)")
-        if len(hex_state.tokens[index]) >= hex_state.nodes[index].slots:
-            raise ActionRefused(f"{action.city} is full")
+        single = sum(1 for n in hex_state.nodes if n.kind == "city") == 1
+        kept = sum(
+            1
+            for c, s in self.companies.items()
+            if c != company and s.home == hex_name and not s.home_placed and single
+        )
+        if len(hex_state.tokens[index]) + kept >= hex_state.nodes[index].slots:
+            # 4.2.2: a circle is kept for each home station not yet placed
+            raise ActionRefused(f"{action.city} is full" + (" (a home kept free)" if kept else ""))
         if state.tokens_used >= len(state.token_costs):
             raise ActionRefused(f"{company} has no station token left")
         cost = state.token_costs[state.tokens_used]
@@ -1536,6 +1941,8 @@ class Game:
         self.pay(company, BANK, cost)
         hex_state.tokens[index].append(company)
         state.tokens_used += 1
+        if choosing:
+            self.pending_homes.pop(0)
         if home:
             state.home_placed = True
         else:
@@ -1621,6 +2028,7 @@ class Game:
                 revenue = route.revenue
             total += revenue
         self.turn.revenue = total
+        self.rules.after_run(self, company)
 
     def _dividend(self, action: act.Dividend) -> None:
         """4.2.4: pay out (open-market shares pay the company) or withhold."""
@@ -1630,6 +2038,7 @@ class Game:
             raise ActionRefused(f"{company} has already paid or withheld")
         revenue = self.turn.revenue or 0
         self.turn.ran = True
+        self._retire_obsolete(company)
         if action.kind == "withhold" or revenue == 0:
             self.pay(BANK, company, revenue)
             self.market.move_left(company)
@@ -1671,10 +2080,15 @@ class Game:
         if train is None:
             raise ActionRefused(f"no train {action.train}")
         limit = self.title.phases[self.phase_index].train_limit
-        if len(self.trains_of(company)) >= limit:
+        if self.trains_counted(company) >= limit:
             raise ActionRefused(f"{company} already has {limit} trains (4.2.5g)")
         if train.owner is not None:
+            side = None
+            if action.variant and action.variant != train.name:
+                side = self._card_side(train, action.variant)
             self._buy_used_train(company, train, action.price)
+            if side is not None:
+                train.name, train.price, train.cities, train.multiplier = side
             return
         if train not in self.available_trains():
             raise ActionRefused(f"train {action.train} is not on sale yet")
@@ -1754,8 +2168,14 @@ class Game:
         if kind.phase:
             self.advance_phase(kind.phase)
         if kind.rusts:
+            soft = self.rules.obsolete_not_rusted(kind.rusts)
             for old in self.trains:
                 if old.name == kind.rusts and not old.rusted:
+                    if soft and old.owner is not None:
+                        # a company's train runs once more; the bank's go now
+                        old.obsolete = True
+                        old.sellable = False
+                        continue
                     old.rusted = True
                     old.owner = None
         if kind.closes_privates:
@@ -1773,7 +2193,20 @@ class Game:
         order = sorted(
             (c for c, s in self.companies.items() if s.floated), key=self.market.order_key
         )
-        self.discards = [c for c in order if len(self.trains_of(c)) > self.train_limit()]
+        self.discards = [c for c in order if self.trains_counted(c) > self.train_limit()]
+
+    def _check_pending_home(self, action: act.Action) -> None:
+        owner, chooser = self.pending_homes[0]
+        acting = self.acting_company(action)
+        if action.type == "place_token" and acting == chooser:
+            return
+        operating = self.turn is not None and self.turn.company == chooser
+        if action.type == "buy_company" and acting == chooser and operating:
+            return  # privates may be bought at any time of the turn (4.2)
+        raise ActionRefused(
+            f"{chooser}'s president, player {self.companies[chooser].president}, first chooses"
+            f" the city of {owner}'s home station in {self.companies[owner].home} (TOKEN)"
+        )
 
     def _check_discard(self, action: act.Action) -> None:
         company = self.discards[0]
@@ -1795,8 +2228,21 @@ class Game:
             raise ActionRefused(f"{company} has no train {action.train}; its trains: {trains}")
         train.owner = None
         train.discarded = True
-        if len(self.trains_of(company)) <= self.train_limit():
+        if self.trains_counted(company) <= self.train_limit():
             self.discards.pop(0)
+
+    def _card_side(self, train: Train, side: str) -> tuple[str, int, int, int]:
+        """The other side of a two-sided train card bought from another
+        company, in the edition that lets the buyer turn it (4.2.5b: the side
+        is chosen when the card leaves the bank)."""
+        sides = [
+            (train.type.name, train.type.price, train.type.cities, train.type.multiplier),
+            *((v.name, v.price, v.cities, v.multiplier) for v in train.type.variants),
+        ]
+        chosen = next((s for s in sides if s[0] == side), None)
+        if chosen is None or not self.rules.used_cards_turn():
+            raise ActionRefused(f"train {train.id} is a {train.name} train")
+        return chosen
 
     def _buy_used_train(self, company: str, train: Train, price: int) -> None:
         seller = train.owner
@@ -1805,8 +2251,23 @@ class Game:
             raise ActionRefused(f"{company} already owns {train.id}")
         if not train.sellable:
             raise ActionRefused(f"train {train.id} may not be sold")
-        if price < 1 or price > self.cash[company]:
-            raise ActionRefused(f"{company} cannot pay ${price} for {train.id}")
+        if price < 1:
+            raise ActionRefused(f"a train is sold for at least $1, not ${price}")
+        president = self.companies[company].president
+        assert president is not None
+        assist, fee = self.rules.president_assist(self, company, train, price)
+        shortfall = price - self.cash[company] - assist
+        if shortfall > 0:
+            # the edition that lets a president pay for another company's
+            # train when his own company must buy one, up to its face value
+            forced = not self.trains_of(company) and self.rules.president_funds_used_train()
+            if not forced or price > train.price or self.cash[president] < shortfall:
+                raise ActionRefused(f"{company} cannot pay ${price} for {train.id}")
+        if assist:
+            self.pay(president, BANK, assist + fee)
+            self.pay(BANK, company, assist)
+        if shortfall > 0:
+            self.pay(president, company, shortfall)
         self.pay(company, seller, price)
         train.owner = company
 
@@ -1821,15 +2282,21 @@ class Game:
         assert player is not None
         cheapest = min((t.price for t in self.available_trains()), default=0)
         power = self.emergency_power(player, company)
-        if self.trains_of(company) or power >= cheapest:
+        forced = not self.trains_of(company) or self.rules.bankrupt_with_trains()
+        if not forced or power >= cheapest:
             raise ActionRefused(
                 f"{company} and its president can raise ${power};"
                 f" the cheapest train costs ${cheapest}"
             )
-        for held in self.companies:
+        # the site's edition sells shares only when bankruptcy comes in the
+        # train step, where selling is open
+        sells = not self.rules.bankrupt_with_trains() or (
+            self.turn is not None and self.turn.step == TRAINS
+        )
+        for held in self.companies if sells else ():
             if self.market.where.get(held) is None or not self.shares_of(player, held):
                 continue
-            self._sell_most(player, held)
+            self._sell_most(player, held, keep_presidency=held == company)
         if self.cash[player] > 0:
             self.pay(player, BANK, self.cash[player])
         self.bankrupt.add(player)
@@ -1841,6 +2308,12 @@ class Game:
         (4.2.5.2d): their cash and the shares the president may sell without
         giving up the operating company."""
         power = self.cash[operating] + self.cash[player]
+        cheapest = min((t.price for t in self.available_trains()), default=0)
+        # the site's edition counts, of each company, only the shares needed:
+        # no more than make up what the cheapest train still lacks
+        needed = cheapest - power if self.rules.bankrupt_with_trains() else None
+        if needed is not None and (self.turn is None or self.turn.step != TRAINS):
+            return power  # shares are sold only in the train step
         for company, state in self.companies.items():
             own = self.percent_of(player, company)
             if not own or company not in self.market.where:
@@ -1854,17 +2327,24 @@ class Game:
                 keep = max(others, 20) if company == operating else 20
                 if company == operating or others < 20:
                     most = min(most, max(own - keep, 0) // 10 * 10)
-            power += self.market.price(company) * most // 10
+            price = self.market.price(company)
+            if needed is not None:
+                enough = max(needed - 1, 0) // price + 1 if needed > 0 else 0
+                most = min(most, enough * 10)
+            power += price * most // 10
         return power
 
-    def _sell_most(self, player: int, company: str) -> None:
+    def _sell_most(self, player: int, company: str, keep_presidency: bool = False) -> None:
         """The largest sale the market allows (pool limit; the presidency only
-        to a player holding enough)."""
+        to a player holding enough, and not that of the company operating,
+        4.2.5.2)."""
         own = self.percent_of(player, company)
         room = self.title.market_pool_limit_percent - self.percent_of(POOL, company)
         others = max((self.percent_of(p, company) for p in self.players if p != player), default=0)
         president = self.companies[company].president == player
         for percent in range(min(own, room) // 10 * 10, 0, -10):
+            if president and keep_presidency and own - percent < max(others, 20):
+                continue
             keeps_top = own - percent >= 20
             if president and not keeps_top and others < 20:
                 continue

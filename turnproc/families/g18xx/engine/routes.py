@@ -116,7 +116,11 @@ def enumerate_routes(
 
     def passable(stop: Stop) -> bool:
         node = hexes[stop[0]].nodes[stop[1]]
-        return node.kind != "offboard" and not hexes[stop[0]].blocked_for(stop[1], company)
+        return (
+            node.kind != "offboard"
+            and not node.terminal
+            and not hexes[stop[0]].blocked_for(stop[1], company)
+        )
 
     # stops the company can reach: through passable stops from its stations
     reach = set(stations)

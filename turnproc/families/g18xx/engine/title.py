@@ -20,6 +20,7 @@ class Node(_Data):
     kind: Literal["city", "town", "offboard"]
     revenue: int | dict[str, int] = 0
     slots: int = 1
+    terminal: bool = False  # a city that ends a route, like an off-board area
 
 
 class Tile(_Data):
@@ -89,6 +90,7 @@ class Ability(_Data):
     hexes: tuple[str, ...] = ()
     tiles: tuple[str, ...] = ()
     share: str | None = None
+    any_time: bool = False  # usable at any time of the owning company's turn
 
 
 class Private(_Data):
@@ -106,6 +108,15 @@ class Company(_Data):
     home: str
     home_city_chosen: bool = False  # the president picks the city of a multi-city home
     tokens: tuple[int, ...]
+
+
+class Variant(_Data):
+    """An optional rule's changes to the map and the companies: hexes printed
+    differently, extra home stations, other station costs."""
+
+    hexes: tuple[Hex, ...] = ()
+    extra_homes: dict[str, tuple[str, ...]] = {}
+    tokens: dict[str, tuple[int, ...]] = {}
 
 
 class Seats(_Data):
@@ -137,4 +148,5 @@ class Title(_Data):
     companies: tuple[Company, ...]
     hexes: tuple[Hex, ...]
     only_upgrades: dict[str, dict[str, tuple[str, ...]]] = {}
+    variants: dict[str, Variant] = {}
     tiles: dict[str, Tile] = {}

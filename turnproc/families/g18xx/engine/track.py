@@ -149,7 +149,9 @@ def _reach(
             index = int(here[1:])
             start = (hex_name, here) in {(h, f"n{i}") for h, i in homes}
             if not start and (
-                state.nodes[index].kind == "offboard" or state.blocked_for(index, company)
+                state.nodes[index].kind == "offboard"
+                or state.nodes[index].terminal
+                or state.blocked_for(index, company)
             ):
                 continue
         for a, b in state.track:

@@ -129,12 +129,59 @@ class Rules(TitleRules):
         train.sellable = False
         private.closed = True
 
+    def used_cards_turn(self) -> bool:
+        """18xx.games: a 2D/4D card bought from another company may be
+        turned to its other side."""
+        return self.later
+
+    def sales_agreed_off_record(self) -> bool:
+        """18xx.games records a private's sale between a player and another
+        player or a company as the sale alone: the two agreed off the record."""
+        return self.later
+
+    def after_run(self, game: "Game", company: str) -> None:
+        """18xx.games: a train that leaves play at the end of this operating
+        round (4.2.5.1) may no longer be sold to another company once it has
+        run in it."""
+        if not self.later:
+            return
+        leaving = {
+            rule.train
+            for rule in self.title.obsolete_after_operating_round
+            if rule.round == game.operating_round
+        }
+        for train in game.trains_of(company):
+            if train.name in leaving:
+                train.sellable = False
+
+    def privates_for_sale_in_phase(self, game: "Game") -> bool:
+        """4.2g: companies buy privates from phase 3 on (AGS and BS in OR1 of
+        the later edition are a sale of that round alone)."""
+        return game.phase_index > 0
+
+    def private_upgrades(self) -> bool:
+        """18xx.games: AGS's and BS's extra tiles may be upgrades too
+        (10.III: yellow tiles)."""
+        return self.later
+
+    def president_funds_used_train(self) -> bool:
+        """4.2.5.2 as 18xx.games plays it: a president whose company must buy
+        a train may pay for another company's train, up to its face value."""
+        return self.later
+
+    def president_sells_in_train_step(self) -> bool:
+        """4.2.5.2 as 18xx.games plays it: the president may sell shares in
+        the company's train step even when no train must be bought."""
+        return self.later
+
     def tile_lay_refusal(self, game: "Game", turn: Turn, upgrade: bool) -> str | None:
         """4.2b: one tile a turn; on its first turn a company may lay a second
-        yellow tile (not after an upgrade)."""
+        yellow tile, also after an upgrade. The later edition also lets the
+        second lay be an upgrade after a yellow tile."""
         if not turn.lays:
             return None
-        if turn.first and len(turn.lays) == 1 and not turn.lays[0] and not upgrade:
+        second = turn.first and len(turn.lays) == 1
+        if second and (not upgrade or (self.later and not turn.lays[0])):
             return None
         return "one tile a turn, and a second yellow one on the first turn (4.2b)"
 
