@@ -451,3 +451,35 @@ def test_an_offer_for_a_private_is_told_to_every_player(world: World) -> None:
     assert [(o["private"], o["buyer"], o["price"]) for o in offers] == [(private, str(told), 25)]
     receipt = world.outbox(to=SEATS[offerer][0], kind="receipt")[-1]
     assert words in receipt.body
+
+
+def test_the_clock_does_not_pass_for_a_player_whose_clock_just_started(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`18xx tick` finds player 3's move overdue; before it takes the game's
+    row lock, player 3's move arrives and player 2's clock starts. The tick
+    judges the clock again under the lock and leaves player 2 alone."""
+    if world.engine.dialect.name != "postgresql":
+        pytest.skip("SQLite serialises writers itself; the row lock is PostgreSQL's")
+    late = NOW + timedelta(hours=49)
+    real_load = store.load
+    raced: list[IngestOutcome] = []
+    racing: list[bool] = []
+
+    def load_after_a_move(session: object, name: str, lock: bool = False) -> store.Loaded:
+        if lock and not racing:  # the tick's first lock; the mail's own loads pass through
+            racing.append(True)
+            world.clock = late - timedelta(minutes=1)
+            raced.append(world.mail(3, "BID AGS 30"))  # committed by another connection
+        return real_load(session, name, lock)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sequential.store, "load", load_after_a_move)
+    with transaction(world.engine) as session:
+        done = sequential.tick(session, late, MODERATOR)
+    assert raced and raced[0].verdict == "accepted", raced
+    assert done == []
+    assert world.to_move() == 2
+    with transaction(world.engine) as session:
+        origins = [m.origin for m in store.live_moves(session, store.load(session, NAME).row)]
+    assert origins == ["mail"]
+    assert not [m for m in world.outbox(kind="notice") if "missed" in m.subject]

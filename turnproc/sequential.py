@@ -729,25 +729,41 @@ def _game_row(session: Session, name: str) -> Game:
 
 
 def tick(session: Session, now: datetime, moderator: str | None) -> list[str]:
-    """Reminders and missed moves of every running game; what was done, one line each."""
+    """Reminders and missed moves of every running game; what was done, one line each.
+
+    A game's clock is judged again under its row lock (`_tick_game`): a move
+    that arrived after the list was read has started another player's clock."""
     done: list[str] = []
-    rows = session.scalars(
-        select(Game18xx).where(Game18xx.game_id.is_not(None), Game18xx.status == "active")
+    names = session.scalars(
+        select(Game18xx.name).where(
+            Game18xx.game_id.is_not(None),
+            Game18xx.status == "active",
+            Game18xx.move_due.is_not(None),
+        )
     ).all()
-    for row in rows:
-        if row.move_due is None:
-            continue
-        left = row.move_due - now
-        if left <= timedelta(0) and row.reminded < 2:
-            done.append(_missed(session, row.name, now, moderator))
-        elif left <= timedelta(hours=row.move_hours) / 4 and row.reminded == 0:
-            done.append(_remind(session, row.name, now))
+    for name in names:
+        line = _tick_game(session, name, now, moderator)
+        if line:
+            done.append(line)
     return done
 
 
-def _remind(session: Session, name: str, now: datetime) -> str:
+def _tick_game(session: Session, name: str, now: datetime, moderator: str | None) -> str | None:
     game_row = _game_row(session, name)
     loaded = store.load(session, name, lock=True)
+    row = loaded.row
+    if row.status != "active" or row.move_due is None:
+        return None
+    left = row.move_due - now
+    if left <= timedelta(0) and row.reminded < 2:
+        return _missed(session, game_row, loaded, now, moderator)
+    if left <= timedelta(hours=row.move_hours) / 4 and row.reminded == 0:
+        return _remind(session, game_row, loaded, now)
+    return None
+
+
+def _remind(session: Session, game_row: Game, loaded: store.Loaded, now: datetime) -> str:
+    name = game_row.name
     to_move = loaded.game.to_move()
     seat = next((s for s in _players(session, game_row) if s.position == to_move), None)
     loaded.row.reminded = 1
@@ -771,11 +787,12 @@ def _remind(session: Session, name: str, now: datetime) -> str:
     return f"{name}: player {to_move} reminded"
 
 
-def _missed(session: Session, name: str, now: datetime, moderator: str | None) -> str:
+def _missed(
+    session: Session, game_row: Game, loaded: store.Loaded, now: datetime, moderator: str | None
+) -> str:
     """The missed-move policy: a pass where the rules allow it, else the
     computer player's move, else the moderator is told."""
-    game_row = _game_row(session, name)
-    loaded = store.load(session, name, lock=True)
+    name = game_row.name
     game = loaded.game
     to_move = game.to_move()
     if to_move is None:

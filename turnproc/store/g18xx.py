@@ -72,7 +72,9 @@ def import_recorded(
 def load(session: Session, name: str, lock: bool = False) -> Loaded:
     query = select(Game18xx).where(Game18xx.name == name)
     if lock:
-        query = query.with_for_update()
+        # Read the row again under the lock: a row the session read before
+        # (`18xx tick` lists the games first) may have changed since.
+        query = query.with_for_update().execution_options(populate_existing=True)
     row = session.scalar(query)
     if row is None:
         raise TurnprocError(f"no 18xx game named {name!r}")
