@@ -142,8 +142,8 @@ def test_undo_by_the_player_and_by_the_moderator(world: World) -> None:
     taken = world.mail(2, "UNDO")
     assert taken.verdict == "accepted", taken.detail
     assert world.to_move() == 2
-    told = world.outbox(kind="notice")
-    assert {m.to_address for m in told} >= {a for a, _ in SEATS.values()}
+    told = world.outbox(kind="notice")  # player 1, whose move it had become
+    assert [m.to_address for m in told] == [SEATS[1][0]]
     world.mail(2, "BID M&M 50")
     world.mail(1, "BID BS 40")
     late = world.mail(2, "UNDO")
@@ -158,7 +158,8 @@ def test_undo_by_the_player_and_by_the_moderator(world: World) -> None:
     notices = [m for m in world.outbox(kind="notice") if "slip of the pen" in m.body]
     assert sorted(m.to_address for m in notices) == sorted(a for a, _ in SEATS.values())
     with transaction(world.engine) as session:
-        assert _game(session).current_turn == 2
+        # Four moves stored and three taken back: the next move is number 8.
+        assert _game(session).current_turn == 8
         undone_rows = session.scalars(select(Move18xx).where(Move18xx.undone_at.is_not(None)))
         assert len(list(undone_rows)) == 3  # kept, not replayed
 
@@ -483,3 +484,42 @@ def test_the_clock_does_not_pass_for_a_player_whose_clock_just_started(
         origins = [m.origin for m in store.live_moves(session, store.load(session, NAME).row)]
     assert origins == ["mail"]
     assert not [m for m in world.outbox(kind="notice") if "missed" in m.subject]
+
+
+def test_a_sheet_written_before_an_undo_is_refused_with_the_reason(world: World) -> None:
+    """A move number is never used twice: the number goes up with every action
+    applied and every action taken back, so a sheet written for the position
+    before an UNDO never applies to the position after it."""
+    assert world.mail(3, "BID AGS 30").verdict == "accepted"
+    stale = 2  # player 2's sheet, in his "your move" mail
+    assert f"turn: {stale} player: 2" in world.outbox(to=SEATS[2][0], kind="your-move")[-1].body
+    assert world.mail(3, "UNDO").verdict == "accepted"
+    again = world.mail(3, "BID BS 40")  # on the sheet of the UNDO's receipt
+    assert again.verdict == "accepted", again.detail
+    refused = world.mail(2, "BID M&M 50", move=stale)
+    assert refused.verdict == "refused"
+    assert f"this sheet is for move {stale}" in refused.detail
+    assert "taken back" in world.outbox(to=SEATS[2][0], kind="receipt")[-1].body
+    assert world.to_move() == 2
+    with transaction(world.engine) as session:
+        live = store.live_moves(session, store.load(session, NAME).row)
+        assert [json.loads(m.action)["company"] for m in live] == ["BS"]
+
+
+def test_undo_is_bounded_and_so_are_the_mails_it_causes(world: World) -> None:
+    """A player may take back his move twice a round (docs/18xx.md); each
+    UNDO mails his receipt and tells the player whose move it had become."""
+    before = len(world.outbox())
+    verdicts = []
+    for _ in range(20):
+        verdicts.append(world.mail(3, "BID AGS 30").verdict)
+        verdicts.append(world.mail(3, "UNDO").verdict)
+    assert verdicts[:4] == ["accepted"] * 4
+    assert verdicts[4:6] == ["accepted", "refused"]
+    assert "at most 2 times a round" in world.outbox(to=SEATS[3][0])[-1].body
+    assert world.to_move() == 2
+    sent = world.outbox()[before:]
+    assert not [m for m in sent if m.to_address == SEATS[1][0]]  # not his business
+    # Two moves taken back (4 mails each), the third move (2) and its refused
+    # UNDO (1), then 17 moves and UNDOs refused (at most an answer each).
+    assert len(sent) <= 2 * 4 + 3 + 17 * 2, [(m.to_address, m.subject) for m in sent]

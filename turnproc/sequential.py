@@ -22,7 +22,9 @@ The clock lives in the family's row (`move_due`), not in the game's
 `deadline`, which is the Continental Rails turn runner's.
 The game row's `current_turn` is the number of the next move: the sheet of
 a "your move" mail carries it, and a sheet for another number is refused, so
-an old sheet mailed again never moves a game that went on.
+an old sheet mailed again never moves a game that went on. It counts every
+action applied and every action taken back (`store.move_number`), so no
+number is used twice: a sheet written before an UNDO never applies after it.
 """
 
 import json
@@ -44,10 +46,13 @@ from turnproc.families.g18xx.titles.load import new_game
 from turnproc.intake.auth import generate_secret, hash_secret
 from turnproc.store import g18xx as store
 from turnproc.store import repository as repo
-from turnproc.store.models import Game, Game18xx, Move18xx, Player
+from turnproc.store.models import Game, Game18xx, ModeratorLog, Move18xx, Player
 
 MAX_MOVE_HOURS = 24 * 30
 MAX_STANDING_MOVES = 400  # standing orders carried out after one mail, at most
+# UNDOs a player may send in one round (docs/18xx.md): each mails him and the
+# player whose move it had become, so a player cannot flood the table.
+MAX_UNDOS_PER_ROUND = 2
 STOCK_ACTIONS = frozenset({"buy_shares", "sell_shares", "par"})
 DOCS = "docs/18xx.md"
 
@@ -300,10 +305,14 @@ def submit(
     standing_lines = [line for line in lines if line.upper().startswith("STANDING")]
     moves = [line for line in lines if not line.upper().startswith("STANDING")]
     if moves and move_number != game_row.current_turn:  # standing orders fit any move
+        taken_back = move_number < game_row.current_turn and _taken_back_since(
+            session, game_row, move_number
+        )
         return _refused(
             game_row,
             f"this sheet is for move {move_number}, but the game is at move "
-            f"{game_row.current_turn}",
+            f"{game_row.current_turn}"
+            + ("; moves were taken back since it was written" if taken_back else ""),
             "use the sheet of your latest mail from the moderator",
         )
     if moves and moves[0].upper() == "UNDO":
@@ -444,7 +453,8 @@ def _after_change(
     receipt carries his sheet). Returns notes for the receipt."""
     notes = _standing(session, game_row, loaded, now)
     game = loaded.game
-    game_row.current_turn = loaded.moves + 1
+    session.flush()
+    game_row.current_turn = store.move_number(session, loaded.row)
     after = round_label(game)
     players = _players(session, game_row)
     if before is not None and after != before:
@@ -633,7 +643,9 @@ def _player_undo(
     session: Session, game_row: Game, loaded: store.Loaded, position: int, now: datetime
 ) -> Outcome:
     """UNDO: a player takes back the moves of his last mail, while they are
-    still the last moves of the game (the next player has not acted)."""
+    still the last moves of the game (the next player has not acted), at most
+    MAX_UNDOS_PER_ROUND times a round. The player whose move it had become is
+    told; the others never heard of the move."""
     live = store.live_moves(session, loaded.row)
     if not live or live[-1].player != position or live[-1].origin != "mail":
         return _refused(
@@ -641,6 +653,15 @@ def _player_undo(
             "your last move is not the last move of the game: another player has acted since",
             "ask the moderator if it must be taken back",
         )
+    label = round_label(loaded.game)
+    if _undos(session, game_row, position, label) >= MAX_UNDOS_PER_ROUND:
+        return _refused(
+            game_row,
+            f"a player may take back his move at most {MAX_UNDOS_PER_ROUND} times a round, "
+            f"and you have in {label}",
+            "your move stands; ask the moderator if it must be taken back",
+        )
+    voided = loaded.game.to_move()
     submission = live[-1].submission_id
     taken = [m for m in live if m.submission_id == submission and m.player == position]
     for move in taken:
@@ -652,19 +673,49 @@ def _player_undo(
         turn=game_row.current_turn,
         action="18xx_player_undo",
         now=now,
-        details={"position": position, "moves": [m.seq for m in taken]},
+        details={"position": position, "moves": [m.seq for m in taken], "round": label},
     )
     reloaded = store.load(session, game_row.name)
     loaded.game, loaded.moves = reloaded.game, reloaded.moves
     game_row.status, loaded.row.status, loaded.row.end_reason = "active", "active", None
     why = f"player {position} took back his last move ({len(taken)} action(s))"
-    _tell_everyone(session, game_row, loaded, why, now, tag=f"undo-{taken[0].seq}")
-    _after_change(session, game_row, loaded, now, tag=f"undo-{taken[0].seq}", before=None)
+    told = [voided] if voided is not None and voided != position else []
+    _tell(session, game_row, loaded, why, now, tag=f"undo-{taken[0].seq}", positions=told)
+    _after_change(
+        session, game_row, loaded, now, tag=f"undo-{taken[0].seq}", before=None, answered=position
+    )
     text = f"OK: {why}.\n\n{describe(loaded.game)}\n\nIt is your move again:\n\n"
     return Outcome(
         "accepted",
         f"[{game_row.name}] OK: your move is taken back",
         text + sheet(game_row, position),
+    )
+
+
+def _undos(session: Session, game_row: Game, position: int, label: str) -> int:
+    """How many times the player took back a move in the round `label`."""
+    logged = session.scalars(
+        select(ModeratorLog.details).where(
+            ModeratorLog.game_id == game_row.id, ModeratorLog.action == "18xx_player_undo"
+        )
+    ).all()
+    details = [json.loads(text) for text in logged]
+    return sum(1 for d in details if d.get("position") == position and d.get("round") == label)
+
+
+def _taken_back_since(session: Session, game_row: Game, move_number: int) -> bool:
+    """Whether moves were taken back at or after move `move_number`."""
+    return (
+        session.scalar(
+            select(ModeratorLog.id)
+            .where(
+                ModeratorLog.game_id == game_row.id,
+                ModeratorLog.action.in_(("18xx_player_undo", "18xx_undo")),
+                ModeratorLog.turn >= move_number,
+            )
+            .limit(1)
+        )
+        is not None
     )
 
 
@@ -695,16 +746,26 @@ def moderator_undo(session: Session, name: str, to: int, reason: str, now: datet
         details={"to": to, "moves": [m.seq for m in taken]},
     )
     why = f"the moderator took back moves {taken[0].seq}-{taken[-1].seq}: {reason}"
-    _tell_everyone(session, game_row, loaded, why, now, tag=f"undo-{taken[0].seq}")
+    everyone = [p.position for p in _players(session, game_row)]
+    _tell(session, game_row, loaded, why, now, tag=f"undo-{taken[0].seq}", positions=everyone)
     _after_change(session, game_row, loaded, now, tag=f"mundo-{taken[0].seq}", before=None)
     return [m.seq for m in taken]
 
 
-def _tell_everyone(
-    session: Session, game_row: Game, loaded: store.Loaded, why: str, now: datetime, tag: str
+def _tell(
+    session: Session,
+    game_row: Game,
+    loaded: store.Loaded,
+    why: str,
+    now: datetime,
+    tag: str,
+    positions: list[int],
 ) -> None:
+    """Moves taken back: the players `positions` are told why."""
     summary = describe(loaded.game)
     for seat in _players(session, game_row):
+        if seat.position not in positions:
+            continue
         repo.queue_mail(
             session,
             key=f"18xx-undo/{game_row.id}/{tag}/{now.isoformat()}/{seat.position}",
@@ -818,7 +879,7 @@ def _missed(
         if moderator:
             repo.queue_mail(
                 session,
-                key=f"alert/18xx-missed/{game_row.id}/{loaded.moves}",
+                key=f"alert/18xx-missed/{game_row.id}/{game_row.current_turn}",
                 kind="alert",
                 to_address=moderator,
                 subject=f"turnproc: {name}: player {to_move}'s move is overdue",
@@ -837,7 +898,7 @@ def _missed(
     if seat is not None and seat.email:
         repo.queue_mail(
             session,
-            key=f"18xx-missed/{game_row.id}/{loaded.moves}",
+            key=f"18xx-missed/{game_row.id}/{game_row.current_turn}",
             kind="notice",
             to_address=seat.email,
             subject=f"[{name}] Your move was missed: {applied[:100]}",

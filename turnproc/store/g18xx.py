@@ -159,6 +159,18 @@ def store_actions(
         loaded.row.end_reason = loaded.game.end_reason
 
 
+def move_number(session: Session, row: Game18xx) -> int:
+    """The number of the next move: one more than the actions ever stored and
+    the actions taken back, so it grows with every change and never repeats."""
+    stored = session.scalar(select(func.max(Move18xx.seq)).where(Move18xx.game_id == row.id)) or 0
+    undone = session.scalar(
+        select(func.count())
+        .select_from(Move18xx)
+        .where(Move18xx.game_id == row.id, Move18xx.undone_at.is_not(None))
+    )
+    return stored + (undone or 0) + 1
+
+
 def position(game: Game) -> dict[str, Any]:
     """The public position: round, phase, companies, players and scores."""
     return {
