@@ -4,6 +4,7 @@ mail's verdict and queues the receipt and the next player's "your move"
 mail; undo by the player and by the moderator; standing orders; the clock;
 concurrent mails for one game on PostgreSQL; on SQLite and PostgreSQL."""
 
+import io
 import json
 import sqlite3
 import subprocess
@@ -523,3 +524,51 @@ def test_undo_is_bounded_and_so_are_the_mails_it_causes(world: World) -> None:
     # Two moves taken back (4 mails each), the third move (2) and its refused
     # UNDO (1), then 17 moves and UNDOs refused (at most an answer each).
     assert len(sent) <= 2 * 4 + 3 + 17 * 2, [(m.to_address, m.subject) for m in sent]
+
+
+def _command(world: World, position: int, text: str) -> IngestOutcome:
+    message = EmailMessage()
+    message["From"] = SEATS[position][0]
+    message["To"] = MODERATOR
+    message["Subject"] = text
+    message["Message-ID"] = make_msgid(domain="example.org")
+    message.set_content(text + "\n")
+    world.clock += timedelta(minutes=1)
+    return ingest(world.engine, message.as_bytes(), "test", world.clock, moderator=MODERATOR)
+
+
+def test_an_18ms_player_gets_the_18ms_rules_and_order_language(world: World) -> None:
+    """The welcome and the answer to RULES carry the 18MS rules with the order
+    language (read from the PDF); HELP gives the order language; nothing of
+    Continental Rails reaches him."""
+    from pypdf import PdfReader
+
+    from turnproc.mail.outbound import outgoing
+
+    def pdfs(row: OutboxMessage) -> dict[str, str]:
+        mailed = outgoing(row, row.pdf)
+        texts = {}
+        for part in mailed.attachments:
+            if part.filename.endswith(".pdf"):
+                reader = PdfReader(io.BytesIO(part.content))
+                texts[part.filename] = " ".join(
+                    " ".join(page.extract_text() or "" for page in reader.pages).split()
+                )
+        return texts
+
+    welcome = world.outbox(to=SEATS[1][0], kind="welcome")[0]
+    assert "docs/18xx.md" not in welcome.body and "18ms-rules.pdf" in welcome.body
+    assert _command(world, 1, "RULES").verdict == "rules"
+    rules = world.outbox(to=SEATS[1][0], kind="rules")[-1]
+    assert _command(world, 1, "HELP").verdict == "help"
+    help_mail = world.outbox(to=SEATS[1][0], kind="help")[-1]
+    for row in (welcome, rules):
+        texts = pdfs(row)
+        assert list(texts) == ["18ms-rules.pdf"], row.kind
+        text = texts["18ms-rules.pdf"]
+        assert "LAY 57 D4 2" in text and "New Orleans bonus" in text and "10.III" in text
+        assert "Continental" not in text and "tycoon" not in text.lower()
+        assert "Continental" not in row.body
+    assert "RULES: the rules of 18MS" in rules.subject
+    assert "PAR GMO 75" in help_mail.body and "LAY 57 D4 2" in help_mail.body
+    assert "Continental" not in help_mail.body and "RESEND" not in help_mail.body

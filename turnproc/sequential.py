@@ -42,6 +42,8 @@ from turnproc.families.boundary import SequentialFamily
 from turnproc.families.g18xx.engine.game import Game as Engine18xx
 from turnproc.families.g18xx.orders import MAX_ORDERS, MAX_TEXT, Receipt, apply_orders
 from turnproc.families.g18xx.report.model import bank_words, offer_words, standing_offers
+from turnproc.families.g18xx.report.rules_pdf import ORDERS, order_language
+from turnproc.families.g18xx.report.rules_pdf import pdf_name as rules_pdf_name
 from turnproc.families.g18xx.titles.load import new_game
 from turnproc.intake.auth import generate_secret, hash_secret
 from turnproc.store import g18xx as store
@@ -174,7 +176,9 @@ def create_game(
             f"You are player {seat.position}. Players move in turn; each move is applied",
             "when its mail arrives, and you get a mail when it is your move.",
             f"You have {move_hours} hours for each move; {_missed_rule()}",
-            f"The order language is in {DOCS}; mail HELP for the guide.",
+            f"The order language and the rules of {title} are attached "
+            f"({rules_pdf_name(title)}); mail HELP for the order language, RULES for "
+            "the PDF again.",
         ]
         if seat.secret is None:
             lines += ["", f"Your secret (write it on every sheet): {generated[seat.position]}"]
@@ -190,9 +194,54 @@ def create_game(
             game_id=game.id,
             turn=1,
             position=seat.position,
+            pdf_name=rules_pdf_name(title),  # the outbox attaches the title's rules
         )
     _after_change(session, game, loaded, now, tag="start", before=None)
     return game, generated
+
+
+# --- the title's material by mail (HELP, RULES) -------------------------------
+
+COMMANDS_HELP = """\
+Commands you can mail to the moderator (one per message, on the first line):
+
+  HELP
+      this guide: the commands and the order language of your game.
+  RULES
+      the rules of your game and its order language, as a PDF.
+  UNLOCK game: NAME player: N code: CODE
+      unlock your secret after it was locked by repeated wrong guesses
+      (the code is in the mail that told you).
+
+Your moves go on the sheet of your latest mail from the moderator, between
+its TURNSHEET line and END, in the body of the mail or as a .txt attachment.
+"""
+
+
+def title_of_sender(session: Session, email: str) -> str | None:
+    """The 18xx title of the newest game `email` plays, if that game is a
+    sequential one (HELP and RULES answer with that title's material)."""
+    seats = repo.players_by_email(session, email)
+    if not seats:
+        return None
+    games = [g for g in (session.get(Game, p.game_id) for p in seats) if g is not None]
+    playing = [g for g in games if g.status == "active"] or games
+    newest = max(playing, key=lambda g: g.id)
+    family = family_of_game(newest)
+    return family.titles.get(newest.scenario) if family is not None else None
+
+
+def help_text(title: str) -> str:
+    """HELP from a player of an 18xx game: the commands and the order language."""
+    guide = order_language(ORDERS.read_text(encoding="utf-8"))
+    return f"You play {title}.\n\n{COMMANDS_HELP}\n{guide}"
+
+
+def rules_answer(title: str) -> str:
+    return (
+        f"The rules of {title} and its order language, with examples, are attached "
+        f"as a PDF ({rules_pdf_name(title)}). Mail HELP for the order language as text.\n"
+    )
 
 
 def _missed_rule() -> str:

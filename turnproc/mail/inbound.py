@@ -839,6 +839,14 @@ class _Reader:
         than a HELP mail's own size many times over), within the global cap."""
         if (ignored := self._answered_too_often("help")) is not None:
             return ignored
+        title = sequential.title_of_sender(self.session, self.sender) if self.sender else None
+        if title is not None:
+            self._reply(
+                f"HELP: how to play {title} by mail", sequential.help_text(title), kind="help"
+            )
+            return self._settle(
+                "help", f"HELP answered with the {title} order language", answered=True
+            )
         if self._registered():
             guide = players_guide(GUIDE.read_text(encoding="utf-8"))
             self._reply("HELP: how to play by mail", f"{COMMANDS_HELP}\n{guide}", kind="help")
@@ -855,6 +863,17 @@ class _Reader:
             return ignored
         if not self._registered() and not self._stranger_may_be_answered():
             return self._settle("ignored", "not answered: the cap on answers to strangers")
+        title = sequential.title_of_sender(self.session, self.sender) if self.sender else None
+        if title is not None:
+            self._reply(
+                f"RULES: the rules of {title}",
+                sequential.rules_answer(title),
+                kind="rules",
+                pdf_name=sequential.rules_pdf_name(title),  # the outbox attaches them
+            )
+            return self._settle(
+                "rules", f"RULES answered with the {title} rules PDF", answered=True
+            )
         self._reply("RULES: the rules of the game", RULES_ANSWER, kind="rules")
         return self._settle("rules", "RULES answered with the rules PDF", answered=True)
 

@@ -40,6 +40,7 @@ from sqlalchemy.orm import Session
 
 from turnproc.core.errors import TurnprocError
 from turnproc.families.continental_rails.report.rules_pdf import RULES_PDF_NAME, game_rules_pdf
+from turnproc.families.g18xx.report.rules_pdf import title_of_pdf_name, title_rules_pdf
 from turnproc.files import write_whole
 from turnproc.mail.compose import Attachment, Outgoing, compose, message_id
 from turnproc.mail.transport import (
@@ -101,7 +102,9 @@ class SendReport:
     waiting: int = 0  # due messages left for the next run when it did
 
 
-# Mails that carry the rules PDF, made from the docs when sent (not stored per message).
+# Mails that carry the rules PDF, made from the docs when sent (not stored per
+# message): an 18xx title's, when the message names it (its `pdf_name`), else
+# Continental Rails'.
 RULES_ATTACHED = frozenset({"welcome", "rules"})
 
 
@@ -181,7 +184,12 @@ def outgoing(
     if pdf is not None:
         attachments.append(Attachment(row.pdf_name or "report.pdf", pdf, "application", "pdf"))
     if row.kind in RULES_ATTACHED:
-        attachments.append(Attachment(RULES_PDF_NAME, game_rules_pdf(), "application", "pdf"))
+        title = title_of_pdf_name(row.pdf_name) if pdf is None else None
+        if title is not None:
+            rules = Attachment(row.pdf_name or "", title_rules_pdf(title), "application", "pdf")
+        else:
+            rules = Attachment(RULES_PDF_NAME, game_rules_pdf(), "application", "pdf")
+        attachments.append(rules)
     data = row.json_attachment if data is None else data
     if data is not None:
         name = (row.pdf_name or "report.pdf").removesuffix(".pdf") + ".json"
