@@ -121,9 +121,9 @@ def test_a_move_is_applied_at_once_and_the_next_player_is_told(world: World) -> 
 
     # Not his move, an old sheet, a wrong secret: refused, nothing applied.
     wrong = world.mail(1, "BID BS 40")
-    assert wrong.verdict == "refused" and "player 2's move" in wrong.detail
+    assert wrong.verdict == "rejected" and "player 2's move" in wrong.detail
     stale = world.mail(2, "BID BS 40", move=1)
-    assert stale.verdict == "refused" and "move 1, but the game is at move 2" in stale.detail
+    assert stale.verdict == "rejected" and "move 1, but the game is at move 2" in stale.detail
     forged = world.mail(2, "BID BS 40", secret="guess")
     assert forged.verdict == "refused" and "wrong secret" in forged.detail
     assert world.to_move() == 2
@@ -148,7 +148,7 @@ def test_undo_by_the_player_and_by_the_moderator(world: World) -> None:
     world.mail(2, "BID M&M 50")
     world.mail(1, "BID BS 40")
     late = world.mail(2, "UNDO")
-    assert late.verdict == "refused" and "another player has acted" in late.detail
+    assert late.verdict == "rejected" and "another player has acted" in late.detail
 
     with transaction(world.engine) as session:
         undone = sequential.moderator_undo(session, NAME, 1, "a slip of the pen", NOW)
@@ -281,7 +281,7 @@ def test_concurrent_mails_for_one_game_are_applied_one_after_the_other(world: Wo
         thread.start()
     for thread in threads:
         thread.join()
-    assert sorted(o.verdict for o in outcomes) == ["accepted", "refused"], outcomes
+    assert sorted(o.verdict for o in outcomes) == ["accepted", "rejected"], outcomes
     with transaction(world.engine) as session:
         assert len(store.live_moves(session, store.load(session, NAME).row)) == 1
 
@@ -498,7 +498,7 @@ def test_a_sheet_written_before_an_undo_is_refused_with_the_reason(world: World)
     again = world.mail(3, "BID BS 40")  # on the sheet of the UNDO's receipt
     assert again.verdict == "accepted", again.detail
     refused = world.mail(2, "BID M&M 50", move=stale)
-    assert refused.verdict == "refused"
+    assert refused.verdict == "rejected"
     assert f"this sheet is for move {stale}" in refused.detail
     assert "taken back" in world.outbox(to=SEATS[2][0], kind="receipt")[-1].body
     assert world.to_move() == 2
@@ -516,7 +516,7 @@ def test_undo_is_bounded_and_so_are_the_mails_it_causes(world: World) -> None:
         verdicts.append(world.mail(3, "BID AGS 30").verdict)
         verdicts.append(world.mail(3, "UNDO").verdict)
     assert verdicts[:4] == ["accepted"] * 4
-    assert verdicts[4:6] == ["accepted", "refused"]
+    assert verdicts[4:6] == ["accepted", "rejected"]
     assert "at most 2 times a round" in world.outbox(to=SEATS[3][0])[-1].body
     assert world.to_move() == 2
     sent = world.outbox()[before:]
@@ -572,3 +572,36 @@ def test_an_18ms_player_gets_the_18ms_rules_and_order_language(world: World) -> 
     assert "RULES: the rules of 18MS" in rules.subject
     assert "PAR GMO 75" in help_mail.body and "LAY 57 D4 2" in help_mail.body
     assert "Continental" not in help_mail.body and "RESEND" not in help_mail.body
+
+
+def test_a_players_refused_moves_are_always_answered_with_his_legal_moves(world: World) -> None:
+    """Ten illegal moves in an hour from the player to move: each answered,
+    tagged with the game, with the reason and the legal moves; none counts
+    toward the refusal limits (no alert); a stranger's still do."""
+    for attempt in range(10):
+        out = world.mail(3, f"BID AGS {31 + attempt}")
+        assert out.verdict == "rejected" and out.answered and out.alert is None, out
+    answers = world.outbox(to=SEATS[3][0], kind="receipt")
+    assert len(answers) == 10
+    for answer in answers:
+        assert answer.subject.startswith("[ms1] REFUSED: ")
+        assert "because: AGS costs $30" in answer.body
+        assert "BID AGS 30 (Alabama Great Southern Railroad" in answer.body
+        assert "turn: 1 player: 3 secret: ________" in answer.body
+        assert "PASS" not in answer.body  # 18MS: each player buys a private (3.1)
+    assert not world.outbox(to=MODERATOR, kind="alert")
+    assert world.mail(3, "BID AGS 30").verdict == "accepted"
+
+
+def test_the_legal_moves_of_a_stock_round_turn(world: World) -> None:
+    """The player to move is told each par and purchase he may make, at its
+    price, and that PASS buys nothing; no purchase he cannot make."""
+    _to_stock_round(world)
+    first = world.outbox(to=SEATS[1][0], kind="receipt")[-1].body  # he bought last, moves first
+    assert "It is still your move. Your legal moves now:" in first
+    assert "PAR GMO 70 (or par 75, 80, 90; the president's 20% for twice the par" in first
+    assert "PASS (buy nothing this turn)" in first and "BUY GMO" not in first
+    world.mail(1, "PAR WRA 80")
+    body = world.outbox(to=SEATS[2][0], kind="your-move")[-1].body
+    assert "BUY WRA IPO (10% for $80 from the initial offering)" in body
+    assert "PAR WRA" not in body and "SELL" not in body  # no sales in the first stock round

@@ -65,7 +65,7 @@ def test_an_18ms_game_played_by_mail_to_its_end(
         if index == first_lay:
             # An illegal tile lay: refused with its reason, nothing applied.
             sent = clients[seat].send(as_quoted_reply(mail, game.filled(mail, seat, "LAY 9 E11 0")))
-            game.ingest({"refused": 1})
+            game.ingest({"rejected": 1})
             refusal = game.receipt_to(seat, sent)
             assert "REFUSED line 1: LAY 9 E11 0" in refusal
             # E11 holds a yellow tile by now (the log's first lay went there)

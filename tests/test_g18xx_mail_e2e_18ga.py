@@ -66,7 +66,7 @@ def test_an_18ga_game_played_by_mail_to_its_end(
         if index == 0:
             # A bid that does not beat the private's price: refused, with why.
             sent = clients[seat].send(as_quoted_reply(mail, game.filled(mail, seat, "BID W&SR 70")))
-            game.ingest({"refused": 1})
+            game.ingest({"rejected": 1})
             refusal = game.receipt_to(seat, sent)
             assert "REFUSED line 1: BID W&SR 70" in refusal
             assert "because: bid at least $75 for W&SR (3.1b)" in refusal, refusal

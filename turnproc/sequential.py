@@ -40,6 +40,7 @@ from turnproc.core.errors import TurnprocError, UsageError
 from turnproc.families import sequential_family
 from turnproc.families.boundary import SequentialFamily
 from turnproc.families.g18xx.engine.game import Game as Engine18xx
+from turnproc.families.g18xx.moves import legal_moves
 from turnproc.families.g18xx.orders import MAX_ORDERS, MAX_TEXT, Receipt, apply_orders
 from turnproc.families.g18xx.report.model import bank_words, offer_words, standing_offers
 from turnproc.families.g18xx.report.rules_pdf import ORDERS, order_language
@@ -56,7 +57,6 @@ MAX_STANDING_MOVES = 400  # standing orders carried out after one mail, at most
 # player whose move it had become, so a player cannot flood the table.
 MAX_UNDOS_PER_ROUND = 2
 STOCK_ACTIONS = frozenset({"buy_shares", "sell_shares", "par"})
-DOCS = "docs/18xx.md"
 
 
 @dataclass(frozen=True)
@@ -295,29 +295,11 @@ def describe(game: Engine18xx) -> str:
     return "\n".join(lines)
 
 
-def what_you_may_do(game: Engine18xx) -> str:
-    if game.discards:
-        company = game.discards[0]
-        trains = ", ".join(t.id for t in game.trains_of(company))
-        return f"DISCARD <train> for {company}, over its train limit (its trains: {trains})"
-    if game.round == "stock":
-        return "PAR <company> <price>, BUY <company> [IPO|MARKET], SELL <n> <company>, PASS" + (
-            "; privates between players: OFFER, BUY PRIVATE, SELL PRIVATE (docs/18xx.md)"
-            if game.rules.players_trade_privates(game)
-            else ""
-        )
-    if game.round == "auction" and game.auction.contest is not None:
-        return f"BID {game.auction.contest} <price> or PASS: {game.auction.contest} is auctioned"
-    if game.round in ("draft", "auction"):
-        unsold = [p.data.id for p in game.privates.values() if p.owner is None]
-        return f"BID <private> <price> (unsold: {', '.join(unsold) or 'none'}), PASS"
-    company = game.operating_company() or "?"
-    on_sale = sorted({t.type.name for t in game.available_trains()})
-    return (
-        f"for {company}: LAY <tile> <hex> <rotation>, TOKEN <hex>, RUN BEST (or explicit "
-        f"routes), PAYOUT or WITHHOLD, BUY TRAIN <type> (on sale: {', '.join(on_sale) or '-'}), "
-        "BUY PRIVATE <private> <price>, DONE"
-    )
+def what_you_may_do(game: Engine18xx, position: int) -> str:
+    """The legal moves of the player to move, spelled out (moves.py)."""
+    moves = legal_moves(game, position)
+    text = moves.text()
+    return f"Your legal moves now:\n\n{text}" if text else "You have no move now."
 
 
 def sheet(game_row: Game, position: int, orders: str = "") -> str:
@@ -363,15 +345,21 @@ def submit(
             f"{game_row.current_turn}"
             + ("; moves were taken back since it was written" if taken_back else ""),
             "use the sheet of your latest mail from the moderator",
+            at=(loaded, position),
         )
     if moves and moves[0].upper() == "UNDO":
         if len(moves) > 1 or standing_lines:
-            return _refused(game_row, "UNDO stands alone on a sheet")
+            return _refused(game_row, "UNDO stands alone on a sheet", at=(loaded, position))
         return _player_undo(session, game_row, loaded, position, now)
     notes = [_set_standing(loaded.row, position, line) for line in standing_lines]
     if not moves:
         if not notes:
-            return _refused(game_row, "the sheet holds no orders", f"see {DOCS}")
+            return _refused(
+                game_row,
+                "the sheet holds no orders",
+                "mail HELP for the order language",
+                at=(loaded, position),
+            )
         before = round_label(loaded.game)
         carried_out = _standing(session, game_row, loaded, now)  # his own, if his move
         if carried_out:
@@ -383,7 +371,9 @@ def submit(
     to_move = loaded.game.to_move()
     if to_move != position:
         reason = f"it is player {to_move}'s move, not yours" if to_move else "no one is to move"
-        return _refused(game_row, reason, "you will get a mail when it is your move")
+        return _refused(
+            game_row, reason, "you will get a mail when it is your move", at=(loaded, position)
+        )
     receipt, notices = _apply(
         session, game_row, loaded, position, "\n".join(moves), now, "mail", submission_id
     )
@@ -445,9 +435,27 @@ def moderator_move(session: Session, name: str, position: int, text: str, now: d
     return receipt
 
 
-def _refused(game_row: Game, reason: str, hint: str = "") -> Outcome:
+def _refused(
+    game_row: Game,
+    reason: str,
+    hint: str = "",
+    at: tuple[store.Loaded, int] | None = None,
+) -> Outcome:
+    """A sheet refused whole. `at`: the game and the player who sent it; his
+    answer then gives the position and, if it is his move, his legal moves
+    and a fresh sheet."""
     text = f"REFUSED: {reason}\n" + (f"\n{hint[:1].upper()}{hint[1:]}.\n" if hint else "")
     text += "\nNothing was applied.\n"
+    if at is not None:
+        loaded, position = at
+        game = loaded.game
+        text += f"\n{describe(game)}\n\n"
+        to_move = game.to_move()
+        if to_move == position:
+            text += f"It is your move. {what_you_may_do(game, position)}\n\n"
+            text += sheet(game_row, position)
+        elif to_move is not None:
+            text += f"Player {to_move} is to move.\n"
     return Outcome("refused", f"[{game_row.name}] REFUSED: {reason}"[:300], text, reason, hint)
 
 
@@ -471,7 +479,7 @@ def _receipt_text(
     to_move = game.to_move()
     if to_move == position:
         lines += [
-            "It is still your move. You may: " + what_you_may_do(game),
+            "It is still your move. " + what_you_may_do(game, position),
             "",
             sheet(game_row, position),
         ]
@@ -500,7 +508,13 @@ def _after_change(
     """Standing orders, the round notice, the move number, the clock and the
     "your move" mail after the game changed (not to player `answered`, whose
     receipt carries his sheet). Returns notes for the receipt."""
-    notes = _standing(session, game_row, loaded, now)
+    notes: list[str] = []
+    for _ in range(MAX_STANDING_MOVES):
+        done = _standing(session, game_row, loaded, now)
+        done += _only_pass(session, game_row, loaded, now)
+        if not done:
+            break
+        notes += done
     game = loaded.game
     session.flush()
     game_row.current_turn = store.move_number(session, loaded.row)
@@ -540,9 +554,9 @@ def _after_change(
             body=(
                 f"It is your move in {game_row.name} ({after}); please answer by "
                 f"{loaded.row.move_due:%Y-%m-%d %H:%M} UTC.\n\n{describe(game)}\n\n"
-                f"You may: {what_you_may_do(game)}\n\n"
-                f"Write your orders between the TURNSHEET line and END ({DOCS}):\n\n"
-                + sheet(game_row, mover.position)
+                f"{what_you_may_do(game, mover.position)}\n\n"
+                "Write your orders between the TURNSHEET line and END (mail HELP for the "
+                "order language):\n\n" + sheet(game_row, mover.position)
             ),
             now=now,
             game_id=game_row.id,
@@ -653,6 +667,34 @@ def _standing(session: Session, game_row: Game, loaded: store.Loaded, now: datet
     return notes
 
 
+def _only_pass(session: Session, game_row: Game, loaded: store.Loaded, now: datetime) -> list[str]:
+    """When nothing but PASS is legal for the player to move, he passes
+    without being asked, and is told."""
+    game = loaded.game
+    to_move = game.to_move()
+    if game.ended or to_move is None or not legal_moves(game, to_move).only_pass:
+        return []
+    receipt = apply_orders(game, to_move, "PASS")
+    if receipt.refused is not None or not receipt.actions:
+        return []
+    store.store_actions(session, loaded, receipt.actions, to_move, "auto", now)
+    note = f"player {to_move} could only pass in {round_label(game)}: passed for him"
+    seat = next((s for s in _players(session, game_row) if s.position == to_move), None)
+    if seat is not None and seat.email:
+        repo.queue_mail(
+            session,
+            key=f"18xx-only-pass/{game_row.id}/{store.move_number(session, loaded.row)}",
+            kind="notice",
+            to_address=seat.email,
+            subject=f"[{game_row.name}] You could only pass: passed for you",
+            body=f"In {game_row.name} you could do nothing but pass; you were passed.\n",
+            now=now,
+            game_id=game_row.id,
+            position=to_move,
+        )
+    return [note]
+
+
 def _drop_standing(
     session: Session, game_row: Game, row: Game18xx, position: int, why: str, now: datetime
 ) -> None:
@@ -701,6 +743,7 @@ def _player_undo(
             game_row,
             "your last move is not the last move of the game: another player has acted since",
             "ask the moderator if it must be taken back",
+            at=(loaded, position),
         )
     label = round_label(loaded.game)
     if _undos(session, game_row, position, label) >= MAX_UNDOS_PER_ROUND:
@@ -709,6 +752,7 @@ def _player_undo(
             f"a player may take back his move at most {MAX_UNDOS_PER_ROUND} times a round, "
             f"and you have in {label}",
             "your move stands; ask the moderator if it must be taken back",
+            at=(loaded, position),
         )
     voided = loaded.game.to_move()
     submission = live[-1].submission_id
@@ -887,7 +931,7 @@ def _remind(session: Session, game_row: Game, loaded: store.Loaded, now: datetim
         subject=f"[{name}] Reminder: your move is due {loaded.row.move_due:%Y-%m-%d %H:%M} UTC",
         body=(
             f"Your move in {name} is due by {loaded.row.move_due:%Y-%m-%d %H:%M} UTC; "
-            f"then {_missed_rule()}\n\nYou may: {what_you_may_do(loaded.game)}\n\n"
+            f"then {_missed_rule()}\n\n{what_you_may_do(loaded.game, seat.position)}\n\n"
             + sheet(game_row, seat.position)
         ),
         now=now,

@@ -807,8 +807,16 @@ class _Reader:
             self.submission_id,
         )
         if outcome.verdict == "refused":
-            return self._refuse(
-                outcome.reason, outcome.hint, answer_anyone=False, receipt=outcome.text
+            # The player himself, authenticated: always answered, with the
+            # reason and his legal moves, and not counted toward the limits
+            # on refusals, which are for strangers and floods (docs/mail.md).
+            self._reply(outcome.subject, outcome.text, game=game, position=player.position)
+            return self._settle(
+                "rejected",
+                outcome.subject + "\n" + outcome.text,
+                answered=True,
+                game=game,
+                position=player.position,
             )
         self._reply(outcome.subject, outcome.text, game=game, position=player.position)
         return self._settle(
