@@ -605,3 +605,48 @@ def test_the_legal_moves_of_a_stock_round_turn(world: World) -> None:
     body = world.outbox(to=SEATS[2][0], kind="your-move")[-1].body
     assert "BUY WRA IPO (10% for $80 from the initial offering)" in body
     assert "PAR WRA" not in body and "SELL" not in body  # no sales in the first stock round
+
+
+def test_every_move_mail_carries_the_log_since_the_readers_last_move(world: World) -> None:
+    """The "your move" mail and its PDF tell what the others did since the
+    reader's last move, in words; the receipt what the mail did; a player who
+    chose NOTIFY EVERY gets each move as it happens, one who did not only
+    his own turns."""
+    from .mail_players import pdf_text
+
+    _to_stock_round(world)
+    assert world.mail(3, "NOTIFY EVERY").verdict == "accepted"
+    before = len(world.outbox(to=SEATS[3][0], kind="notice"))
+    assert world.mail(1, "PAR WRA 80").verdict == "accepted"
+    mail = world.outbox(to=SEATS[2][0], kind="your-move")[-1]
+    assert "Since your last move:\n  P1 bought M&M for $50\n  P1 started WRA at par $80" in (
+        mail.body
+    )
+    assert mail.pdf is not None and "P1 started WRA at par $80 for $160" in pdf_text(mail.pdf)
+    receipt = world.outbox(to=SEATS[1][0], kind="receipt")[-1].body
+    assert "What happened:\n    P1 started WRA at par $80 for $160" in receipt
+    told = world.outbox(to=SEATS[3][0], kind="notice")[before:]
+    assert len(told) == 1 and "P1 started WRA at par $80 for $160" in told[0].body
+    assert not [m for m in world.outbox(to=SEATS[2][0], kind="notice") if "started" in m.body]
+
+
+def test_game_status_gives_the_deadline_to_the_minute_with_its_zone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import re
+
+    from turnproc.cli import main
+
+    monkeypatch.setenv("TURNPROC_DATABASE_URL", f"sqlite:///{tmp_path / 'g.db'}")
+    players = tmp_path / "players.csv"
+    players.write_text(
+        "position,character,real_name,email,secret\n"
+        + "".join(f"{p},,P{p},{a},{s}\n" for p, (a, s) in SEATS.items())
+    )
+    assert (
+        main(["game", "new", "--scenario", "18ms", "--players", str(players), "--name", NAME]) == 0
+    )
+    capsys.readouterr()
+    assert main(["game", "status", NAME]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert re.search(r"player 3 to move by \d{4}-\d\d-\d\d \d\d:\d\d UTC$", first), first

@@ -29,6 +29,7 @@ number is used twice: a sheet written before an UNDO never applies after it.
 
 import json
 import secrets as random_secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -39,12 +40,14 @@ from sqlalchemy.orm import Session
 from turnproc.core.errors import TurnprocError, UsageError
 from turnproc.families import sequential_family
 from turnproc.families.boundary import SequentialFamily
+from turnproc.families.g18xx.engine.actions import parse_action
 from turnproc.families.g18xx.engine.game import Game as Engine18xx
 from turnproc.families.g18xx.moves import legal_moves
 from turnproc.families.g18xx.orders import MAX_ORDERS, MAX_TEXT, Receipt, apply_orders
 from turnproc.families.g18xx.report.model import bank_words, offer_words, standing_offers
 from turnproc.families.g18xx.report.rules_pdf import ORDERS, order_language
 from turnproc.families.g18xx.report.rules_pdf import pdf_name as rules_pdf_name
+from turnproc.families.g18xx.report.story import Entry, since_last_move, story
 from turnproc.families.g18xx.titles.load import new_game
 from turnproc.intake.auth import generate_secret, hash_secret
 from turnproc.store import g18xx as store
@@ -215,6 +218,13 @@ Commands you can mail to the moderator (one per message, on the first line):
 
 Your moves go on the sheet of your latest mail from the moderator, between
 its TURNSHEET line and END, in the body of the mail or as a .txt attachment.
+On any sheet (whatever its move number) you may also write:
+
+  NOTIFY EVERY
+      a mail with every move as it happens.
+  NOTIFY MINE
+      mail only when it is your move, with the moves since your last (the
+      default).
 """
 
 
@@ -275,7 +285,7 @@ def describe(game: Engine18xx) -> str:
     for company, c in pos["companies"].items():
         if c["price"] is None:
             continue
-        trains = " ".join(c["trains"]) or "-"
+        trains = " ".join(t.name for t in game.trains_of(company)) or "-"
         president = c["president"] if c["president"] is not None else "-"
         lines.append(f"{company:<7} {c['price']:>6} {c['cash']:>6}  {president!s:>9}  {trains}")
     lines += ["", "Player   cash  score  shares / privates"]
@@ -333,8 +343,10 @@ def submit(
     lines = [line for line in lines if line and not line.startswith("#")]
     if len(lines) > MAX_ORDERS:
         return _refused(game_row, f"at most {MAX_ORDERS} orders a mail")
-    standing_lines = [line for line in lines if line.upper().startswith("STANDING")]
-    moves = [line for line in lines if not line.upper().startswith("STANDING")]
+    # Standing orders and NOTIFY are settings: they fit any move number.
+    settings = ("STANDING", "NOTIFY")
+    standing_lines = [line for line in lines if line.upper().startswith(settings)]
+    moves = [line for line in lines if not line.upper().startswith(settings)]
     if moves and move_number != game_row.current_turn:  # standing orders fit any move
         taken_back = move_number < game_row.current_turn and _taken_back_since(
             session, game_row, move_number
@@ -351,7 +363,12 @@ def submit(
         if len(moves) > 1 or standing_lines:
             return _refused(game_row, "UNDO stands alone on a sheet", at=(loaded, position))
         return _player_undo(session, game_row, loaded, position, now)
-    notes = [_set_standing(loaded.row, position, line) for line in standing_lines]
+    notes = [
+        _set_notify(session, game_row, position, line, now)
+        if line.upper().startswith("NOTIFY")
+        else _set_standing(loaded.row, position, line)
+        for line in standing_lines
+    ]
     if not moves:
         if not notes:
             return _refused(
@@ -360,11 +377,17 @@ def submit(
                 "mail HELP for the order language",
                 at=(loaded, position),
             )
-        before = round_label(loaded.game)
+        before, first = round_label(loaded.game), loaded.moves
         carried_out = _standing(session, game_row, loaded, now)  # his own, if his move
         if carried_out:
             notes += carried_out + _after_change(
-                session, game_row, loaded, now, tag=f"standing-{submission_id}", before=before
+                session,
+                game_row,
+                loaded,
+                now,
+                tag=f"standing-{submission_id}",
+                before=before,
+                first_new=first,
             )
         text = "\n".join(notes) + "\n\n" + _standing_summary(loaded.row, position)
         return Outcome("accepted", f"[{name}] OK: standing orders", text)
@@ -395,7 +418,7 @@ def _apply(
     origin: str,
     submission_id: int | None = None,
 ) -> tuple[Receipt, list[str]]:
-    before = round_label(loaded.game)
+    before, first = round_label(loaded.game), loaded.moves
     receipt = store.move(
         session, game_row.name, position, text, now, origin,
         loaded=loaded, submission_id=submission_id,
@@ -406,8 +429,17 @@ def _apply(
     if receipt.actions:  # orders refused whole change nothing, the clock included
         tag = str(submission_id) if submission_id else f"{origin}-{now.isoformat()}"
         notices = _after_change(
-            session, game_row, loaded, now, tag=tag, before=before, answered=position
+            session,
+            game_row,
+            loaded,
+            now,
+            tag=tag,
+            before=before,
+            answered=position,
+            first_new=first,
         )
+        words = happened(session, game_row, loaded, first)
+        notices += ["", "What happened:", *(f"  {line}" for line in words)]
     return receipt, notices
 
 
@@ -504,10 +536,13 @@ def _after_change(
     tag: str,
     before: str | None,
     answered: int | None = None,
+    first_new: int | None = None,
 ) -> list[str]:
-    """Standing orders, the round notice, the move number, the clock and the
-    "your move" mail after the game changed (not to player `answered`, whose
-    receipt carries his sheet). Returns notes for the receipt."""
+    """Standing orders, the round notice, the move number, the clock, the
+    "your move" mail with the log since the mover's last move (not to player
+    `answered`, whose receipt carries his sheet), and the new moves (from
+    action `first_new` on) to the players who get every move (NOTIFY every).
+    Returns notes for the receipt."""
     notes: list[str] = []
     for _ in range(MAX_STANDING_MOVES):
         done = _standing(session, game_row, loaded, now)
@@ -543,8 +578,12 @@ def _after_change(
     loaded.row.reminded = 0
     to_move = game.to_move()
     mover = next((s for s in players if s.position == to_move), None)
+    entries = _story(session, game_row, loaded)
+    if first_new is not None:
+        _notify_every(session, game_row, loaded, entries, first_new, now, tag, {answered, to_move})
     if mover is not None and mover.email and mover.position != answered:
-        pdf, data = _report(game_row, game, mover.position)
+        log = tuple(e.text for e in since_last_move(entries, mover.position))
+        pdf, data = _report(game_row, game, mover.position, log)
         repo.queue_mail(
             session,
             key=f"18xx-move/{game_row.id}/{loaded.moves}/{tag}",
@@ -553,7 +592,8 @@ def _after_change(
             subject=f"[{game_row.name}] Your move (move {game_row.current_turn}, {after})",
             body=(
                 f"It is your move in {game_row.name} ({after}); please answer by "
-                f"{loaded.row.move_due:%Y-%m-%d %H:%M} UTC.\n\n{describe(game)}\n\n"
+                f"{loaded.row.move_due:%Y-%m-%d %H:%M} UTC.\n\n"
+                f"{_log_text('Since your last move', log)}{describe(game)}\n\n"
                 f"{what_you_may_do(game, mover.position)}\n\n"
                 "Write your orders between the TURNSHEET line and END (mail HELP for the "
                 "order language):\n\n" + sheet(game_row, mover.position)
@@ -569,14 +609,116 @@ def _after_change(
     return notes
 
 
-def _report(game_row: Game, game: Engine18xx, position: int) -> tuple[bytes | None, str | None]:
+def _report(
+    game_row: Game, game: Engine18xx, position: int, log: tuple[str, ...]
+) -> tuple[bytes | None, str | None]:
     """The family's report of the position for a player, once it has one."""
     family = family_of_game(game_row)
     render = family.move_report() if family is not None else None
     if render is None:
         return None, None
-    pdf, data = render(game, position)
+    pdf, data = render(game, position, log)
     return pdf, data
+
+
+# --- the log in words, and who hears of every move (NOTIFY) ---------------------
+
+MAX_LOG_LINES = 300  # lines of log in one mail; the older ones are left out, and counted
+
+
+def _story(session: Session, game_row: Game, loaded: store.Loaded) -> list[Entry]:
+    """The game's moves in words (report/story.py), the players by name."""
+    names = {p.position: p.real_name or p.character for p in _players(session, game_row)}
+    row = loaded.row
+    seats = [p["id"] for p in json.loads(row.players)]
+    options = json.loads(row.options)
+    actions = [parse_action(json.loads(m.action)) for m in store.live_moves(session, row)]
+    return story(lambda: new_game(row.title, seats, options), actions, names)
+
+
+def _log_text(heading: str, lines: Sequence[str]) -> str:
+    if not lines:
+        return ""
+    shown = list(lines[-MAX_LOG_LINES:])
+    left_out = len(lines) - len(shown)
+    head = f"{heading}" + (f" (the last {len(shown)}; {left_out} before them)" if left_out else "")
+    return head + ":\n" + "".join(f"  {line}\n" for line in shown) + "\n"
+
+
+def happened(session: Session, game_row: Game, loaded: store.Loaded, first: int) -> list[str]:
+    """The moves from action `first` on, in words (a receipt's "What happened")."""
+    return [e.text for e in _story(session, game_row, loaded) if e.index >= first]
+
+
+NOTIFY_MODES = ("every", "mine")
+
+
+def _notify_mode(session: Session, game_row: Game, position: int) -> str:
+    """The player's choice: "every" (each move as it happens) or "mine" (only
+    his own turns, the default)."""
+    logged = session.scalars(
+        select(ModeratorLog.details)
+        .where(ModeratorLog.game_id == game_row.id, ModeratorLog.action == "18xx_notify")
+        .order_by(ModeratorLog.id.desc())
+    ).all()
+    for text in logged:
+        details = json.loads(text)
+        if details.get("position") == position:
+            return str(details.get("mode", "mine"))
+    return "mine"
+
+
+def _set_notify(session: Session, game_row: Game, position: int, line: str, now: datetime) -> str:
+    words = line.lower().split()[1:]
+    if len(words) != 1 or words[0] not in NOTIFY_MODES:
+        return f"not understood: {line!r}; write NOTIFY EVERY or NOTIFY MINE"
+    repo.log_action(
+        session,
+        game_id=game_row.id,
+        turn=game_row.current_turn,
+        action="18xx_notify",
+        now=now,
+        details={"position": position, "mode": words[0]},
+    )
+    if words[0] == "every":
+        return "NOTIFY EVERY: you get every move as it happens"
+    return "NOTIFY MINE: you get mail when it is your move (with the moves since your last)"
+
+
+def _notify_every(
+    session: Session,
+    game_row: Game,
+    loaded: store.Loaded,
+    entries: list[Entry],
+    first_new: int,
+    now: datetime,
+    tag: str,
+    skip: set[int | None],
+) -> None:
+    """The new moves to each player who chose NOTIFY every (not to those who
+    get a receipt or a "your move" mail about them)."""
+    lines = [e.text for e in entries if e.index >= first_new]
+    if not lines:
+        return
+    for seat in _players(session, game_row):
+        if seat.position in skip or not seat.email:
+            continue
+        if _notify_mode(session, game_row, seat.position) != "every":
+            continue
+        to_move = loaded.game.to_move()
+        after = f"Player {to_move} is to move." if to_move is not None else ""
+        repo.queue_mail(
+            session,
+            key=f"18xx-every/{game_row.id}/{game_row.current_turn}/{tag}/{seat.position}",
+            kind="notice",
+            to_address=seat.email,
+            subject=f"[{game_row.name}] {lines[0]}"[:300],
+            body=_log_text("Moves", lines) + f"{describe(loaded.game)}\n\n{after}\n",
+            now=now,
+            game_id=game_row.id,
+            turn=game_row.current_turn,
+            position=seat.position,
+        )
 
 
 def _players(session: Session, game_row: Game) -> list[Player]:
@@ -985,6 +1127,7 @@ def _missed(
                 game_id=game_row.id,
             )
         return f"{name}: player {to_move}'s move is overdue; the moderator is told ({why})"
+    first = loaded.moves
     store.store_actions(session, loaded, receipt.actions, to_move, "clock", now)
     seat = next((s for s in _players(session, game_row) if s.position == to_move), None)
     applied = "; ".join(f"{line} ({note})" if note else line for line, note in receipt.applied)
@@ -1000,7 +1143,15 @@ def _missed(
             game_id=game_row.id,
             position=to_move,
         )
-    _after_change(session, game_row, loaded, now, tag=f"clock-{now.isoformat()}", before=before)
+    _after_change(
+        session,
+        game_row,
+        loaded,
+        now,
+        tag=f"clock-{now.isoformat()}",
+        before=before,
+        first_new=first,
+    )
     return f"{name}: player {to_move} missed his move; {how} him: {applied}"
 
 

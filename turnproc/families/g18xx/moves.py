@@ -16,6 +16,7 @@ import copy
 import re
 from dataclasses import dataclass, field
 
+from turnproc.families.g18xx.engine import actions as act
 from turnproc.families.g18xx.engine.game import BID_STEP, ActionRefused, Game
 from turnproc.families.g18xx.engine.track import neighbour
 from turnproc.families.g18xx.orders import parse_order
@@ -202,6 +203,7 @@ def _operating(game: Game, player: int, moves: Moves) -> None:
     company = game.operating_company()
     if company is None:
         return
+    game = _begun(game, company)
     trains = ", ".join(t.name for t in game.trains_of(company)) or "none"
     moves.sections.append(
         (
@@ -236,6 +238,19 @@ def _operating(game: Game, player: int, moves: Moves) -> None:
         moves.sections.append(("Or:", lines))
 
 
+def _begun(game: Game, company: str) -> Game:
+    """The game with the company's turn begun (its home station placed, the
+    privates paid), as its first order begins it: a copy, if it had not."""
+    if game.turn is not None and game.turn.company == company:
+        return game
+    trial = copy.deepcopy(game, {id(game.title): game.title, id(game.rules): game.rules})
+    try:
+        trial.apply_unchecked(act.Pass(type="pass", entity=company, entity_type="corporation"))
+    except ActionRefused:
+        return game
+    return trial
+
+
 def _tile_lays(game: Game, player: int, company: str) -> tuple[list[str], str]:
     """Each hex the company may lay or upgrade now, each tile that fits with
     its rotations (4.2.1), and the tiles left of each number."""
@@ -248,12 +263,14 @@ def _tile_lays(game: Game, player: int, company: str) -> tuple[list[str], str]:
                 left[name] = count
     tiles_left = ", ".join(f"{name} x{count}" for name, count in left.items()) or "none"
     turn = game.turn
-    if turn is None or turn.company != company or not legal_tile_lay_open(game, company):
+    if turn is None:
+        return [], tiles_left
+    if all(game.rules.tile_lay_refusal(game, turn, upgrade) for upgrade in (False, True)):
         return [], tiles_left
     layout = game.title.layout
     reached = game.reachable(company)
     near = set(reached) | {game.companies[company].home}
-    for hex_name in reached:
+    for hex_name in list(near):
         for edge in range(6):
             near.add(neighbour(hex_name, edge, layout))
     lines: list[str] = []
@@ -290,16 +307,6 @@ def _tile_lays(game: Game, player: int, company: str) -> tuple[list[str], str]:
     return lines, tiles_left
 
 
-def legal_tile_lay_open(game: Game, company: str) -> bool:
-    """Whether the company may still lay a tile this turn (yellow or upgrade)."""
-    turn = game.turn
-    if turn is None:
-        return False
-    return any(
-        game.rules.tile_lay_refusal(game, turn, upgrade) is None for upgrade in (False, True)
-    )
-
-
 def _hex_order(name: str) -> tuple[str, int]:
     letters = name.rstrip("0123456789")
     number = name[len(letters) :]
@@ -308,10 +315,17 @@ def _hex_order(name: str) -> tuple[str, int]:
 
 def _tokens(game: Game, player: int, company: str) -> list[str]:
     state = game.companies[company]
-    if state.tokens_used >= len(state.token_costs):
-        return []
-    cost = state.token_costs[state.tokens_used]
     lines = []
+    home = game.hexes.get(state.home)
+    if not state.home_placed and home is not None:
+        # a home of several cities: the president picks the city (18GA Atlanta)
+        for index, node in enumerate(home.nodes):
+            order = f"TOKEN {state.home} {index}"
+            if node.kind == "city" and legal(game, player, order):
+                lines.append(f"{order} (the home station, in city {index} of {state.home})")
+    if state.tokens_used >= len(state.token_costs):
+        return lines
+    cost = state.token_costs[state.tokens_used]
     for hex_name, index in sorted(game.reachable_cities(company)):
         hex_state = game.hexes[hex_name]
         cities = [i for i, n in enumerate(hex_state.nodes) if n.kind == "city"]
@@ -379,10 +393,37 @@ def _company_privates(game: Game, player: int, company: str) -> list[str]:
     for name, private in game.privates.items():
         if private.closed or private.owner != player:
             continue
-        order = f"BUY PRIVATE {name} {private.data.value}"
-        if legal(game, player, order):
-            lines.append(f"{order} ({company} buys it from you; other prices the rules allow)")
+        prices = _price_range(game, player, f"BUY PRIVATE {name}", private.data.value)
+        if prices is not None:
+            low, high = prices
+            lines.append(
+                f"BUY PRIVATE {name} {private.data.value} ({company} buys it from you, at any"
+                f" price from {money(low)} to {money(high)})"
+            )
     return lines
+
+
+def _price_range(game: Game, player: int, order: str, price: int) -> tuple[int, int] | None:
+    """The prices from lowest to highest at which `order <price>` is legal,
+    found by halving from a legal `price` (the rules allow a range)."""
+    if not legal(game, player, f"{order} {price}"):
+        return None
+    low, high = 1, price  # the lowest legal price is in [low, high]
+    while low < high:
+        middle = (low + high) // 2
+        if legal(game, player, f"{order} {middle}"):
+            high = middle
+        else:
+            low = middle + 1
+    lowest = low
+    low, high = price, max(price, game.cash[game.operating_company() or player])
+    while low < high:  # the highest legal price is in [low, high]
+        middle = (low + high + 1) // 2
+        if legal(game, player, f"{order} {middle}"):
+            low = middle
+        else:
+            high = middle - 1
+    return lowest, low
 
 
 def _abilities(game: Game, company: str) -> str:
