@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tests.g18xx_mail_play import recorded_plan
+from tests.g18xx_mail_play import recorded_orders
 from turnproc.families.g18xx.moves import legal, legal_moves
 from turnproc.families.g18xx.orders import apply_orders
 from turnproc.families.g18xx.titles.load import new_game
@@ -52,7 +52,7 @@ def _listed(order: str, text: str) -> bool:
 def test_the_orders_of_a_recorded_game_are_listed_as_legal(
     name: str, title: str, options: dict[str, str]
 ) -> None:
-    plan, _, _ = recorded_plan(name, title, options)
+    plan, _ = recorded_orders(name, title, options)
     game = new_game(title, sorted({seat for seat, _ in plan}), options)
     game.recorded_revenue_stands = True
     unlisted = []
@@ -69,3 +69,30 @@ def test_the_orders_of_a_recorded_game_are_listed_as_legal(
         assert apply_orders(game, seat, order).refused is None
     assert not unlisted, unlisted[:5]
     assert checked > 10
+
+
+def test_the_legal_lays_are_drawn_on_the_movers_map() -> None:
+    """In an operating round the report of the president to move marks each
+    hex his company may lay on, with the tiles and rotations, as the LAY
+    lines of his legal moves give them; the other players' reports do not."""
+    from turnproc.families.g18xx.report import build_report, render_pdf
+
+    from .mail_players import pdf_text
+
+    plan, _ = recorded_orders("18MS/67889.json", "18MS", {"edition": "18xx.games"})
+    game = new_game("18MS", [1, 2, 3], {"edition": "18xx.games"})
+    for seat, order in plan[:141]:
+        assert apply_orders(game, seat, order).refused is None
+    mover = game.to_move()
+    assert mover is not None and game.round == "operating"
+    report = build_report(game, mover)
+    text = legal_moves(game, mover).text()
+    assert report.lays
+    for lay in report.lays:
+        for tile in lay.tiles:
+            name, rotations = tile.split(" r")
+            first = rotations.split(",")[0]
+            assert f"LAY {name} {lay.hex} {first}" in text
+    others = [p for p in game.players if p != mover]
+    assert build_report(game, others[0]).lays == ()
+    assert f"{report.lays[0].tiles[0]}" in pdf_text(render_pdf(report))

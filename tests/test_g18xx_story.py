@@ -3,7 +3,7 @@
 
 import re
 
-from tests.g18xx_mail_play import recorded_plan
+from tests.g18xx_mail_play import recorded_orders
 from turnproc.families.g18xx.orders import apply_orders
 from turnproc.families.g18xx.report.story import since_last_move, story
 from turnproc.families.g18xx.titles.load import new_game
@@ -13,7 +13,7 @@ NAMES = {1: "Ann", 2: "Bob", 3: "Cy"}
 
 
 def _told() -> list[str]:
-    plan, _, _ = recorded_plan("18MS/67889.json", "18MS", OPTIONS)
+    plan, _ = recorded_orders("18MS/67889.json", "18MS", OPTIONS)
     game = new_game("18MS", [1, 2, 3], OPTIONS)
     actions = []
     for seat, order in plan:

@@ -183,7 +183,23 @@ def _stock(game: Game, player: int, moves: Moves) -> None:
 
 
 def _private_trades(game: Game, player: int) -> list[str]:
+    """Offers open to the player, and the offers he may make (3.2b, 3.2c4):
+    for another player's private, or his own to another player."""
     lines = []
+    if game.rules.players_trade_privates(game):
+        for name, private in game.privates.items():
+            if private.closed or not isinstance(private.owner, int):
+                continue
+            price = private.data.value
+            if private.owner != player:
+                order = f"OFFER {price} FOR {name}"
+                note = f"offer player {private.owner} any price of at least $1 for it"
+            else:
+                other = next((p for p in game.players if p != player), None)
+                order = f"OFFER {name} TO {other} FOR {price}"
+                note = "or to another player or a company, at any price of at least $1"
+            if legal(game, player, order):
+                lines.append(f"{order} ({note}; not a move: your turn goes on)")
     for offer in game.offers_to(player):
         if offer.buyer == player:
             order = f"BUY PRIVATE {offer.private} {offer.price}"
@@ -212,7 +228,7 @@ def _operating(game: Game, player: int, moves: Moves) -> None:
             [],
         )
     )
-    lays, left = _tile_lays(game, player, company)
+    lays, left = _tile_lays(game, company)
     if lays:
         moves.sections.append((f"Track (tiles left: {left}):", lays))
     tokens = _tokens(game, player, company)
@@ -251,9 +267,28 @@ def _begun(game: Game, company: str) -> Game:
     return trial
 
 
-def _tile_lays(game: Game, player: int, company: str) -> tuple[list[str], str]:
-    """Each hex the company may lay or upgrade now, each tile that fits with
-    its rotations (4.2.1), and the tiles left of each number."""
+@dataclass(frozen=True)
+class Lay:
+    """A hex the company may lay or upgrade, a tile that fits and its
+    rotations (4.2.1)."""
+
+    hex: str
+    tile: str
+    rotations: tuple[int, ...]
+    cost: int
+    upgrade: bool
+
+
+def tile_lays(game: Game, player: int) -> list[Lay]:
+    """The tile lays open to the player's company now (he is to move in an
+    operating round), hex by hex."""
+    company = game.operating_company()
+    if game.round != "operating" or company is None or game.to_move() != player:
+        return []
+    return _lays(_begun(game, company), company)
+
+
+def _tiles_left(game: Game) -> dict[str, int]:
     colours = game.title.phases[game.phase_index].tiles
     left: dict[str, int] = {}
     for name, tile in game.title.tiles.items():
@@ -261,20 +296,23 @@ def _tile_lays(game: Game, player: int, company: str) -> tuple[list[str], str]:
             count = sum(1 for i in range(tile.count) if f"{name}-{i}" not in game.tiles_on_map)
             if count:
                 left[name] = count
-    tiles_left = ", ".join(f"{name} x{count}" for name, count in left.items()) or "none"
+    return left
+
+
+def _lays(game: Game, company: str) -> list[Lay]:
     turn = game.turn
-    if turn is None:
-        return [], tiles_left
-    if all(game.rules.tile_lay_refusal(game, turn, upgrade) for upgrade in (False, True)):
-        return [], tiles_left
+    if turn is None or all(
+        game.rules.tile_lay_refusal(game, turn, upgrade) for upgrade in (False, True)
+    ):
+        return []
+    left = _tiles_left(game)
     layout = game.title.layout
     reached = game.reachable(company)
     near = set(reached) | {game.companies[company].home}
     for hex_name in list(near):
         for edge in range(6):
             near.add(neighbour(hex_name, edge, layout))
-    lines: list[str] = []
-    cash = game.cash[company]
+    out: list[Lay] = []
     for hex_name in sorted(near, key=_hex_order):
         hex_state = game.hexes.get(hex_name)
         if hex_state is None or hex_state.colour in ("red", "gray"):
@@ -282,8 +320,7 @@ def _tile_lays(game: Game, player: int, company: str) -> tuple[list[str], str]:
         upgrade = hex_state.tile is not None
         if game.rules.tile_lay_refusal(game, turn, upgrade) is not None:
             continue
-        cost = hex_state.cost
-        if cash < cost:
+        if game.cash[company] < hex_state.cost:
             continue
         wanted = UPGRADE.get(hex_state.colour)
         kinds = sorted(n.kind for n in hex_state.nodes)
@@ -292,18 +329,28 @@ def _tile_lays(game: Game, player: int, company: str) -> tuple[list[str], str]:
             if tile.colour != wanted or sorted(n.kind for n in tile.nodes) != kinds:
                 continue
             rotations = game.legal_rotations(company, hex_name, name)
-            if not rotations:
-                continue
-            others = (
-                f" (or rotation {', '.join(str(r) for r in rotations[1:])})"
-                if rotations[1:]
-                else ""
-            )
-            what = "upgrade" if upgrade else "lay"
-            price = f", terrain {money(cost)}" if cost else ""
-            lines.append(
-                f"LAY {name} {hex_name} {rotations[0]}{others}  [{what} on {hex_name}{price}]"
-            )
+            if rotations:
+                out.append(Lay(hex_name, name, tuple(rotations), hex_state.cost, upgrade))
+    return out
+
+
+def _tile_lays(game: Game, company: str) -> tuple[list[str], str]:
+    """Each hex the company may lay or upgrade now, each tile that fits with
+    its rotations (4.2.1), and the tiles left of each number."""
+    left = _tiles_left(game)
+    tiles_left = ", ".join(f"{name} x{count}" for name, count in left.items()) or "none"
+    lines: list[str] = []
+    for lay in _lays(game, company):
+        others = (
+            f" (or rotation {', '.join(str(r) for r in lay.rotations[1:])})"
+            if lay.rotations[1:]
+            else ""
+        )
+        what = "upgrade" if lay.upgrade else "lay"
+        price = f", terrain {money(lay.cost)}" if lay.cost else ""
+        lines.append(
+            f"LAY {lay.tile} {lay.hex} {lay.rotations[0]}{others}  [{what} on {lay.hex}{price}]"
+        )
     return lines, tiles_left
 
 

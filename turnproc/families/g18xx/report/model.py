@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict
 
 from turnproc.families.g18xx.engine import actions as act
 from turnproc.families.g18xx.engine.game import BANK, IPO, POOL, Game, Holder, Offer
-from turnproc.families.g18xx.moves import legal_moves
+from turnproc.families.g18xx.moves import legal_moves, tile_lays
 
 # Company colours as printed on the charters (presentation only, not rules).
 COLOURS = {
@@ -49,6 +49,14 @@ class HexView(_Model):
     terrain: str | None
     nodes: tuple[NodeView, ...]
     track: tuple[tuple[int | str, int | str], ...]  # edges 0-5, nodes "n<i>"
+
+
+class LayView(_Model):
+    """A hex the reader's company may lay or upgrade now, with the tiles that
+    fit and their rotations ("57 r0,3"), drawn on his map."""
+
+    hex: str
+    tiles: tuple[str, ...]
 
 
 class MarketCell(_Model):
@@ -144,6 +152,7 @@ class Report(_Model):
     offers: tuple[OfferView, ...]
     trains_for_sale: tuple[TrainStock, ...]
     log_since: int  # -1: the log since the reader's last move, in words
+    lays: tuple[LayView, ...] = ()
     log: tuple[str, ...]
     may_do: tuple[str, ...]
 
@@ -393,6 +402,16 @@ def _may_do(game: Game, reader: int | None) -> tuple[str, ...]:
     return tuple(legal_moves(game, reader).text().splitlines())
 
 
+def _lay_views(game: Game, reader: int | None) -> tuple[LayView, ...]:
+    if reader is None or game.ended:
+        return ()
+    by_hex: dict[str, list[str]] = {}
+    for lay in tile_lays(game, reader):
+        rotations = ",".join(str(r) for r in lay.rotations)
+        by_hex.setdefault(lay.hex, []).append(f"{lay.tile} r{rotations}")
+    return tuple(LayView(hex=h, tiles=tuple(t)) for h, t in by_hex.items())
+
+
 def build_report(
     game: Game,
     reader: int | None = None,
@@ -458,6 +477,7 @@ def build_report(
         offers=_offers(game),
         trains_for_sale=_trains_for_sale(game),
         log_since=-1 if in_words else since,
+        lays=_lay_views(game, reader),
         log=tuple(log),
         may_do=_may_do(game, reader),
     )

@@ -24,7 +24,7 @@ from reportlab.platypus import (
     TableStyle,
 )
 
-from turnproc.families.g18xx.report.model import CompanyView, HexView, Report, bank_words
+from turnproc.families.g18xx.report.model import CompanyView, HexView, LayView, Report, bank_words
 
 PAGE = landscape(A4)
 MARGIN = 28
@@ -118,6 +118,7 @@ def _node_positions(
     return out
 
 
+LAY_COLOUR = colors.HexColor("#c0007a")  # the reader's legal tile lays
 LEGEND_DOT = 9.0
 LEGEND_FONT = 8.0
 
@@ -187,7 +188,43 @@ class MapFlowable(Flowable):
         for hex_view in self.report.hexes:
             self._draw_stops(hex_view, companies)
             self._draw_labels(hex_view)
+        for lay in self.report.lays:
+            self._draw_lay(lay)
         self._draw_legend()
+
+    def _draw_lay(self, lay: LayView) -> None:
+        """A hex the reader may lay or upgrade now: outlined, with the tiles
+        that fit and their rotations ("57 r0,3") written across it."""
+        canvas = self.canv
+        x, y = self._at(lay.hex)
+        r = self.geo.r
+        canvas.saveState()
+        canvas.setStrokeColor(LAY_COLOUR)
+        canvas.setLineWidth(max(1.2, r * 0.08))
+        canvas.setDash(r * 0.18, r * 0.1)
+        path = canvas.beginPath()
+        corners = self.geo.corners(x, y)
+        path.moveTo(*corners[0])
+        for corner in corners[1:]:
+            path.lineTo(*corner)
+        path.close()
+        canvas.drawPath(path, stroke=1, fill=0)
+        size = r * 0.17
+        lines = list(lay.tiles[:4]) + (
+            [f"+{len(lay.tiles) - 4} more"] if len(lay.tiles) > 4 else []
+        )
+        top = y + size * (len(lines) - 1) / 2 + r * 0.15
+        canvas.setFont("Helvetica-Bold", size)
+        for index, text in enumerate(lines):
+            width = stringWidth(text, "Helvetica-Bold", size)
+            line_y = top - index * size * 1.1
+            canvas.setFillColor(colors.white)
+            canvas.rect(
+                x - width / 2 - 1, line_y - size * 0.25, width + 2, size * 1.05, stroke=0, fill=1
+            )
+            canvas.setFillColor(LAY_COLOUR)
+            canvas.drawCentredString(x, line_y, text)
+        canvas.restoreState()
 
     def _draw_legend(self) -> None:
         """Company colours, bottom left, in a column beside the map."""
