@@ -8,12 +8,15 @@ import json
 import re
 from email.message import EmailMessage
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
 from tests.g18xx_fixtures import load_recorded
 from tests.g18xx_orders_from_log import mail_orders
+from turnproc.families.g18xx.engine.game import Game
+from turnproc.families.g18xx.moves import legal_moves
+from turnproc.families.g18xx.orders import apply_orders
 from turnproc.families.g18xx.replay import standing_actions
 from turnproc.families.g18xx.titles.load import new_game
 
@@ -28,11 +31,20 @@ SEATS = {  # seat: (address, secret)
 }
 
 
-def recorded_plan(
+class Order(NamedTuple):
+    """Orders one player mails at once, and the number of actions they make
+    (with the passes the moderator makes for the players after him)."""
+
+    seat: int
+    orders: str
+    actions: int
+
+
+def recorded_orders(
     name: str, title: str, options: dict[str, str] | None = None
-) -> tuple[list[tuple[int, str]], dict[str, int], str]:
-    """A recorded game's orders, seats numbered from 1 in the log's order, with
-    the final scores and end reason the orders reach."""
+) -> tuple[list[tuple[int, str]], Game]:
+    """A recorded game's orders, seats numbered from 1 in the log's order, and
+    the game they reach."""
     data = load_recorded(name)
     seat = {p["id"]: n for n, p in enumerate(data["players"], 1)}
 
@@ -45,19 +57,49 @@ def recorded_plan(
 
     game = new_game(title, sorted(seat.values()), options or {})
     game.recorded_revenue_stands = True
-    plan = mail_orders(game, [renumber(a) for a in standing_actions(data["actions"])])
+    orders = mail_orders(game, [renumber(a) for a in standing_actions(data["actions"])])
     assert game.ended
+    return orders, game
+
+
+def recorded_plan(
+    name: str, title: str, options: dict[str, str] | None = None
+) -> tuple[list[Order], dict[str, int], str]:
+    """A recorded game's orders, seats numbered from 1 in the log's order, with
+    the final scores and end reason the orders reach. A PASS when nothing else
+    is legal is made by the moderator without a mail (docs/18xx.md): it is
+    counted with the order before it, whose mail sets it off."""
+    orders, game = recorded_orders(name, title, options)
+    check = new_game(title, game.players, options or {})
+    check.recorded_revenue_stands = True
+    plan: list[Order] = []
+    for who, order in orders:
+        automatic = (
+            order == "PASS" and plan and plan[-1].seat != who and legal_moves(check, who).only_pass
+        )
+        if automatic:
+            plan[-1] = plan[-1]._replace(actions=plan[-1].actions + 1)
+        else:
+            plan.append(Order(who, order, 1))
+        assert apply_orders(check, who, order).refused is None
     return plan, {str(p): s for p, s in game.scores().items()}, str(game.end_reason)
 
 
-def grouped(plan: list[tuple[int, str]]) -> list[tuple[int, str]]:
-    """Consecutive orders of one player in one mail."""
-    mails: list[tuple[int, str]] = []
-    for seat, order in plan:
-        if mails and mails[-1][0] == seat:
-            mails[-1] = (seat, mails[-1][1] + "\n" + order)
+def grouped(plan: list[Order]) -> list[Order]:
+    """Consecutive orders of one player in one mail (not across passes the
+    moderator makes for the others between them)."""
+    mails: list[Order] = []
+    for order in plan:
+        last_passes_for_others = bool(mails) and mails[-1].actions > len(
+            mails[-1].orders.splitlines()
+        )
+        if mails and mails[-1].seat == order.seat and not last_passes_for_others:
+            last = mails[-1]
+            mails[-1] = Order(
+                last.seat, last.orders + "\n" + order.orders, last.actions + order.actions
+            )
         else:
-            mails.append((seat, order))
+            mails.append(order)
     return mails
 
 
@@ -139,19 +181,19 @@ class MailedGame:
         filled = re.sub(r"secret:\s*_+", f"secret: {self.players[seat][1]}", blank, count=1)
         return filled.replace("\nEND", f"\n{orders}\nEND", 1)
 
-    def mail_in_batches(self, move: int, mails: list[tuple[int, str]], batch: int) -> str:
+    def mail_in_batches(self, move: int, mails: list[Order], batch: int) -> str:
         """Each mail's sheet sent with the move number its your-move mail
         would carry, `batch` mails before each ingest; the last receipt."""
         sent_ids: list[tuple[int, str]] = []
         for start in range(0, len(mails), batch):
             chunk = mails[start : start + batch]
             sent_ids = []
-            for seat, orders in chunk:
+            for seat, orders, actions in chunk:
                 message = EmailMessage()
                 message["Subject"] = f"move {move}"
                 message.set_content(self.sheet(move, seat, orders))
                 sent_ids.append((seat, self.clients[seat].send(message)))
-                move += len(orders.splitlines())
+                move += actions
             messages = self.ingest({"accepted": len(chunk)})
             assert [m["message_id"] for m in messages] == [sent for _, sent in sent_ids]
         last_seat, last_sent = sent_ids[-1]

@@ -4,6 +4,7 @@ mail's verdict and queues the receipt and the next player's "your move"
 mail; undo by the player and by the moderator; standing orders; the clock;
 concurrent mails for one game on PostgreSQL; on SQLite and PostgreSQL."""
 
+import io
 import json
 import sqlite3
 import subprocess
@@ -120,9 +121,9 @@ def test_a_move_is_applied_at_once_and_the_next_player_is_told(world: World) -> 
 
     # Not his move, an old sheet, a wrong secret: refused, nothing applied.
     wrong = world.mail(1, "BID BS 40")
-    assert wrong.verdict == "refused" and "player 2's move" in wrong.detail
+    assert wrong.verdict == "rejected" and "player 2's move" in wrong.detail
     stale = world.mail(2, "BID BS 40", move=1)
-    assert stale.verdict == "refused" and "move 1, but the game is at move 2" in stale.detail
+    assert stale.verdict == "rejected" and "move 1, but the game is at move 2" in stale.detail
     forged = world.mail(2, "BID BS 40", secret="guess")
     assert forged.verdict == "refused" and "wrong secret" in forged.detail
     assert world.to_move() == 2
@@ -142,12 +143,12 @@ def test_undo_by_the_player_and_by_the_moderator(world: World) -> None:
     taken = world.mail(2, "UNDO")
     assert taken.verdict == "accepted", taken.detail
     assert world.to_move() == 2
-    told = world.outbox(kind="notice")
-    assert {m.to_address for m in told} >= {a for a, _ in SEATS.values()}
+    told = world.outbox(kind="notice")  # player 1, whose move it had become
+    assert [m.to_address for m in told] == [SEATS[1][0]]
     world.mail(2, "BID M&M 50")
     world.mail(1, "BID BS 40")
     late = world.mail(2, "UNDO")
-    assert late.verdict == "refused" and "another player has acted" in late.detail
+    assert late.verdict == "rejected" and "another player has acted" in late.detail
 
     with transaction(world.engine) as session:
         undone = sequential.moderator_undo(session, NAME, 1, "a slip of the pen", NOW)
@@ -158,7 +159,8 @@ def test_undo_by_the_player_and_by_the_moderator(world: World) -> None:
     notices = [m for m in world.outbox(kind="notice") if "slip of the pen" in m.body]
     assert sorted(m.to_address for m in notices) == sorted(a for a, _ in SEATS.values())
     with transaction(world.engine) as session:
-        assert _game(session).current_turn == 2
+        # Four moves stored and three taken back: the next move is number 8.
+        assert _game(session).current_turn == 8
         undone_rows = session.scalars(select(Move18xx).where(Move18xx.undone_at.is_not(None)))
         assert len(list(undone_rows)) == 3  # kept, not replayed
 
@@ -279,7 +281,7 @@ def test_concurrent_mails_for_one_game_are_applied_one_after_the_other(world: Wo
         thread.start()
     for thread in threads:
         thread.join()
-    assert sorted(o.verdict for o in outcomes) == ["accepted", "refused"], outcomes
+    assert sorted(o.verdict for o in outcomes) == ["accepted", "rejected"], outcomes
     with transaction(world.engine) as session:
         assert len(store.live_moves(session, store.load(session, NAME).row)) == 1
 
@@ -449,3 +451,200 @@ def test_an_offer_for_a_private_is_told_to_every_player(world: World) -> None:
     assert [(o["private"], o["buyer"], o["price"]) for o in offers] == [(private, str(told), 25)]
     receipt = world.outbox(to=SEATS[offerer][0], kind="receipt")[-1]
     assert words in receipt.body
+
+
+def test_the_clock_does_not_pass_for_a_player_whose_clock_just_started(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`18xx tick` finds player 3's move overdue; before it takes the game's
+    row lock, player 3's move arrives and player 2's clock starts. The tick
+    judges the clock again under the lock and leaves player 2 alone."""
+    if world.engine.dialect.name != "postgresql":
+        pytest.skip("SQLite serialises writers itself; the row lock is PostgreSQL's")
+    late = NOW + timedelta(hours=49)
+    real_load = store.load
+    raced: list[IngestOutcome] = []
+    racing: list[bool] = []
+
+    def load_after_a_move(session: object, name: str, lock: bool = False) -> store.Loaded:
+        if lock and not racing:  # the tick's first lock; the mail's own loads pass through
+            racing.append(True)
+            world.clock = late - timedelta(minutes=1)
+            raced.append(world.mail(3, "BID AGS 30"))  # committed by another connection
+        return real_load(session, name, lock)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sequential.store, "load", load_after_a_move)
+    with transaction(world.engine) as session:
+        done = sequential.tick(session, late, MODERATOR)
+    assert raced and raced[0].verdict == "accepted", raced
+    assert done == []
+    assert world.to_move() == 2
+    with transaction(world.engine) as session:
+        origins = [m.origin for m in store.live_moves(session, store.load(session, NAME).row)]
+    assert origins == ["mail"]
+    assert not [m for m in world.outbox(kind="notice") if "missed" in m.subject]
+
+
+def test_a_sheet_written_before_an_undo_is_refused_with_the_reason(world: World) -> None:
+    """A move number is never used twice: the number goes up with every action
+    applied and every action taken back, so a sheet written for the position
+    before an UNDO never applies to the position after it."""
+    assert world.mail(3, "BID AGS 30").verdict == "accepted"
+    stale = 2  # player 2's sheet, in his "your move" mail
+    assert f"turn: {stale} player: 2" in world.outbox(to=SEATS[2][0], kind="your-move")[-1].body
+    assert world.mail(3, "UNDO").verdict == "accepted"
+    again = world.mail(3, "BID BS 40")  # on the sheet of the UNDO's receipt
+    assert again.verdict == "accepted", again.detail
+    refused = world.mail(2, "BID M&M 50", move=stale)
+    assert refused.verdict == "rejected"
+    assert f"this sheet is for move {stale}" in refused.detail
+    assert "taken back" in world.outbox(to=SEATS[2][0], kind="receipt")[-1].body
+    assert world.to_move() == 2
+    with transaction(world.engine) as session:
+        live = store.live_moves(session, store.load(session, NAME).row)
+        assert [json.loads(m.action)["company"] for m in live] == ["BS"]
+
+
+def test_undo_is_bounded_and_so_are_the_mails_it_causes(world: World) -> None:
+    """A player may take back his move twice a round (docs/18xx.md); each
+    UNDO mails his receipt and tells the player whose move it had become."""
+    before = len(world.outbox())
+    verdicts = []
+    for _ in range(20):
+        verdicts.append(world.mail(3, "BID AGS 30").verdict)
+        verdicts.append(world.mail(3, "UNDO").verdict)
+    assert verdicts[:4] == ["accepted"] * 4
+    assert verdicts[4:6] == ["accepted", "rejected"]
+    assert "at most 2 times a round" in world.outbox(to=SEATS[3][0])[-1].body
+    assert world.to_move() == 2
+    sent = world.outbox()[before:]
+    assert not [m for m in sent if m.to_address == SEATS[1][0]]  # not his business
+    # Two moves taken back (4 mails each), the third move (2) and its refused
+    # UNDO (1), then 17 moves and UNDOs refused (at most an answer each).
+    assert len(sent) <= 2 * 4 + 3 + 17 * 2, [(m.to_address, m.subject) for m in sent]
+
+
+def _command(world: World, position: int, text: str) -> IngestOutcome:
+    message = EmailMessage()
+    message["From"] = SEATS[position][0]
+    message["To"] = MODERATOR
+    message["Subject"] = text
+    message["Message-ID"] = make_msgid(domain="example.org")
+    message.set_content(text + "\n")
+    world.clock += timedelta(minutes=1)
+    return ingest(world.engine, message.as_bytes(), "test", world.clock, moderator=MODERATOR)
+
+
+def test_an_18ms_player_gets_the_18ms_rules_and_order_language(world: World) -> None:
+    """The welcome and the answer to RULES carry the 18MS rules with the order
+    language (read from the PDF); HELP gives the order language; nothing of
+    Continental Rails reaches him."""
+    from pypdf import PdfReader
+
+    from turnproc.mail.outbound import outgoing
+
+    def pdfs(row: OutboxMessage) -> dict[str, str]:
+        mailed = outgoing(row, row.pdf)
+        texts = {}
+        for part in mailed.attachments:
+            if part.filename.endswith(".pdf"):
+                reader = PdfReader(io.BytesIO(part.content))
+                texts[part.filename] = " ".join(
+                    " ".join(page.extract_text() or "" for page in reader.pages).split()
+                )
+        return texts
+
+    welcome = world.outbox(to=SEATS[1][0], kind="welcome")[0]
+    assert "docs/18xx.md" not in welcome.body and "18ms-rules.pdf" in welcome.body
+    assert _command(world, 1, "RULES").verdict == "rules"
+    rules = world.outbox(to=SEATS[1][0], kind="rules")[-1]
+    assert _command(world, 1, "HELP").verdict == "help"
+    help_mail = world.outbox(to=SEATS[1][0], kind="help")[-1]
+    for row in (welcome, rules):
+        texts = pdfs(row)
+        assert list(texts) == ["18ms-rules.pdf"], row.kind
+        text = texts["18ms-rules.pdf"]
+        assert "LAY 57 D4 2" in text and "New Orleans bonus" in text and "10.III" in text
+        assert "Continental" not in text and "tycoon" not in text.lower()
+        assert "Continental" not in row.body
+    assert "RULES: the rules of 18MS" in rules.subject
+    assert "PAR GMO 75" in help_mail.body and "LAY 57 D4 2" in help_mail.body
+    assert "Continental" not in help_mail.body and "RESEND" not in help_mail.body
+
+
+def test_a_players_refused_moves_are_always_answered_with_his_legal_moves(world: World) -> None:
+    """Ten illegal moves in an hour from the player to move: each answered,
+    tagged with the game, with the reason and the legal moves; none counts
+    toward the refusal limits (no alert); a stranger's still do."""
+    for attempt in range(10):
+        out = world.mail(3, f"BID AGS {31 + attempt}")
+        assert out.verdict == "rejected" and out.answered and out.alert is None, out
+    answers = world.outbox(to=SEATS[3][0], kind="receipt")
+    assert len(answers) == 10
+    for answer in answers:
+        assert answer.subject.startswith("[ms1] REFUSED: ")
+        assert "because: AGS costs $30" in answer.body
+        assert "BID AGS 30 (Alabama Great Southern Railroad" in answer.body
+        assert "turn: 1 player: 3 secret: ________" in answer.body
+        assert "PASS" not in answer.body  # 18MS: each player buys a private (3.1)
+    assert not world.outbox(to=MODERATOR, kind="alert")
+    assert world.mail(3, "BID AGS 30").verdict == "accepted"
+
+
+def test_the_legal_moves_of_a_stock_round_turn(world: World) -> None:
+    """The player to move is told each par and purchase he may make, at its
+    price, and that PASS buys nothing; no purchase he cannot make."""
+    _to_stock_round(world)
+    first = world.outbox(to=SEATS[1][0], kind="receipt")[-1].body  # he bought last, moves first
+    assert "It is still your move. Your legal moves now:" in first
+    assert "PAR GMO 70 (or par 75, 80, 90; the president's 20% for twice the par" in first
+    assert "PASS (buy nothing this turn)" in first and "BUY GMO" not in first
+    world.mail(1, "PAR WRA 80")
+    body = world.outbox(to=SEATS[2][0], kind="your-move")[-1].body
+    assert "BUY WRA IPO (10% for $80 from the initial offering)" in body
+    assert "PAR WRA" not in body and "SELL" not in body  # no sales in the first stock round
+
+
+def test_every_move_mail_carries_the_log_since_the_readers_last_move(world: World) -> None:
+    """The "your move" mail and its PDF tell what the others did since the
+    reader's last move, in words; the receipt what the mail did; a player who
+    chose NOTIFY EVERY gets each move as it happens, one who did not only
+    his own turns."""
+    from .mail_players import pdf_text
+
+    _to_stock_round(world)
+    assert world.mail(3, "NOTIFY EVERY").verdict == "accepted"
+    before = len(world.outbox(to=SEATS[3][0], kind="notice"))
+    assert world.mail(1, "PAR WRA 80").verdict == "accepted"
+    mail = world.outbox(to=SEATS[2][0], kind="your-move")[-1]
+    assert "Since your last move:\n  P1 bought M&M for $50\n  P1 started WRA at par $80" in (
+        mail.body
+    )
+    assert mail.pdf is not None and "P1 started WRA at par $80 for $160" in pdf_text(mail.pdf)
+    receipt = world.outbox(to=SEATS[1][0], kind="receipt")[-1].body
+    assert "What happened:\n    P1 started WRA at par $80 for $160" in receipt
+    told = world.outbox(to=SEATS[3][0], kind="notice")[before:]
+    assert len(told) == 1 and "P1 started WRA at par $80 for $160" in told[0].body
+    assert not [m for m in world.outbox(to=SEATS[2][0], kind="notice") if "started" in m.body]
+
+
+def test_game_status_gives_the_deadline_to_the_minute_with_its_zone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import re
+
+    from turnproc.cli import main
+
+    monkeypatch.setenv("TURNPROC_DATABASE_URL", f"sqlite:///{tmp_path / 'g.db'}")
+    players = tmp_path / "players.csv"
+    players.write_text(
+        "position,character,real_name,email,secret\n"
+        + "".join(f"{p},,P{p},{a},{s}\n" for p, (a, s) in SEATS.items())
+    )
+    assert (
+        main(["game", "new", "--scenario", "18ms", "--players", str(players), "--name", NAME]) == 0
+    )
+    capsys.readouterr()
+    assert main(["game", "status", NAME]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert re.search(r"player 3 to move by \d{4}-\d\d-\d\d \d\d:\d\d UTC$", first), first

@@ -100,7 +100,10 @@ def test_a_report_mid_game_tells_the_mover_what_he_may_do() -> None:
     mine = build_report(game, mover, actions, since_last_move(game, mover, actions))
     theirs = build_report(game, others[0], actions)
     assert mine.to_move == str(mover)
-    assert any(line.startswith(("LAY", "PAR", "BUY", "BID", "You operate")) for line in mine.may_do)
+    # He has bought this turn: he may still sell, and PASS ends his turn.
+    orders = [line.strip().split(" (")[0] for line in mine.may_do if line.startswith("  ")]
+    assert orders == ["SELL 1 IC", "SELL 1 L&N", "PASS"]
+    assert "you may still sell, then PASS ends your turn" in mine.may_do[0]
     assert theirs.may_do == (f"Player {mover} is to move; you wait.",)
     # the log starts after the reader's own last move
     assert all(
@@ -178,13 +181,17 @@ def test_reports_at_the_start_offer_the_privates() -> None:
 
     ga = new_game("18GA", [1, 2, 3])
     lines = build_report(ga, 1).may_do  # 3.1: the priority deal moves first
-    assert lines[0] == "BID LTR 20  (buy it)" and "BID MRC <at least $45>" in lines
-    assert "PASS" in lines
+    assert lines[0] == "The privates' auction (3.1):"
+    assert lines[1].startswith("  BID LTR 20 (") and lines[1].endswith("buy it at its price)")
+    assert any(line.startswith("  BID MRC 45 (") for line in lines)
+    assert lines[-1] == "  PASS"
     assert build_report(ga, 2).may_do == ("Player 1 is to move; you wait.",)
     ms = new_game("18MS", [1, 2, 3])
     due = ms.to_move()
     assert due == 3  # 3.1: the player to the right of the priority holder buys first
-    assert "BID AGS 30  (buy Alabama Great Southern Railroad)" in build_report(ms, due).may_do
+    mine = build_report(ms, due).may_do
+    assert "  BID AGS 30 (Alabama Great Southern Railroad, revenue $10)" in mine
+    assert "  PASS" not in mine  # 3.1: each player buys a private
     assert build_report(ms, 1).may_do == ("Player 3 is to move; you wait.",)
     text = render_text(build_report(ms, due))
     assert "WHAT YOU MAY DO NOW" in text and "BID AGS 30" in text

@@ -22,11 +22,14 @@ The clock lives in the family's row (`move_due`), not in the game's
 `deadline`, which is the Continental Rails turn runner's.
 The game row's `current_turn` is the number of the next move: the sheet of
 a "your move" mail carries it, and a sheet for another number is refused, so
-an old sheet mailed again never moves a game that went on.
+an old sheet mailed again never moves a game that went on. It counts every
+action applied and every action taken back (`store.move_number`), so no
+number is used twice: a sheet written before an UNDO never applies after it.
 """
 
 import json
 import secrets as random_secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -36,20 +39,28 @@ from sqlalchemy.orm import Session
 
 from turnproc.core.errors import TurnprocError, UsageError
 from turnproc.families.boundary import SequentialFamily
+from turnproc.families.g18xx.engine.actions import parse_action
 from turnproc.families.g18xx.engine.game import Game as Engine18xx
+from turnproc.families.g18xx.moves import legal_moves
 from turnproc.families.g18xx.orders import MAX_ORDERS, MAX_TEXT, Receipt, apply_orders
 from turnproc.families.g18xx.report.model import bank_words, offer_words, standing_offers
+from turnproc.families.g18xx.report.rules_pdf import ORDERS, order_language
+from turnproc.families.g18xx.report.rules_pdf import pdf_name as rules_pdf_name
+from turnproc.families.g18xx.report.story import Entry, since_last_move, story
 from turnproc.families.g18xx.titles.load import new_game
 from turnproc.families.registry import sequential_family
 from turnproc.intake.auth import generate_secret, hash_secret
+from turnproc.playerdocs import player_doc
 from turnproc.store import g18xx as store
 from turnproc.store import repository as repo
-from turnproc.store.models import Game, Game18xx, Move18xx, Player
+from turnproc.store.models import Game, Game18xx, ModeratorLog, Move18xx, Player
 
 MAX_MOVE_HOURS = 24 * 30
 MAX_STANDING_MOVES = 400  # standing orders carried out after one mail, at most
+# UNDOs a player may send in one round (docs/18xx.md): each mails him and the
+# player whose move it had become, so a player cannot flood the table.
+MAX_UNDOS_PER_ROUND = 2
 STOCK_ACTIONS = frozenset({"buy_shares", "sell_shares", "par"})
-DOCS = "docs/18xx.md"
 
 
 @dataclass(frozen=True)
@@ -169,7 +180,9 @@ def create_game(
             f"You are player {seat.position}. Players move in turn; each move is applied",
             "when its mail arrives, and you get a mail when it is your move.",
             f"You have {move_hours} hours for each move; {_missed_rule()}",
-            f"The order language is in {DOCS}; mail HELP for the guide.",
+            f"The order language and the rules of {title} are attached "
+            f"({rules_pdf_name(title)}); mail HELP for the order language, RULES for "
+            "the PDF again.",
         ]
         if seat.secret is None:
             lines += ["", f"Your secret (write it on every sheet): {generated[seat.position]}"]
@@ -185,9 +198,48 @@ def create_game(
             game_id=game.id,
             turn=1,
             position=seat.position,
+            pdf_name=rules_pdf_name(title),  # the outbox attaches the title's rules
         )
     _after_change(session, game, loaded, now, tag="start", before=None)
     return game, generated
+
+
+# --- the title's material by mail (HELP, RULES) -------------------------------
+
+COMMANDS_HELP = """\
+Commands you can mail to the moderator (one per message, on the first line):
+
+  HELP
+      this guide: the commands and the order language of your game.
+  RULES
+      the rules of your game and its order language, as a PDF.
+  UNLOCK game: NAME player: N code: CODE
+      unlock your secret after it was locked by repeated wrong guesses
+      (the code is in the mail that told you).
+
+Your moves go on the sheet of your latest mail from the moderator, between
+its TURNSHEET line and END, in the body of the mail or as a .txt attachment.
+On any sheet (whatever its move number) you may also write:
+
+  NOTIFY EVERY
+      a mail with every move as it happens.
+  NOTIFY MINE
+      mail only when it is your move, with the moves since your last (the
+      default).
+"""
+
+
+def help_text(title: str) -> str:
+    """HELP from a player of an 18xx game: the commands and the order language."""
+    guide = order_language(player_doc(ORDERS).read_text(encoding="utf-8"))
+    return f"You play {title}.\n\n{COMMANDS_HELP}\n{guide}"
+
+
+def rules_answer(title: str) -> str:
+    return (
+        f"The rules of {title} and its order language, with examples, are attached "
+        f"as a PDF ({rules_pdf_name(title)}). Mail HELP for the order language as text.\n"
+    )
 
 
 def _missed_rule() -> str:
@@ -221,7 +273,7 @@ def describe(game: Engine18xx) -> str:
     for company, c in pos["companies"].items():
         if c["price"] is None:
             continue
-        trains = " ".join(c["trains"]) or "-"
+        trains = " ".join(t.name for t in game.trains_of(company)) or "-"
         president = c["president"] if c["president"] is not None else "-"
         lines.append(f"{company:<7} {c['price']:>6} {c['cash']:>6}  {president!s:>9}  {trains}")
     lines += ["", "Player   cash  score  shares / privates"]
@@ -241,29 +293,11 @@ def describe(game: Engine18xx) -> str:
     return "\n".join(lines)
 
 
-def what_you_may_do(game: Engine18xx) -> str:
-    if game.discards:
-        company = game.discards[0]
-        trains = ", ".join(t.id for t in game.trains_of(company))
-        return f"DISCARD <train> for {company}, over its train limit (its trains: {trains})"
-    if game.round == "stock":
-        return "PAR <company> <price>, BUY <company> [IPO|MARKET], SELL <n> <company>, PASS" + (
-            "; privates between players: OFFER, BUY PRIVATE, SELL PRIVATE (docs/18xx.md)"
-            if game.rules.players_trade_privates(game)
-            else ""
-        )
-    if game.round == "auction" and game.auction.contest is not None:
-        return f"BID {game.auction.contest} <price> or PASS: {game.auction.contest} is auctioned"
-    if game.round in ("draft", "auction"):
-        unsold = [p.data.id for p in game.privates.values() if p.owner is None]
-        return f"BID <private> <price> (unsold: {', '.join(unsold) or 'none'}), PASS"
-    company = game.operating_company() or "?"
-    on_sale = sorted({t.type.name for t in game.available_trains()})
-    return (
-        f"for {company}: LAY <tile> <hex> <rotation>, TOKEN <hex>, RUN BEST (or explicit "
-        f"routes), PAYOUT or WITHHOLD, BUY TRAIN <type> (on sale: {', '.join(on_sale) or '-'}), "
-        "BUY PRIVATE <private> <price>, DONE"
-    )
+def what_you_may_do(game: Engine18xx, position: int) -> str:
+    """The legal moves of the player to move, spelled out (moves.py)."""
+    moves = legal_moves(game, position)
+    text = moves.text()
+    return f"Your legal moves now:\n\n{text}" if text else "You have no move now."
 
 
 def sheet(game_row: Game, position: int, orders: str = "") -> str:
@@ -297,35 +331,60 @@ def submit(
     lines = [line for line in lines if line and not line.startswith("#")]
     if len(lines) > MAX_ORDERS:
         return _refused(game_row, f"at most {MAX_ORDERS} orders a mail")
-    standing_lines = [line for line in lines if line.upper().startswith("STANDING")]
-    moves = [line for line in lines if not line.upper().startswith("STANDING")]
+    # Standing orders and NOTIFY are settings: they fit any move number.
+    settings = ("STANDING", "NOTIFY")
+    standing_lines = [line for line in lines if line.upper().startswith(settings)]
+    moves = [line for line in lines if not line.upper().startswith(settings)]
     if moves and move_number != game_row.current_turn:  # standing orders fit any move
+        taken_back = move_number < game_row.current_turn and _taken_back_since(
+            session, game_row, move_number
+        )
         return _refused(
             game_row,
             f"this sheet is for move {move_number}, but the game is at move "
-            f"{game_row.current_turn}",
+            f"{game_row.current_turn}"
+            + ("; moves were taken back since it was written" if taken_back else ""),
             "use the sheet of your latest mail from the moderator",
+            at=(loaded, position),
         )
     if moves and moves[0].upper() == "UNDO":
         if len(moves) > 1 or standing_lines:
-            return _refused(game_row, "UNDO stands alone on a sheet")
+            return _refused(game_row, "UNDO stands alone on a sheet", at=(loaded, position))
         return _player_undo(session, game_row, loaded, position, now)
-    notes = [_set_standing(loaded.row, position, line) for line in standing_lines]
+    notes = [
+        _set_notify(session, game_row, position, line, now)
+        if line.upper().startswith("NOTIFY")
+        else _set_standing(loaded.row, position, line)
+        for line in standing_lines
+    ]
     if not moves:
         if not notes:
-            return _refused(game_row, "the sheet holds no orders", f"see {DOCS}")
-        before = round_label(loaded.game)
+            return _refused(
+                game_row,
+                "the sheet holds no orders",
+                "mail HELP for the order language",
+                at=(loaded, position),
+            )
+        before, first = round_label(loaded.game), loaded.moves
         carried_out = _standing(session, game_row, loaded, now)  # his own, if his move
         if carried_out:
             notes += carried_out + _after_change(
-                session, game_row, loaded, now, tag=f"standing-{submission_id}", before=before
+                session,
+                game_row,
+                loaded,
+                now,
+                tag=f"standing-{submission_id}",
+                before=before,
+                first_new=first,
             )
         text = "\n".join(notes) + "\n\n" + _standing_summary(loaded.row, position)
         return Outcome("accepted", f"[{name}] OK: standing orders", text)
     to_move = loaded.game.to_move()
     if to_move != position:
         reason = f"it is player {to_move}'s move, not yours" if to_move else "no one is to move"
-        return _refused(game_row, reason, "you will get a mail when it is your move")
+        return _refused(
+            game_row, reason, "you will get a mail when it is your move", at=(loaded, position)
+        )
     receipt, notices = _apply(
         session, game_row, loaded, position, "\n".join(moves), now, "mail", submission_id
     )
@@ -347,7 +406,7 @@ def _apply(
     origin: str,
     submission_id: int | None = None,
 ) -> tuple[Receipt, list[str]]:
-    before = round_label(loaded.game)
+    before, first = round_label(loaded.game), loaded.moves
     receipt = store.move(
         session, game_row.name, position, text, now, origin,
         loaded=loaded, submission_id=submission_id,
@@ -358,8 +417,17 @@ def _apply(
     if receipt.actions:  # orders refused whole change nothing, the clock included
         tag = str(submission_id) if submission_id else f"{origin}-{now.isoformat()}"
         notices = _after_change(
-            session, game_row, loaded, now, tag=tag, before=before, answered=position
+            session,
+            game_row,
+            loaded,
+            now,
+            tag=tag,
+            before=before,
+            answered=position,
+            first_new=first,
         )
+        words = happened(session, game_row, loaded, first)
+        notices += ["", "What happened:", *(f"  {line}" for line in words)]
     return receipt, notices
 
 
@@ -387,9 +455,27 @@ def moderator_move(session: Session, name: str, position: int, text: str, now: d
     return receipt
 
 
-def _refused(game_row: Game, reason: str, hint: str = "") -> Outcome:
+def _refused(
+    game_row: Game,
+    reason: str,
+    hint: str = "",
+    at: tuple[store.Loaded, int] | None = None,
+) -> Outcome:
+    """A sheet refused whole. `at`: the game and the player who sent it; his
+    answer then gives the position and, if it is his move, his legal moves
+    and a fresh sheet."""
     text = f"REFUSED: {reason}\n" + (f"\n{hint[:1].upper()}{hint[1:]}.\n" if hint else "")
     text += "\nNothing was applied.\n"
+    if at is not None:
+        loaded, position = at
+        game = loaded.game
+        text += f"\n{describe(game)}\n\n"
+        to_move = game.to_move()
+        if to_move == position:
+            text += f"It is your move. {what_you_may_do(game, position)}\n\n"
+            text += sheet(game_row, position)
+        elif to_move is not None:
+            text += f"Player {to_move} is to move.\n"
     return Outcome("refused", f"[{game_row.name}] REFUSED: {reason}"[:300], text, reason, hint)
 
 
@@ -413,7 +499,7 @@ def _receipt_text(
     to_move = game.to_move()
     if to_move == position:
         lines += [
-            "It is still your move. You may: " + what_you_may_do(game),
+            "It is still your move. " + what_you_may_do(game, position),
             "",
             sheet(game_row, position),
         ]
@@ -438,13 +524,23 @@ def _after_change(
     tag: str,
     before: str | None,
     answered: int | None = None,
+    first_new: int | None = None,
 ) -> list[str]:
-    """Standing orders, the round notice, the move number, the clock and the
-    "your move" mail after the game changed (not to player `answered`, whose
-    receipt carries his sheet). Returns notes for the receipt."""
-    notes = _standing(session, game_row, loaded, now)
+    """Standing orders, the round notice, the move number, the clock, the
+    "your move" mail with the log since the mover's last move (not to player
+    `answered`, whose receipt carries his sheet), and the new moves (from
+    action `first_new` on) to the players who get every move (NOTIFY every).
+    Returns notes for the receipt."""
+    notes: list[str] = []
+    for _ in range(MAX_STANDING_MOVES):
+        done = _standing(session, game_row, loaded, now)
+        done += _only_pass(session, game_row, loaded, now)
+        if not done:
+            break
+        notes += done
     game = loaded.game
-    game_row.current_turn = loaded.moves + 1
+    session.flush()
+    game_row.current_turn = store.move_number(session, loaded.row)
     after = round_label(game)
     players = _players(session, game_row)
     if before is not None and after != before:
@@ -470,8 +566,12 @@ def _after_change(
     loaded.row.reminded = 0
     to_move = game.to_move()
     mover = next((s for s in players if s.position == to_move), None)
+    entries = _story(session, game_row, loaded)
+    if first_new is not None:
+        _notify_every(session, game_row, loaded, entries, first_new, now, tag, {answered, to_move})
     if mover is not None and mover.email and mover.position != answered:
-        pdf, data = _report(game_row, game, mover.position)
+        log = tuple(e.text for e in since_last_move(entries, mover.position))
+        pdf, data = _report(game_row, game, mover.position, log)
         repo.queue_mail(
             session,
             key=f"18xx-move/{game_row.id}/{loaded.moves}/{tag}",
@@ -480,10 +580,11 @@ def _after_change(
             subject=f"[{game_row.name}] Your move (move {game_row.current_turn}, {after})",
             body=(
                 f"It is your move in {game_row.name} ({after}); please answer by "
-                f"{loaded.row.move_due:%Y-%m-%d %H:%M} UTC.\n\n{describe(game)}\n\n"
-                f"You may: {what_you_may_do(game)}\n\n"
-                f"Write your orders between the TURNSHEET line and END ({DOCS}):\n\n"
-                + sheet(game_row, mover.position)
+                f"{loaded.row.move_due:%Y-%m-%d %H:%M} UTC.\n\n"
+                f"{_log_text('Since your last move', log)}{describe(game)}\n\n"
+                f"{what_you_may_do(game, mover.position)}\n\n"
+                "Write your orders between the TURNSHEET line and END (mail HELP for the "
+                "order language):\n\n" + sheet(game_row, mover.position)
             ),
             now=now,
             game_id=game_row.id,
@@ -496,14 +597,116 @@ def _after_change(
     return notes
 
 
-def _report(game_row: Game, game: Engine18xx, position: int) -> tuple[bytes | None, str | None]:
+def _report(
+    game_row: Game, game: Engine18xx, position: int, log: tuple[str, ...]
+) -> tuple[bytes | None, str | None]:
     """The family's report of the position for a player, once it has one."""
     family = family_of_game(game_row)
     render = family.move_report() if family is not None else None
     if render is None:
         return None, None
-    pdf, data = render(game, position)
+    pdf, data = render(game, position, log)
     return pdf, data
+
+
+# --- the log in words, and who hears of every move (NOTIFY) ---------------------
+
+MAX_LOG_LINES = 300  # lines of log in one mail; the older ones are left out, and counted
+
+
+def _story(session: Session, game_row: Game, loaded: store.Loaded) -> list[Entry]:
+    """The game's moves in words (report/story.py), the players by name."""
+    names = {p.position: p.real_name or p.character for p in _players(session, game_row)}
+    row = loaded.row
+    seats = [p["id"] for p in json.loads(row.players)]
+    options = json.loads(row.options)
+    actions = [parse_action(json.loads(m.action)) for m in store.live_moves(session, row)]
+    return story(lambda: new_game(row.title, seats, options), actions, names)
+
+
+def _log_text(heading: str, lines: Sequence[str]) -> str:
+    if not lines:
+        return ""
+    shown = list(lines[-MAX_LOG_LINES:])
+    left_out = len(lines) - len(shown)
+    head = f"{heading}" + (f" (the last {len(shown)}; {left_out} before them)" if left_out else "")
+    return head + ":\n" + "".join(f"  {line}\n" for line in shown) + "\n"
+
+
+def happened(session: Session, game_row: Game, loaded: store.Loaded, first: int) -> list[str]:
+    """The moves from action `first` on, in words (a receipt's "What happened")."""
+    return [e.text for e in _story(session, game_row, loaded) if e.index >= first]
+
+
+NOTIFY_MODES = ("every", "mine")
+
+
+def _notify_mode(session: Session, game_row: Game, position: int) -> str:
+    """The player's choice: "every" (each move as it happens) or "mine" (only
+    his own turns, the default)."""
+    logged = session.scalars(
+        select(ModeratorLog.details)
+        .where(ModeratorLog.game_id == game_row.id, ModeratorLog.action == "18xx_notify")
+        .order_by(ModeratorLog.id.desc())
+    ).all()
+    for text in logged:
+        details = json.loads(text)
+        if details.get("position") == position:
+            return str(details.get("mode", "mine"))
+    return "mine"
+
+
+def _set_notify(session: Session, game_row: Game, position: int, line: str, now: datetime) -> str:
+    words = line.lower().split()[1:]
+    if len(words) != 1 or words[0] not in NOTIFY_MODES:
+        return f"not understood: {line!r}; write NOTIFY EVERY or NOTIFY MINE"
+    repo.log_action(
+        session,
+        game_id=game_row.id,
+        turn=game_row.current_turn,
+        action="18xx_notify",
+        now=now,
+        details={"position": position, "mode": words[0]},
+    )
+    if words[0] == "every":
+        return "NOTIFY EVERY: you get every move as it happens"
+    return "NOTIFY MINE: you get mail when it is your move (with the moves since your last)"
+
+
+def _notify_every(
+    session: Session,
+    game_row: Game,
+    loaded: store.Loaded,
+    entries: list[Entry],
+    first_new: int,
+    now: datetime,
+    tag: str,
+    skip: set[int | None],
+) -> None:
+    """The new moves to each player who chose NOTIFY every (not to those who
+    get a receipt or a "your move" mail about them)."""
+    lines = [e.text for e in entries if e.index >= first_new]
+    if not lines:
+        return
+    for seat in _players(session, game_row):
+        if seat.position in skip or not seat.email:
+            continue
+        if _notify_mode(session, game_row, seat.position) != "every":
+            continue
+        to_move = loaded.game.to_move()
+        after = f"Player {to_move} is to move." if to_move is not None else ""
+        repo.queue_mail(
+            session,
+            key=f"18xx-every/{game_row.id}/{game_row.current_turn}/{tag}/{seat.position}",
+            kind="notice",
+            to_address=seat.email,
+            subject=f"[{game_row.name}] {lines[0]}"[:300],
+            body=_log_text("Moves", lines) + f"{describe(loaded.game)}\n\n{after}\n",
+            now=now,
+            game_id=game_row.id,
+            turn=game_row.current_turn,
+            position=seat.position,
+        )
 
 
 def _players(session: Session, game_row: Game) -> list[Player]:
@@ -594,6 +797,34 @@ def _standing(session: Session, game_row: Game, loaded: store.Loaded, now: datet
     return notes
 
 
+def _only_pass(session: Session, game_row: Game, loaded: store.Loaded, now: datetime) -> list[str]:
+    """When nothing but PASS is legal for the player to move, he passes
+    without being asked, and is told."""
+    game = loaded.game
+    to_move = game.to_move()
+    if game.ended or to_move is None or not legal_moves(game, to_move).only_pass:
+        return []
+    receipt = apply_orders(game, to_move, "PASS")
+    if receipt.refused is not None or not receipt.actions:
+        return []
+    store.store_actions(session, loaded, receipt.actions, to_move, "auto", now)
+    note = f"player {to_move} could only pass in {round_label(game)}: passed for him"
+    seat = next((s for s in _players(session, game_row) if s.position == to_move), None)
+    if seat is not None and seat.email:
+        repo.queue_mail(
+            session,
+            key=f"18xx-only-pass/{game_row.id}/{store.move_number(session, loaded.row)}",
+            kind="notice",
+            to_address=seat.email,
+            subject=f"[{game_row.name}] You could only pass: passed for you",
+            body=f"In {game_row.name} you could do nothing but pass; you were passed.\n",
+            now=now,
+            game_id=game_row.id,
+            position=to_move,
+        )
+    return [note]
+
+
 def _drop_standing(
     session: Session, game_row: Game, row: Game18xx, position: int, why: str, now: datetime
 ) -> None:
@@ -633,14 +864,27 @@ def _player_undo(
     session: Session, game_row: Game, loaded: store.Loaded, position: int, now: datetime
 ) -> Outcome:
     """UNDO: a player takes back the moves of his last mail, while they are
-    still the last moves of the game (the next player has not acted)."""
+    still the last moves of the game (the next player has not acted), at most
+    MAX_UNDOS_PER_ROUND times a round. The player whose move it had become is
+    told; the others never heard of the move."""
     live = store.live_moves(session, loaded.row)
     if not live or live[-1].player != position or live[-1].origin != "mail":
         return _refused(
             game_row,
             "your last move is not the last move of the game: another player has acted since",
             "ask the moderator if it must be taken back",
+            at=(loaded, position),
         )
+    label = round_label(loaded.game)
+    if _undos(session, game_row, position, label) >= MAX_UNDOS_PER_ROUND:
+        return _refused(
+            game_row,
+            f"a player may take back his move at most {MAX_UNDOS_PER_ROUND} times a round, "
+            f"and you have in {label}",
+            "your move stands; ask the moderator if it must be taken back",
+            at=(loaded, position),
+        )
+    voided = loaded.game.to_move()
     submission = live[-1].submission_id
     taken = [m for m in live if m.submission_id == submission and m.player == position]
     for move in taken:
@@ -652,19 +896,49 @@ def _player_undo(
         turn=game_row.current_turn,
         action="18xx_player_undo",
         now=now,
-        details={"position": position, "moves": [m.seq for m in taken]},
+        details={"position": position, "moves": [m.seq for m in taken], "round": label},
     )
     reloaded = store.load(session, game_row.name)
     loaded.game, loaded.moves = reloaded.game, reloaded.moves
     game_row.status, loaded.row.status, loaded.row.end_reason = "active", "active", None
     why = f"player {position} took back his last move ({len(taken)} action(s))"
-    _tell_everyone(session, game_row, loaded, why, now, tag=f"undo-{taken[0].seq}")
-    _after_change(session, game_row, loaded, now, tag=f"undo-{taken[0].seq}", before=None)
+    told = [voided] if voided is not None and voided != position else []
+    _tell(session, game_row, loaded, why, now, tag=f"undo-{taken[0].seq}", positions=told)
+    _after_change(
+        session, game_row, loaded, now, tag=f"undo-{taken[0].seq}", before=None, answered=position
+    )
     text = f"OK: {why}.\n\n{describe(loaded.game)}\n\nIt is your move again:\n\n"
     return Outcome(
         "accepted",
         f"[{game_row.name}] OK: your move is taken back",
         text + sheet(game_row, position),
+    )
+
+
+def _undos(session: Session, game_row: Game, position: int, label: str) -> int:
+    """How many times the player took back a move in the round `label`."""
+    logged = session.scalars(
+        select(ModeratorLog.details).where(
+            ModeratorLog.game_id == game_row.id, ModeratorLog.action == "18xx_player_undo"
+        )
+    ).all()
+    details = [json.loads(text) for text in logged]
+    return sum(1 for d in details if d.get("position") == position and d.get("round") == label)
+
+
+def _taken_back_since(session: Session, game_row: Game, move_number: int) -> bool:
+    """Whether moves were taken back at or after move `move_number`."""
+    return (
+        session.scalar(
+            select(ModeratorLog.id)
+            .where(
+                ModeratorLog.game_id == game_row.id,
+                ModeratorLog.action.in_(("18xx_player_undo", "18xx_undo")),
+                ModeratorLog.turn >= move_number,
+            )
+            .limit(1)
+        )
+        is not None
     )
 
 
@@ -695,16 +969,26 @@ def moderator_undo(session: Session, name: str, to: int, reason: str, now: datet
         details={"to": to, "moves": [m.seq for m in taken]},
     )
     why = f"the moderator took back moves {taken[0].seq}-{taken[-1].seq}: {reason}"
-    _tell_everyone(session, game_row, loaded, why, now, tag=f"undo-{taken[0].seq}")
+    everyone = [p.position for p in _players(session, game_row)]
+    _tell(session, game_row, loaded, why, now, tag=f"undo-{taken[0].seq}", positions=everyone)
     _after_change(session, game_row, loaded, now, tag=f"mundo-{taken[0].seq}", before=None)
     return [m.seq for m in taken]
 
 
-def _tell_everyone(
-    session: Session, game_row: Game, loaded: store.Loaded, why: str, now: datetime, tag: str
+def _tell(
+    session: Session,
+    game_row: Game,
+    loaded: store.Loaded,
+    why: str,
+    now: datetime,
+    tag: str,
+    positions: list[int],
 ) -> None:
+    """Moves taken back: the players `positions` are told why."""
     summary = describe(loaded.game)
     for seat in _players(session, game_row):
+        if seat.position not in positions:
+            continue
         repo.queue_mail(
             session,
             key=f"18xx-undo/{game_row.id}/{tag}/{now.isoformat()}/{seat.position}",
@@ -729,25 +1013,41 @@ def _game_row(session: Session, name: str) -> Game:
 
 
 def tick(session: Session, now: datetime, moderator: str | None) -> list[str]:
-    """Reminders and missed moves of every running game; what was done, one line each."""
+    """Reminders and missed moves of every running game; what was done, one line each.
+
+    A game's clock is judged again under its row lock (`_tick_game`): a move
+    that arrived after the list was read has started another player's clock."""
     done: list[str] = []
-    rows = session.scalars(
-        select(Game18xx).where(Game18xx.game_id.is_not(None), Game18xx.status == "active")
+    names = session.scalars(
+        select(Game18xx.name).where(
+            Game18xx.game_id.is_not(None),
+            Game18xx.status == "active",
+            Game18xx.move_due.is_not(None),
+        )
     ).all()
-    for row in rows:
-        if row.move_due is None:
-            continue
-        left = row.move_due - now
-        if left <= timedelta(0) and row.reminded < 2:
-            done.append(_missed(session, row.name, now, moderator))
-        elif left <= timedelta(hours=row.move_hours) / 4 and row.reminded == 0:
-            done.append(_remind(session, row.name, now))
+    for name in names:
+        line = _tick_game(session, name, now, moderator)
+        if line:
+            done.append(line)
     return done
 
 
-def _remind(session: Session, name: str, now: datetime) -> str:
+def _tick_game(session: Session, name: str, now: datetime, moderator: str | None) -> str | None:
     game_row = _game_row(session, name)
     loaded = store.load(session, name, lock=True)
+    row = loaded.row
+    if row.status != "active" or row.move_due is None:
+        return None
+    left = row.move_due - now
+    if left <= timedelta(0) and row.reminded < 2:
+        return _missed(session, game_row, loaded, now, moderator)
+    if left <= timedelta(hours=row.move_hours) / 4 and row.reminded == 0:
+        return _remind(session, game_row, loaded, now)
+    return None
+
+
+def _remind(session: Session, game_row: Game, loaded: store.Loaded, now: datetime) -> str:
+    name = game_row.name
     to_move = loaded.game.to_move()
     seat = next((s for s in _players(session, game_row) if s.position == to_move), None)
     loaded.row.reminded = 1
@@ -761,7 +1061,7 @@ def _remind(session: Session, name: str, now: datetime) -> str:
         subject=f"[{name}] Reminder: your move is due {loaded.row.move_due:%Y-%m-%d %H:%M} UTC",
         body=(
             f"Your move in {name} is due by {loaded.row.move_due:%Y-%m-%d %H:%M} UTC; "
-            f"then {_missed_rule()}\n\nYou may: {what_you_may_do(loaded.game)}\n\n"
+            f"then {_missed_rule()}\n\n{what_you_may_do(loaded.game, seat.position)}\n\n"
             + sheet(game_row, seat.position)
         ),
         now=now,
@@ -771,11 +1071,12 @@ def _remind(session: Session, name: str, now: datetime) -> str:
     return f"{name}: player {to_move} reminded"
 
 
-def _missed(session: Session, name: str, now: datetime, moderator: str | None) -> str:
+def _missed(
+    session: Session, game_row: Game, loaded: store.Loaded, now: datetime, moderator: str | None
+) -> str:
     """The missed-move policy: a pass where the rules allow it, else the
     computer player's move, else the moderator is told."""
-    game_row = _game_row(session, name)
-    loaded = store.load(session, name, lock=True)
+    name = game_row.name
     game = loaded.game
     to_move = game.to_move()
     if to_move is None:
@@ -801,7 +1102,7 @@ def _missed(session: Session, name: str, now: datetime, moderator: str | None) -
         if moderator:
             repo.queue_mail(
                 session,
-                key=f"alert/18xx-missed/{game_row.id}/{loaded.moves}",
+                key=f"alert/18xx-missed/{game_row.id}/{game_row.current_turn}",
                 kind="alert",
                 to_address=moderator,
                 subject=f"turnproc: {name}: player {to_move}'s move is overdue",
@@ -814,13 +1115,14 @@ def _missed(session: Session, name: str, now: datetime, moderator: str | None) -
                 game_id=game_row.id,
             )
         return f"{name}: player {to_move}'s move is overdue; the moderator is told ({why})"
+    first = loaded.moves
     store.store_actions(session, loaded, receipt.actions, to_move, "clock", now)
     seat = next((s for s in _players(session, game_row) if s.position == to_move), None)
     applied = "; ".join(f"{line} ({note})" if note else line for line, note in receipt.applied)
     if seat is not None and seat.email:
         repo.queue_mail(
             session,
-            key=f"18xx-missed/{game_row.id}/{loaded.moves}",
+            key=f"18xx-missed/{game_row.id}/{game_row.current_turn}",
             kind="notice",
             to_address=seat.email,
             subject=f"[{name}] Your move was missed: {applied[:100]}",
@@ -829,7 +1131,15 @@ def _missed(session: Session, name: str, now: datetime, moderator: str | None) -
             game_id=game_row.id,
             position=to_move,
         )
-    _after_change(session, game_row, loaded, now, tag=f"clock-{now.isoformat()}", before=before)
+    _after_change(
+        session,
+        game_row,
+        loaded,
+        now,
+        tag=f"clock-{now.isoformat()}",
+        before=before,
+        first_new=first,
+    )
     return f"{name}: player {to_move} missed his move; {how} him: {applied}"
 
 

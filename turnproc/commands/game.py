@@ -276,9 +276,11 @@ def _status(args: argparse.Namespace) -> int:
             if args.json:
                 print(json.dumps(data, indent=2, sort_keys=True))
             else:
+                due = data["move_due"]
+                due = schedule.shown(datetime.fromisoformat(due)) if due else "-"
                 print(
                     f"{data['name']} (id {game.id}): {data['title']}, move {data['move']}, "
-                    f"{data['status']}, player {data['to_move']} to move by {data['move_due']}"
+                    f"{data['status']}, player {data['to_move']} to move by {due}"
                 )
                 print(sequential.position_text(session, game))
             return 0

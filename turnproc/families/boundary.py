@@ -50,6 +50,7 @@ class SequentialFamily:
     # move number) -> one order line; raises RuntimeError when it finds none.
     # None for a family that has no computer player.
     computer_move: Callable[[], Callable[[Any, int, int, int], str] | None]
-    # The position as one player sees it, as (PDF bytes, JSON text), attached
-    # to "your move" mails. Imported on first use (ReportLab).
-    move_report: Callable[[], Callable[[Any, int], tuple[bytes, str]] | None]
+    # The position as one player sees it, with the log in words since his
+    # last move, as (PDF bytes, JSON text), attached to "your move" mails.
+    # Imported on first use (ReportLab).
+    move_report: Callable[[], Callable[[Any, int, tuple[str, ...]], tuple[bytes, str]] | None]

@@ -822,8 +822,16 @@ class _Reader:
             self.submission_id,
         )
         if outcome.verdict == "refused":
-            return self._refuse(
-                outcome.reason, outcome.hint, answer_anyone=False, receipt=outcome.text
+            # The player himself, authenticated: always answered, with the
+            # reason and his legal moves, and not counted toward the limits
+            # on refusals, which are for strangers and floods (docs/mail.md).
+            self._reply(outcome.subject, outcome.text, game=game, position=player.position)
+            return self._settle(
+                "rejected",
+                outcome.subject + "\n" + outcome.text,
+                answered=True,
+                game=game,
+                position=player.position,
             )
         self._reply(outcome.subject, outcome.text, game=game, position=player.position)
         return self._settle(
@@ -854,6 +862,16 @@ class _Reader:
         than a HELP mail's own size many times over), within the global cap."""
         if (ignored := self._answered_too_often("help")) is not None:
             return ignored
+        title = self._title()
+        if title is not None:
+            from turnproc import sequential
+
+            self._reply(
+                f"HELP: how to play {title} by mail", sequential.help_text(title), kind="help"
+            )
+            return self._settle(
+                "help", f"HELP answered with the {title} order language", answered=True
+            )
         if self._registered():
             guide = players_guide(player_doc("turnsheet.md").read_text(encoding="utf-8"))
             self._reply("HELP: how to play by mail", f"{COMMANDS_HELP}\n{guide}", kind="help")
@@ -862,6 +880,25 @@ class _Reader:
             return self._settle("ignored", "not answered: the cap on answers to strangers")
         self._reply("HELP: how to play by mail", STRANGER_HELP, kind="help")
         return self._settle("help", "HELP answered with the list of commands", answered=True)
+
+    def _title(self) -> str | None:
+        """The 18xx title of the newest game the sender plays, if that game is
+        a sequential one: HELP and RULES answer with that title's material."""
+        if not self.sender:
+            return None
+        games = [
+            g
+            for g in (
+                self.session.get(Game, p.game_id)
+                for p in repo.players_by_email(self.session, self.sender)
+            )
+            if g is not None
+        ]
+        if not games:
+            return None
+        newest = max([g for g in games if g.status == "active"] or games, key=lambda g: g.id)
+        family = sequential_family(newest.scenario)
+        return family.titles.get(newest.scenario) if family is not None else None
 
     def _rules(self) -> IngestOutcome:
         """RULES: the rules and the players' guide as a PDF (the sender
@@ -872,6 +909,19 @@ class _Reader:
         if (ignored := self._answered_too_often("rules")) is not None:
             return ignored
         if self._known():
+            title = self._title()
+            if title is not None:
+                from turnproc import sequential
+
+                self._reply(
+                    f"RULES: the rules of {title}",
+                    sequential.rules_answer(title),
+                    kind="rules",
+                    pdf_name=sequential.rules_pdf_name(title),  # the outbox attaches them
+                )
+                return self._settle(
+                    "rules", f"RULES answered with the {title} rules PDF", answered=True
+                )
             self._reply("RULES: the rules of the game", RULES_ANSWER, kind="rules")
             return self._settle("rules", "RULES answered with the rules PDF", answered=True)
         if not self._stranger_may_be_answered():

@@ -130,7 +130,9 @@ class SendReport:
     mismatched: list[DigestMismatch] = field(default_factory=list)
 
 
-# Mails that carry the rules PDF, made from the docs when sent (not stored per message).
+# Mails that carry the rules PDF, made from the docs when sent (not stored per
+# message): an 18xx title's, when the message names it (its `pdf_name`), else
+# Continental Rails'.
 RULES_ATTACHED = frozenset({"welcome", "rules"})
 
 
@@ -234,13 +236,20 @@ def outgoing(
     if pdf is not None:
         attachments.append(Attachment(row.pdf_name or "report.pdf", pdf, "application", "pdf"))
     if row.kind in RULES_ATTACHED:
-        # ReportLab is loaded only by the mail that carries the rules PDF.
-        from turnproc.families.continental_rails.report.rules_pdf import (
-            RULES_PDF_NAME,
-            game_rules_pdf,
-        )
+        # ReportLab is loaded only by the mail that carries a rules PDF.
+        from turnproc.families.g18xx.report.rules_pdf import title_of_pdf_name, title_rules_pdf
 
-        attachments.append(Attachment(RULES_PDF_NAME, game_rules_pdf(), "application", "pdf"))
+        title = title_of_pdf_name(row.pdf_name) if pdf is None else None
+        if title is not None:
+            rules = Attachment(row.pdf_name or "", title_rules_pdf(title), "application", "pdf")
+        else:
+            from turnproc.families.continental_rails.report.rules_pdf import (
+                RULES_PDF_NAME,
+                game_rules_pdf,
+            )
+
+            rules = Attachment(RULES_PDF_NAME, game_rules_pdf(), "application", "pdf")
+        attachments.append(rules)
     data = row.json_attachment if data is None else data
     if data is not None:
         name = (row.pdf_name or "report.pdf").removesuffix(".pdf") + ".json"

@@ -12,7 +12,7 @@ PostgreSQL the id sequences are moved past the copied ids afterwards.
 
 from collections.abc import Callable
 
-from sqlalchemy import Engine, func, select, text
+from sqlalchemy import Engine, delete, func, select, text
 from sqlalchemy.exc import SQLAlchemyError
 
 from turnproc.store.db import DatabaseError, safe_url
@@ -44,7 +44,7 @@ def copy_database(
     copied: dict[str, int] = {}
     try:
         with source.connect() as reader, target.begin() as writer:
-            writer.execute(Installation.__table__.delete())
+            writer.execute(delete(Installation))
             for table in tables:
                 count = 0
                 result = reader.execute(select(table).order_by(*table.primary_key.columns))

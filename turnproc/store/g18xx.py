@@ -72,7 +72,9 @@ def import_recorded(
 def load(session: Session, name: str, lock: bool = False) -> Loaded:
     query = select(Game18xx).where(Game18xx.name == name)
     if lock:
-        query = query.with_for_update()
+        # Read the row again under the lock: a row the session read before
+        # (`18xx tick` lists the games first) may have changed since.
+        query = query.with_for_update().execution_options(populate_existing=True)
     row = session.scalar(query)
     if row is None:
         raise TurnprocError(f"no 18xx game named {name!r}")
@@ -155,6 +157,18 @@ def store_actions(
     if loaded.game.ended:
         loaded.row.status = "ended"
         loaded.row.end_reason = loaded.game.end_reason
+
+
+def move_number(session: Session, row: Game18xx) -> int:
+    """The number of the next move: one more than the actions ever stored and
+    the actions taken back, so it grows with every change and never repeats."""
+    stored = session.scalar(select(func.max(Move18xx.seq)).where(Move18xx.game_id == row.id)) or 0
+    undone = session.scalar(
+        select(func.count())
+        .select_from(Move18xx)
+        .where(Move18xx.game_id == row.id, Move18xx.undone_at.is_not(None))
+    )
+    return stored + (undone or 0) + 1
 
 
 def position(game: Game) -> dict[str, Any]:

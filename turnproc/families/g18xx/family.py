@@ -12,11 +12,11 @@ def _g18xx_computer() -> Callable[[Any, int, int, int], str]:
     return g18xx_ai.next_order
 
 
-def _g18xx_report() -> Callable[[Any, int], tuple[bytes, str]]:
+def _g18xx_report() -> Callable[[Any, int, tuple[str, ...]], tuple[bytes, str]]:
     from turnproc.families.g18xx.report import build_report, render_json, render_pdf
 
-    def render(game: Any, player: int) -> tuple[bytes, str]:
-        report = build_report(game, player)
+    def render(game: Any, player: int, log: tuple[str, ...]) -> tuple[bytes, str]:
+        report = build_report(game, player, log=log)
         return render_pdf(report), render_json(report)
 
     return render

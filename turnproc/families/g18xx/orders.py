@@ -145,9 +145,12 @@ def parse_order(game: Game, player: int, line: str) -> tuple[act.Action, str]:
                 f"no {company} share for sale{' in the ' + source.lower() if source else ''}"
             )
         cert = pick[0]
+        where = "initial offering" if pick is ipo else "open market"
+        par = game.companies[company].par
+        price = par if pick is ipo and par is not None else game.market.price(company)
         return act.BuyShares(
             type="buy_shares", shares=(cert.id,), percent=cert.percent, **base
-        ), f"buys {cert.id}"
+        ), f"buys {cert.percent}% of {company} from the {where} for ${price}"
     if head == "SELL" and len(args) == 2:
         count, company = _number(args[0]), _company(game, args[1])
         held = sorted(game.shares_of(player, company), key=lambda c: c.president)
@@ -215,7 +218,8 @@ def parse_order(game: Game, player: int, line: str) -> tuple[act.Action, str]:
             for train, route in sorted(picked.items())
         )
         spelled = "; ".join(
-            f"{train} {'-'.join(h for h, _ in route.stops)}"
+            f"{_train(game, train).name} {'–'.join(place_name(game, h) for h, _ in route.stops)}"
+            f" ({' '.join(h for h, _ in route.stops)})"
             f" ${game.stop_value(company, route.stops, _train(game, train))}"
             for train, route in sorted(picked.items())
         )
@@ -237,6 +241,14 @@ def parse_order(game: Game, player: int, line: str) -> tuple[act.Action, str]:
     if head == "BANKRUPT" and not args:
         return act.Bankrupt(type="bankrupt", **corp), f"{company}'s president goes bankrupt"
     raise ValueError(f"{head} takes other arguments; see docs/18xx.md")
+
+
+def place_name(game: Game, hex_name: str) -> str:
+    """A hex by its town's name where the map gives one (Birmingham)."""
+    for data in game.title.hexes:
+        if data.hex == hex_name and data.name:
+            return data.name
+    return hex_name
 
 
 def _train(game: Game, train_id: str) -> Train:

@@ -162,7 +162,7 @@ def markdown_flowables(text: str) -> list[Flowable]:
     return out
 
 
-def _number_pages(canvas: Canvas, doc: BaseDocTemplate) -> None:
+def number_pages(canvas: Canvas, doc: BaseDocTemplate) -> None:
     canvas.saveState()
     canvas.setFont(STYLES["note"].fontName, 7)
     canvas.drawRightString(PAGE[0] - MARGIN, MARGIN / 2, f"page {doc.page}")
@@ -185,7 +185,7 @@ def rules_pdf(rules: str, guide: str) -> bytes:
         invariant=1,
     )
     frame = Frame(MARGIN, MARGIN, WIDTH, PAGE[1] - 2 * MARGIN, id="body")
-    doc.addPageTemplates([PageTemplate(id="page", frames=[frame], onPage=_number_pages)])
+    doc.addPageTemplates([PageTemplate(id="page", frames=[frame], onPage=number_pages)])
     story = markdown_flowables(rules)
     story += [PageBreak(), *markdown_flowables(players_guide(guide))]
     doc.build(story)

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict
 
 from turnproc.families.g18xx.engine import actions as act
-from turnproc.families.g18xx.engine.game import BANK, BID_STEP, IPO, POOL, Game, Holder, Offer
+from turnproc.families.g18xx.engine.game import BANK, IPO, POOL, Game, Holder, Offer
+from turnproc.families.g18xx.moves import legal_moves, tile_lays
 
 # Company colours as printed on the charters (presentation only, not rules).
 COLOURS = {
@@ -48,6 +49,14 @@ class HexView(_Model):
     terrain: str | None
     nodes: tuple[NodeView, ...]
     track: tuple[tuple[int | str, int | str], ...]  # edges 0-5, nodes "n<i>"
+
+
+class LayView(_Model):
+    """A hex the reader's company may lay or upgrade now, with the tiles that
+    fit and their rotations ("57 r0,3"), drawn on his map."""
+
+    hex: str
+    tiles: tuple[str, ...]
 
 
 class MarketCell(_Model):
@@ -142,7 +151,8 @@ class Report(_Model):
     privates: tuple[PrivateView, ...]
     offers: tuple[OfferView, ...]
     trains_for_sale: tuple[TrainStock, ...]
-    log_since: int
+    log_since: int  # -1: the log since the reader's last move, in words
+    lays: tuple[LayView, ...] = ()
     log: tuple[str, ...]
     may_do: tuple[str, ...]
 
@@ -382,106 +392,24 @@ def describe(action: act.Action) -> str:
 
 
 def _may_do(game: Game, reader: int | None) -> tuple[str, ...]:
-    """The orders open to the reader now (docs/18xx.md)."""
+    """The orders open to the reader now: his legal moves when it is his move
+    (moves.py), else who is to move."""
     if game.ended:
         return ("The game is over.",)
     mover = game.to_move()
-    if game.round == "auction" and reader is not None and mover == reader:
-        auction = game.auction
-        lines = []
-        if auction.contest is not None:
-            bids = auction.bids[auction.contest]
-            lines.append(
-                f"{auction.contest} is auctioned between its bidders: BID {auction.contest}"
-                f" <at least ${max(bids.values()) + BID_STEP}>"
-            )
-        else:
-            cheapest = auction.unsold[0]
-            lines.append(f"BID {cheapest} {auction.price[cheapest]}  (buy it)")
-            for private in auction.unsold[1:]:
-                bids = auction.bids.get(private, {})
-                least = max([auction.price[private], *bids.values()]) + BID_STEP
-                lines.append(f"BID {private} <at least ${least}>")
-        return (*lines, "PASS", f"(Your cash: ${game.cash[reader]}.)")
     if reader is None or mover != reader:
         return (f"Player {mover} is to move; you wait.",) if mover is not None else ()
-    if game.discards:
-        crowded = game.discards[0]
-        trains = " ".join(t.id for t in game.trains_of(crowded))
-        return (
-            f"{crowded} is over its train limit of {game.train_limit()}:"
-            f" DISCARD <train>  (its trains: {trains})",
-        )
-    if game.round == "draft":
-        left = [p.data for p in game.privates.values() if p.owner is None and not p.closed]
-        return tuple(f"BID {p.id} {p.value}  (buy {p.name})" for p in left)
-    if game.round == "stock":
-        out = []
-        unparred = [c for c, s in game.companies.items() if s.par is None]
-        if unparred:
-            prices = " ".join(str(p) for p in game.title.par_prices)
-            out.append(f"PAR <company> <price>  (companies: {' '.join(unparred)}; prices {prices})")
-        buyable = [
-            c
-            for c, s in game.companies.items()
-            if s.par is not None
-            and (any(not x.president for x in game.shares_of(IPO, c)) or game.shares_of(POOL, c))
-        ]
-        if buyable:
-            out.append(f"BUY <company> [IPO|MARKET]  (shares on sale: {' '.join(buyable)})")
-        held = [c for c in game.companies if game.percent_of(reader, c)]
-        if held and game.set_number > 0:
-            out.append(f"SELL <count> <company>  (you hold {' '.join(held)})")
-        for offer in game.offers_to(reader):
-            if offer.buyer == reader:
-                out.append(
-                    f"BUY PRIVATE {offer.private} {offer.price}  (player {offer.seller}'s offer)"
-                )
-            elif isinstance(offer.buyer, int):
-                out.append(
-                    f"SELL PRIVATE {offer.private} TO {offer.buyer} FOR {offer.price}"
-                    f"  (player {offer.buyer}'s offer)"
-                )
-        if game.rules.players_trade_privates(game):
-            out.append(
-                "OFFER <private> TO <player|company> FOR <price>  or  OFFER <price> FOR <private>"
-            )
-        out.append("PASS")
-        out.append(f"(Your cash: ${game.cash[reader]}.)")
-        return tuple(out)
-    company = game.operating_company()
-    if company is None:
+    return tuple(legal_moves(game, reader).text().splitlines())
+
+
+def _lay_views(game: Game, reader: int | None) -> tuple[LayView, ...]:
+    if reader is None or game.ended:
         return ()
-    on_sale = {t.type.name: t.type.price for t in game.available_trains()}
-    colours = "/".join(game.title.phases[game.phase_index].tiles)
-    state = game.companies[company]
-    out = [
-        f"You operate {company} (cash ${game.cash[company]}).",
-        f"LAY <tile> <hex> <rotation>  ({colours} tiles)",
-    ]
-    if state.tokens_used < len(state.token_costs):
-        free = sorted(
-            name
-            for name in game.reachable(company)
-            if not any(company in held for held in game.hexes[name].tokens)
-            and any(
-                n.kind == "city" and len(game.hexes[name].tokens[i]) < n.slots
-                for i, n in enumerate(game.hexes[name].nodes)
-            )
-        )
-        cost = state.token_costs[state.tokens_used]
-        out.append(
-            f"TOKEN <hex>  (${cost}; free cities on your network: {' '.join(free) or 'none'})"
-        )
-    out += [
-        "RUN BEST  or  RUN <train> <hex> <hex> ...",
-        "PAYOUT | WITHHOLD",
-        "BUY TRAIN <type>  (on sale: "
-        + (", ".join(f"{name} ${price}" for name, price in on_sale.items()) or "none")
-        + ")",
-        "DONE",
-    ]
-    return tuple(out)
+    by_hex: dict[str, list[str]] = {}
+    for lay in tile_lays(game, reader):
+        rotations = ",".join(str(r) for r in lay.rotations)
+        by_hex.setdefault(lay.hex, []).append(f"{lay.tile} r{rotations}")
+    return tuple(LayView(hex=h, tiles=tuple(t)) for h, t in by_hex.items())
 
 
 def build_report(
@@ -489,9 +417,11 @@ def build_report(
     reader: int | None = None,
     actions: Sequence[act.Action] = (),
     since: int = 0,
+    log: Sequence[str] | None = None,
 ) -> Report:
     """The position as `reader` sees it; `actions` are the moves applied so far
-    (the log shows those from index `since` on)."""
+    (the log shows those from index `since` on), or `log` the log in words
+    (story.py) since the reader's last move."""
     phase = game.title.phases[game.phase_index]
     market = tuple(
         tuple(
@@ -506,11 +436,13 @@ def build_report(
         )
         for r, row in enumerate(game.market.grid)
     )
-    log = tuple(
-        f"{index + 1}. {describe(action)}"
-        for index, action in enumerate(actions)
-        if index >= since and action.type not in ("message", "log")
-    )
+    in_words = log is not None
+    if log is None:
+        log = tuple(
+            f"{index + 1}. {describe(action)}"
+            for index, action in enumerate(actions)
+            if index >= since and action.type not in ("message", "log")
+        )
     return Report(
         title=game.title.title,
         layout=game.title.layout,
@@ -544,8 +476,9 @@ def build_report(
         ),
         offers=_offers(game),
         trains_for_sale=_trains_for_sale(game),
-        log_since=since,
-        log=log,
+        log_since=-1 if in_words else since,
+        lays=_lay_views(game, reader),
+        log=tuple(log),
         may_do=_may_do(game, reader),
     )
 

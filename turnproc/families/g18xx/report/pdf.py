@@ -12,16 +12,19 @@ from reportlab.lib.pagesizes import A4, landscape
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import (
+    BaseDocTemplate,
     Flowable,
+    Frame,
+    NextPageTemplate,
     PageBreak,
+    PageTemplate,
     Paragraph,
-    SimpleDocTemplate,
     Spacer,
     Table,
     TableStyle,
 )
 
-from turnproc.families.g18xx.report.model import CompanyView, HexView, Report, bank_words
+from turnproc.families.g18xx.report.model import CompanyView, HexView, LayView, Report, bank_words
 
 PAGE = landscape(A4)
 MARGIN = 28
@@ -115,6 +118,7 @@ def _node_positions(
     return out
 
 
+LAY_COLOUR = colors.HexColor("#c0007a")  # the reader's legal tile lays
 LEGEND_DOT = 9.0
 LEGEND_FONT = 8.0
 
@@ -129,7 +133,11 @@ def _legend_label(company: CompanyView) -> str:
 class MapFlowable(Flowable):
     """The whole map scaled to the frame."""
 
-    def __init__(self, report: Report, width: float, height: float) -> None:
+    def __init__(
+        self, report: Report, width: float, height: float, legend_below: bool = False
+    ) -> None:
+        """`legend_below`: the legend under the map (a portrait page), else
+        in a column of its own to the left."""
         super().__init__()
         self.report = report
         self.width = width
@@ -149,7 +157,11 @@ class MapFlowable(Flowable):
             default=0,
         )
         room = width - self.legend_width - 8
-        self.scale = min(room / span_x, height / span_y)
+        tall = height
+        if legend_below:
+            room = width
+            tall = height - len(report.companies) * (LEGEND_DOT + 4) - 8
+        self.scale = min(room / span_x, tall / span_y)
         self.geo = _Geometry(report.layout, self.scale)
         self.origin = (
             -min(xs) * self.scale
@@ -176,7 +188,43 @@ class MapFlowable(Flowable):
         for hex_view in self.report.hexes:
             self._draw_stops(hex_view, companies)
             self._draw_labels(hex_view)
+        for lay in self.report.lays:
+            self._draw_lay(lay)
         self._draw_legend()
+
+    def _draw_lay(self, lay: LayView) -> None:
+        """A hex the reader may lay or upgrade now: outlined, with the tiles
+        that fit and their rotations ("57 r0,3") written across it."""
+        canvas = self.canv
+        x, y = self._at(lay.hex)
+        r = self.geo.r
+        canvas.saveState()
+        canvas.setStrokeColor(LAY_COLOUR)
+        canvas.setLineWidth(max(1.2, r * 0.08))
+        canvas.setDash(r * 0.18, r * 0.1)
+        path = canvas.beginPath()
+        corners = self.geo.corners(x, y)
+        path.moveTo(*corners[0])
+        for corner in corners[1:]:
+            path.lineTo(*corner)
+        path.close()
+        canvas.drawPath(path, stroke=1, fill=0)
+        size = r * 0.17
+        lines = list(lay.tiles[:4]) + (
+            [f"+{len(lay.tiles) - 4} more"] if len(lay.tiles) > 4 else []
+        )
+        top = y + size * (len(lines) - 1) / 2 + r * 0.15
+        canvas.setFont("Helvetica-Bold", size)
+        for index, text in enumerate(lines):
+            width = stringWidth(text, "Helvetica-Bold", size)
+            line_y = top - index * size * 1.1
+            canvas.setFillColor(colors.white)
+            canvas.rect(
+                x - width / 2 - 1, line_y - size * 0.25, width + 2, size * 1.05, stroke=0, fill=1
+            )
+            canvas.setFillColor(LAY_COLOUR)
+            canvas.drawCentredString(x, line_y, text)
+        canvas.restoreState()
 
     def _draw_legend(self) -> None:
         """Company colours, bottom left, in a column beside the map."""
@@ -309,8 +357,9 @@ class MapFlowable(Flowable):
             canvas.drawCentredString(x, y - r * 0.8, name)
         if hex_view.tile:
             canvas.setFillColor(colors.black)
-            canvas.setFont("Helvetica", r * 0.18)
-            canvas.drawString(x + r * 0.42, y - r * 0.45, hex_view.tile)
+            # the tile's number, legible at print size
+            canvas.setFont("Helvetica-Bold", r * 0.26)
+            canvas.drawString(x + r * 0.3, y - r * 0.5, hex_view.tile)
         if hex_view.cost:
             label = f"${hex_view.cost}"
             if hex_view.terrain:
@@ -434,13 +483,31 @@ def _market_key(report: Report) -> str:
     return key
 
 
+def _heading_height(report: Report, width: float) -> float:
+    """The room the report's heading takes above the map."""
+    _, height = Paragraph(_esc(_heading(report)), _styles()["h1"]).wrap(width - 12, 1000)
+    return float(height) + 4
+
+
+def _map_is_wide(report: Report) -> bool:
+    """Whether the map is wider than tall, as the landscape page is."""
+    unit = _Geometry(report.layout, 1.0)
+    points = [unit.centre(h.hex) for h in report.hexes]
+    span_x = max(p[0] for p in points) - min(p[0] for p in points) + SQRT3
+    span_y = max(p[1] for p in points) - min(p[1] for p in points) + 2
+    return span_x >= span_y
+
+
 def render_pdf(report: Report) -> bytes:
     """The report as PDF bytes, the same bytes for the same report."""
     buffer = io.BytesIO()
-    width, height = PAGE[0] - 2 * MARGIN, PAGE[1] - 2 * MARGIN
-    doc = SimpleDocTemplate(
+    width = PAGE[0] - 2 * MARGIN
+    # A map taller than wide (18MS) gets a portrait page of its own, so that
+    # it fills the page; the tables keep the landscape pages.
+    map_page = PAGE if _map_is_wide(report) else A4
+    doc = BaseDocTemplate(
         buffer,
-        pagesize=PAGE,
+        pagesize=map_page,
         leftMargin=MARGIN,
         rightMargin=MARGIN,
         topMargin=MARGIN,
@@ -450,11 +517,28 @@ def render_pdf(report: Report) -> bytes:
         creator="turnproc",
         invariant=1,
     )
+    doc.addPageTemplates(
+        [
+            PageTemplate(
+                id=name,
+                pagesize=size,
+                frames=[Frame(MARGIN, MARGIN, size[0] - 2 * MARGIN, size[1] - 2 * MARGIN)],
+            )
+            for name, size in (("map", map_page), ("tables", PAGE))
+        ]
+    )
     s = _styles()
+    map_width, map_height = map_page[0] - 2 * MARGIN, map_page[1] - 2 * MARGIN
     story: list[Flowable] = [
+        NextPageTemplate("tables"),
         Paragraph(_esc(_heading(report)), s["h1"]),
         Spacer(1, 4),
-        MapFlowable(report, width - 12, height - 48),
+        MapFlowable(
+            report,
+            map_width - 12,
+            map_height - 12 - _heading_height(report, map_width),
+            legend_below=map_page is not PAGE,
+        ),
         PageBreak(),
         Paragraph("Stock market", s["h1"]),
         Spacer(1, 4),
@@ -556,7 +640,12 @@ def render_pdf(report: Report) -> bytes:
         story += [Paragraph("What you may do now", s["h2"])]
         story += [Paragraph(_esc(line), s["body"]) for line in report.may_do]
     if report.log:
-        story += [Paragraph(f"Log from action {report.log_since + 1}", s["h2"])]
+        heading = (
+            "Since your last move"
+            if report.log_since < 0
+            else f"Log from action {report.log_since + 1}"
+        )
+        story += [Paragraph(heading, s["h2"])]
         story += [Paragraph(_esc(line), s["body"]) for line in report.log]
     doc.build(story)
     return buffer.getvalue()

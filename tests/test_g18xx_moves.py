@@ -1,0 +1,98 @@
+"""The legal moves spelled out (turnproc/families/g18xx/moves.py): every
+order the players of a recorded game wrote is among the moves listed to
+them at that point, and every order listed is one the engine takes."""
+
+import re
+
+import pytest
+
+from tests.g18xx_mail_play import recorded_orders
+from turnproc.families.g18xx.moves import legal, legal_moves
+from turnproc.families.g18xx.orders import apply_orders
+from turnproc.families.g18xx.titles.load import new_game
+
+
+def _listed(order: str, text: str) -> bool:
+    """Whether `order` is a listed order, or one of its alternatives
+    (another rotation, par or count of shares on the same line)."""
+    words = order.split()
+    if words[0] == "TOKEN" and words[-1] == "0" and _listed(" ".join(words[:-1]), text):
+        return True  # a hex of one city: no city number needed
+    for line in text.splitlines():
+        line = line.strip()
+        if line.split(" (")[0].split("  [")[0] == order:
+            return True
+        if words[0] in ("LAY", "PAR", "SELL") and line.startswith(words[0]):
+            head = line.split(" (")[0].split()
+            same = head[:3:2] == words[:3:2] if words[0] == "SELL" else head[:3] == words[:3]
+            if words[0] == "LAY":
+                same = head[:3] == words[:3]
+            elif words[0] == "PAR":
+                same = head[:2] == words[:2]
+            if same and words[-1] in re.split(r"[\s,;)]+", line):
+                return True
+        bid = words[0] == "BID" and line.startswith(" ".join(words[:2]) + " ")
+        if bid and "or more" in line and int(words[-1]) >= int(line.split()[2]):
+            return True
+        ranged = re.search(r"any price from \$([\d,]+) to \$([\d,]+)", line)
+        if ranged and line.startswith(" ".join(words[:-1]) + " "):
+            low, high = (int(g.replace(",", "")) for g in ranged.groups())
+            if low <= int(words[-1]) <= high:
+                return True
+    return False
+
+
+@pytest.mark.parametrize(
+    ("name", "title", "options"),
+    [
+        ("18MS/67889.json", "18MS", {"edition": "18xx.games"}),
+        ("18GA/18GA_game_end_bank.json", "18GA", {}),
+    ],
+)
+def test_the_orders_of_a_recorded_game_are_listed_as_legal(
+    name: str, title: str, options: dict[str, str]
+) -> None:
+    plan, _ = recorded_orders(name, title, options)
+    game = new_game(title, sorted({seat for seat, _ in plan}), options)
+    game.recorded_revenue_stands = True
+    unlisted = []
+    checked = 0
+    for index, (seat, order) in enumerate(plan):
+        moves = legal_moves(game, seat)
+        spelled_elsewhere = order.startswith(("USE ", "OFFER ", "WITHDRAW ", "RUN "))
+        if not spelled_elsewhere and not _listed(order, moves.text()):
+            unlisted.append((index, order, moves.orders()))
+        if index % 25 == 0:  # each listed order is one the engine takes
+            for listed in moves.orders():
+                assert legal(game, seat, listed), (index, listed)
+            checked += 1
+        assert apply_orders(game, seat, order).refused is None
+    assert not unlisted, unlisted[:5]
+    assert checked > 10
+
+
+def test_the_legal_lays_are_drawn_on_the_movers_map() -> None:
+    """In an operating round the report of the president to move marks each
+    hex his company may lay on, with the tiles and rotations, as the LAY
+    lines of his legal moves give them; the other players' reports do not."""
+    from turnproc.families.g18xx.report import build_report, render_pdf
+
+    from .mail_players import pdf_text
+
+    plan, _ = recorded_orders("18MS/67889.json", "18MS", {"edition": "18xx.games"})
+    game = new_game("18MS", [1, 2, 3], {"edition": "18xx.games"})
+    for seat, order in plan[:141]:
+        assert apply_orders(game, seat, order).refused is None
+    mover = game.to_move()
+    assert mover is not None and game.round == "operating"
+    report = build_report(game, mover)
+    text = legal_moves(game, mover).text()
+    assert report.lays
+    for lay in report.lays:
+        for tile in lay.tiles:
+            name, rotations = tile.split(" r")
+            first = rotations.split(",")[0]
+            assert f"LAY {name} {lay.hex} {first}" in text
+    others = [p for p in game.players if p != mover]
+    assert build_report(game, others[0]).lays == ()
+    assert f"{report.lays[0].tiles[0]}" in pdf_text(render_pdf(report))
