@@ -62,10 +62,12 @@ from turnproc.families.continental_rails.engine.setup import pc_asking_price
 from turnproc.families.continental_rails.engine.state import GameState, Railroad, Tycoon
 from turnproc.families.continental_rails.engine.steps import (
     companies,
+    finance,
     improvements,
     operations,
     railroad_finance,
     rights_of_way,
+    victory,
 )
 from turnproc.families.continental_rails.engine.steps.auctions import AuctionsParams
 from turnproc.families.continental_rails.engine.steps.stockmarket import market_params
@@ -121,7 +123,6 @@ class Personality(BaseModel):
     investments: int
     invest_percent: int
     borrows_to_invest: bool
-    borrows_for_prodigal: bool
     leverages_railroads: bool  # its railroads carry the whole short loan in good times
     sells_in_bad_times: bool
     prodigal_floor: int
@@ -277,6 +278,7 @@ class TurnFacts:
         self.max_presidencies = companies.max_presidencies(scenario)
         self.loan_rate = scenario.section("climate", ClimateTable).levels[state.climate].loan_rate
         self.salary_percent = operations.operations_params(scenario).salary.profit_percent
+        self.prodigal_loan_cover = victory.victory_params(scenario).rail_prodigal.loan_cover_percent
         self._line_towns: dict[str, set[str]] = {}
         self._railroads_at: dict[str, list[Railroad]] | None = None
         self._joinable: dict[str, dict[str, Railroad]] = {}
@@ -602,6 +604,8 @@ class _Planner:
         if me.loan > safe_loan:
             repay = min(me.loan - safe_loan, max(0, me.cash - self.g.reserve_cash))
         headroom = max(0, safe_loan - me.loan)
+        if self.state.turn <= finance.credit_shut_until(self.scenario, me):
+            headroom = 0  # 3.6 the bank lends nothing for some turns after a bankruptcy
         own_cash = max(0, me.cash - self.g.reserve_cash - repay)
         spendable = own_cash + headroom
 
@@ -613,7 +617,9 @@ class _Planner:
         treasury_orders, treasury_spend = self._treasury_orders(spendable - spent)
         personal += treasury_orders
         spent += treasury_spend
-        lavish = spendable if self.persona.borrows_for_prodigal and self.good_times else own_cash
+        # 1.2 [designed, issue 24] Prodigal spending comes out of cash beyond the loan.
+        cover = self.facts.prodigal_loan_cover
+        lavish = min(own_cash, max(0, me.cash - (me.loan - repay) * cover // 100))
         prodigal = self._prodigal(lavish - spent)
         if prodigal:
             personal.append(_prodigal_spending({"amount": prodigal}))
