@@ -127,6 +127,7 @@ class Personality(BaseModel):
     sells_in_bad_times: bool
     prodigal_floor: int
     prodigal_percent: int
+    prodigal_first: bool  # spends on Prodigal before bidding for PCs
     treasury_percent: int
     build_percent: int
     dividend_yield_percent: int
@@ -611,19 +612,20 @@ class _Planner:
 
         personal: list[Order] = []
         spent = 0
-        pc_orders, pc_spend = self._pc_orders(spendable)
+        # 1.2 [designed, issue 24] Prodigal spending comes out of cash beyond the loan.
+        cover = self.facts.prodigal_loan_cover
+        lavish = min(own_cash, max(0, me.cash - (me.loan - repay) * cover // 100))
+        if self.persona.prodigal_first:
+            # Rail Prodigal first, from turn 1: no lone spender takes a turn's points.
+            spent += self._spend_prodigal(personal, lavish)
+        pc_orders, pc_spend = self._pc_orders(spendable - spent)
         personal += pc_orders
         spent += pc_spend
         treasury_orders, treasury_spend = self._treasury_orders(spendable - spent)
         personal += treasury_orders
         spent += treasury_spend
-        # 1.2 [designed, issue 24] Prodigal spending comes out of cash beyond the loan.
-        cover = self.facts.prodigal_loan_cover
-        lavish = min(own_cash, max(0, me.cash - (me.loan - repay) * cover // 100))
-        prodigal = self._prodigal(lavish - spent)
-        if prodigal:
-            personal.append(_prodigal_spending({"amount": prodigal}))
-            spent += prodigal
+        if not self.persona.prodigal_first:
+            spent += self._spend_prodigal(personal, lavish - spent)
         personal += self._collect_loans()
         stock_orders, stock_spend = self._stock_orders(spendable - spent, own_cash - spent)
         spent += stock_spend
@@ -783,6 +785,13 @@ class _Planner:
                 orders.append(BuyTreasuryStock(railroad=rr.code, shares=shares))
                 spend += shares * rr.price
         return orders, spend
+
+    def _spend_prodigal(self, personal: list[Order], cash: int) -> int:
+        """Append the turn's Prodigal spending out of `cash`; returns it."""
+        prodigal = self._prodigal(cash)
+        if prodigal:
+            personal.append(_prodigal_spending({"amount": prodigal}))
+        return prodigal
 
     def _prodigal(self, cash: int) -> int:
         """1.2 Spend on Prodigal only when rich enough; $1,000 is the least that scores."""
