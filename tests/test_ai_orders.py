@@ -226,6 +226,40 @@ def test_a_rich_prodigal_spends_and_a_poor_one_does_not(scenario: Scenario) -> N
     assert not [o for o in orders if o.kind == "prodigal"]
 
 
+def test_prodigal_spending_from_turn_1_and_only_from_money_beyond_the_loan(
+    scenario: Scenario,
+) -> None:
+    """Issue 24: the prodigal contests Rail Prodigal from turn 1, so no lone
+    spender takes the turn's points for the minimum; borrowed money buys no
+    Prodigal points (1.2), so a prodigal whose cash is the bank's spends none."""
+    state = _start(scenario)
+    position = next(
+        t.position for t in state.tycoons if ai.personality_name(scenario, t) == "prodigal"
+    )
+    first = [
+        o for o in ai.computer_orders(scenario, state, position).orders if o.kind == "prodigal"
+    ]
+    assert [o.amount for o in first] == [1000]
+    indebted = state.model_copy(deep=True)
+    indebted.tycoon(position).cash = 5_000
+    indebted.tycoon(position).loan = 5_000
+    orders = ai.computer_orders(scenario, indebted, position).orders
+    assert not [o for o in orders if o.kind == "prodigal"]
+
+
+def test_no_borrowing_while_the_bank_lends_a_bankrupt_nothing(scenario: Scenario) -> None:
+    """3.6 [designed, issue 24] No credit for 5 turns after a bankruptcy: the
+    computer player does not ask for it."""
+    state = _start(scenario).model_copy(deep=True)
+    state.climate = 1  # Great: the leveraged personalities borrow whenever they may
+    state.turn = 6
+    for tycoon in state.tycoons:
+        tycoon.bankrupt_turn = 2
+    for tycoon in state.tycoons:
+        kinds = [o.kind for o in ai.computer_orders(scenario, state, tycoon.position).orders]
+        assert "borrow" not in kinds
+
+
 def test_no_borrowing_in_a_panic_and_loans_are_repaid(scenario: Scenario) -> None:
     state = _start(scenario).model_copy(deep=True)
     state.climate = 8  # Panic

@@ -66,10 +66,28 @@ def test_income_uses_the_starting_climate_and_rounds_as_the_rules_say(
     assert_conserved(ctx)
 
 
+def test_leverage_surcharge_on_the_loan_above_half_the_credit_limit(scenario: Scenario) -> None:
+    """3.4 [designed, issue 24] finance.toml [leverage]: 8% more on the part of
+    the loan above 50% of the credit limit the turn started with."""
+    state = start(scenario)
+    state.tycoon(4).cash = 0
+    state.tycoon(4).loan = 1000  # assets: the starting $1,720 of stock; limit 70%: $1,204
+    ctx = context(scenario, state)
+    finance.tycoon_income(ctx)
+    event = kinds(ctx, "loan_interest")[0]
+    # 12% of $1,000 = $120; 8% of the $398 above $602 = $31.84, rounded up
+    assert event["surcharge"] == 32
+    assert event["amount"] == 152
+    assert ctx.state.tycoon(4).loan == 1152
+    assert_conserved(ctx)
+
+
 def test_unpaid_interest_is_added_to_the_loan(scenario: Scenario) -> None:
     state = start(scenario)
     state.tycoon(4).cash = 10
     state.tycoon(4).loan = 2000  # 12% at Normal: $240 due
+    # Stock enough that the loan stays within half the credit limit: no leverage surcharge.
+    state.tycoon(4).holdings["PENN"] = 320  # all of PENN the public held
     ctx = context(scenario, state)
     finance.tycoon_income(ctx)
     # $10 earns $0 interest (6% of 10 = 0.6, rounded down); all $10 pays interest

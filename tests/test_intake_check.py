@@ -172,6 +172,19 @@ def test_a_name_only_on_the_first_turn_or_after_a_bankruptcy() -> None:
     assert "another tycoon's name" in warnings_for("NAME Tycoon 4", state)[2]
 
 
+def test_no_credit_after_a_bankruptcy_and_no_prodigal_on_credit() -> None:
+    """3.6, 1.2 [designed, issue 24] The bank lends a bankrupt nothing for 5
+    turns; Prodigal spending comes out of cash beyond the loan."""
+    state = world.state()
+    state.tycoon(3).bankrupt_turn = state.turn - 1
+    assert codes("BORROW 500", state) == {2: reasons.NOT_ALLOWED_NOW}
+    state.tycoon(3).bankrupt_turn = state.turn - 6
+    assert codes("BORROW 500", state) == {}
+    state = world.state()
+    state.tycoon(3).loan = 700
+    assert "only cash beyond" in warnings_for("PRODIGAL 1000", state)[2]
+
+
 def warnings_for(body: str, state: GameState) -> dict[int, str]:
     vocab = Vocabulary.from_scenario(SCENARIO, state)
     sheet = parse_turnsheet(f"{world.HEADER}\n{body}\nEND\n", vocab)

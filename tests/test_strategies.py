@@ -77,3 +77,43 @@ def test_exploit_measure_rotates_seats_and_compares_with_the_same_seat() -> None
     }
     assert 1 <= idle["mean_rank"] <= 15
     assert report["conservation_failures"] == 0 and report["crashed"] == 0
+
+
+def test_issue_24_strategies_write_their_tricks(scenario: Scenario) -> None:
+    state = new_game(scenario, 7, [PlayerSetup(position=p) for p in range(1, 16)])
+    # Prodigal farming: the whole credit room borrowed, all the cash spent.
+    farmer, struck = strategy_player_orders(scenario, state, 2, "prodigal-farmer")
+    assert struck == 0
+    borrow, spend = farmer.orders
+    assert borrow.kind == "borrow" and spend.kind == "prodigal"
+    assert spend.model_dump()["amount"] == state.tycoon(2).cash + borrow.model_dump()["amount"]
+    # The leveraged sweep borrows 90% of its room at Normal and repays from Recession on.
+    sweep = strategy_orders("leveraged-sweep", scenario, state, 4)
+    assert sweep[0].kind == "borrow" and any(o.kind == "buy" for o in sweep)
+    assert len([o for o in sweep if o.kind == "request_presidency"]) == 2
+    state.climate = 5
+    state.tycoon(4).loan = 500
+    bad = strategy_orders("leveraged-sweep", scenario, state, 4)
+    assert [o.kind for o in bad if o.kind in {"borrow", "repay_loan", "buy"}] == ["repay_loan"]
+    # Rail Mogul by chairmanships: buys into five railroads, asks for two presidencies.
+    state.climate = 4
+    state.tycoon(5).cash = 100_000
+    mogul = strategy_orders("chairman-mogul", scenario, state, 5)
+    assert len({o.model_dump()["railroad"] for o in mogul if o.kind == "buy"}) == 5
+    assert len([o for o in mogul if o.kind == "request_presidency"]) == 2
+
+
+def test_exploit_report_judges_rank_and_own_bankruptcies() -> None:
+    report = measure(
+        "continental-rails", games=1, seed=3, turns=3, workers=1, names=["prodigal-farmer"]
+    )
+    farmer = report["strategies"]["prodigal-farmer"]
+    assert farmer["bankruptcies_max"] >= farmer["bankruptcies_per_game"] >= 0
+    assert farmer["mean_rank"] is not None
+    # The bar on rank: a strategy ranked 7.0 or better fails it whatever else it does.
+    assert farmer["meets_bar"] == (
+        farmer["mean_rank"] > 7.0
+        and farmer["bankruptcies_max"] <= 3
+        and farmer["best_category_rate"] <= 0.35
+        and farmer["richer_than_seat"] <= 0.55
+    )

@@ -86,6 +86,7 @@ class GameStats(BaseModel):
     winners: dict[str, list[Winner]] = Field(default_factory=dict)
     net_worth: dict[int, int] = Field(default_factory=dict)
     vp: dict[int, dict[str, int]] = Field(default_factory=dict)
+    bankruptcies: dict[int, int] = Field(default_factory=dict)  # by position (3.6)
     history: list[TurnRecord] = Field(default_factory=list)
 
 
@@ -236,6 +237,10 @@ def play_game(
                         scenario, state, result.state, result.events, result.rejections, west
                     )
                 )
+                for event in result.events:
+                    if event.kind == "bankruptcy" and event.position is not None:
+                        pos = event.position
+                        stats.bankruptcies[pos] = stats.bankruptcies.get(pos, 0) + 1
                 state = result.state
                 stats.turns += 1
                 if keep_state is not None:

@@ -62,10 +62,12 @@ from turnproc.families.continental_rails.engine.setup import pc_asking_price
 from turnproc.families.continental_rails.engine.state import GameState, Railroad, Tycoon
 from turnproc.families.continental_rails.engine.steps import (
     companies,
+    finance,
     improvements,
     operations,
     railroad_finance,
     rights_of_way,
+    victory,
 )
 from turnproc.families.continental_rails.engine.steps.auctions import AuctionsParams
 from turnproc.families.continental_rails.engine.steps.stockmarket import market_params
@@ -121,11 +123,11 @@ class Personality(BaseModel):
     investments: int
     invest_percent: int
     borrows_to_invest: bool
-    borrows_for_prodigal: bool
     leverages_railroads: bool  # its railroads carry the whole short loan in good times
     sells_in_bad_times: bool
     prodigal_floor: int
     prodigal_percent: int
+    prodigal_first: bool  # spends on Prodigal before bidding for PCs
     treasury_percent: int
     build_percent: int
     dividend_yield_percent: int
@@ -277,6 +279,7 @@ class TurnFacts:
         self.max_presidencies = companies.max_presidencies(scenario)
         self.loan_rate = scenario.section("climate", ClimateTable).levels[state.climate].loan_rate
         self.salary_percent = operations.operations_params(scenario).salary.profit_percent
+        self.prodigal_loan_cover = victory.victory_params(scenario).rail_prodigal.loan_cover_percent
         self._line_towns: dict[str, set[str]] = {}
         self._railroads_at: dict[str, list[Railroad]] | None = None
         self._joinable: dict[str, dict[str, Railroad]] = {}
@@ -602,22 +605,27 @@ class _Planner:
         if me.loan > safe_loan:
             repay = min(me.loan - safe_loan, max(0, me.cash - self.g.reserve_cash))
         headroom = max(0, safe_loan - me.loan)
+        if self.state.turn <= finance.credit_shut_until(self.scenario, me):
+            headroom = 0  # 3.6 the bank lends nothing for some turns after a bankruptcy
         own_cash = max(0, me.cash - self.g.reserve_cash - repay)
         spendable = own_cash + headroom
 
         personal: list[Order] = []
         spent = 0
-        pc_orders, pc_spend = self._pc_orders(spendable)
+        # 1.2 [designed, issue 24] Prodigal spending comes out of cash beyond the loan.
+        cover = self.facts.prodigal_loan_cover
+        lavish = min(own_cash, max(0, me.cash - (me.loan - repay) * cover // 100))
+        if self.persona.prodigal_first:
+            # Rail Prodigal first, from turn 1: no lone spender takes a turn's points.
+            spent += self._spend_prodigal(personal, lavish)
+        pc_orders, pc_spend = self._pc_orders(spendable - spent)
         personal += pc_orders
         spent += pc_spend
         treasury_orders, treasury_spend = self._treasury_orders(spendable - spent)
         personal += treasury_orders
         spent += treasury_spend
-        lavish = spendable if self.persona.borrows_for_prodigal and self.good_times else own_cash
-        prodigal = self._prodigal(lavish - spent)
-        if prodigal:
-            personal.append(_prodigal_spending({"amount": prodigal}))
-            spent += prodigal
+        if not self.persona.prodigal_first:
+            spent += self._spend_prodigal(personal, lavish - spent)
         personal += self._collect_loans()
         stock_orders, stock_spend = self._stock_orders(spendable - spent, own_cash - spent)
         spent += stock_spend
@@ -777,6 +785,13 @@ class _Planner:
                 orders.append(BuyTreasuryStock(railroad=rr.code, shares=shares))
                 spend += shares * rr.price
         return orders, spend
+
+    def _spend_prodigal(self, personal: list[Order], cash: int) -> int:
+        """Append the turn's Prodigal spending out of `cash`; returns it."""
+        prodigal = self._prodigal(cash)
+        if prodigal:
+            personal.append(_prodigal_spending({"amount": prodigal}))
+        return prodigal
 
     def _prodigal(self, cash: int) -> int:
         """1.2 Spend on Prodigal only when rich enough; $1,000 is the least that scores."""

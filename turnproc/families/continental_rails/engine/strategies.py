@@ -30,6 +30,7 @@ from turnproc.families.continental_rails.engine.orders import (
     OfferPC,
     Order,
     ProdigalSpending,
+    RepayLoan,
     RequestPresidency,
     SellStock,
     SetDividend,
@@ -263,6 +264,133 @@ def yield_trader(seat: Seat) -> list[Order]:
     return orders
 
 
+def _borrow_all(seat: Seat, percent: int = 100) -> tuple[list[Order], int]:
+    """A borrow order for `percent` of the credit room the last report showed
+    (3.4), and the amount."""
+    room = _credit_room(seat) * percent // 100 // 10 * 10
+    return ([Borrow(amount=room)] if room > 0 else []), room
+
+
+def prodigal_farmer(seat: Seat) -> list[Order]:
+    """Bankrupt-and-restart Prodigal farming: every turn it borrows its whole
+    credit limit (3.4) and spends all its cash on Prodigal (1.2); when the
+    loan is recalled it goes bankrupt (3.6), restarts with the grubstake and
+    does the same again. It does nothing else."""
+    me = seat.state.tycoon(seat.position)
+    orders, room = _borrow_all(seat)
+    money = me.cash + room
+    if money > 0:
+        orders.append(ProdigalSpending(amount=money))
+    return orders
+
+
+def _sweep_buys(seat: Seat, money: int) -> list[Order]:
+    """Buy just over the director's share (10%) of every railroad, cheapest
+    first, with `money` (the director sweep's stock orders)."""
+    me = seat.state.tycoon(seat.position)
+    director = market_params(seat.scenario).director_percent
+    orders: list[Order] = []
+    for rr in sorted(seat.state.railroads.values(), key=lambda r: (r.price, r.code)):
+        aim = -(-rr.issued * director // 100) + max(1, rr.issued // 100)
+        shares = min(aim - me.holdings.get(rr.code, 0), seat.bid_limits.get(rr.code, 0))
+        shares = min(shares, money // max(1, rr.price))
+        if shares > 0:
+            orders.append(BuyStock(railroad=rr.code, shares=shares))
+            money -= shares * max(1, rr.price)
+    return orders
+
+
+def _largest_holdings(seat: Seat, count: int) -> list[str]:
+    """The railroads it holds the most of (by market value), largest first."""
+    me = seat.state.tycoon(seat.position)
+    held = [
+        (held * seat.state.railroads[code].price, code)
+        for code, held in me.holdings.items()
+        if held > 0 and code in seat.state.railroads
+    ]
+    return [code for _, code in sorted(held, reverse=True)[:count]]
+
+
+def _presided_orders(seat: Seat) -> list[Order]:
+    """The computer player's railroad actions for the railroads it presides
+    (a strategy that takes a presidency runs the railroad as the computer would)."""
+    presided = set(_presided(seat))
+    return [
+        o
+        for o in seat.computer
+        if getattr(o, "railroad", None) in presided
+        and o.kind not in STOCK_KINDS
+        and o.kind != "request_presidency"
+    ]
+
+
+def leveraged_sweep(seat: Seat) -> list[Order]:
+    """The director sweep on borrowed money: while the climate is Normal or
+    better it borrows 90% of its credit room and buys just over 10% of every
+    railroad, cheapest first; from Recession on it repays the loan with all
+    its cash. It asks for the presidency of its two largest holdings (the
+    4.10 salary) and runs them as the computer would."""
+    me = seat.state.tycoon(seat.position)
+    orders: list[Order] = []
+    money = max(0, me.cash - 100)
+    if seat.state.climate <= 4:
+        borrowed, room = _borrow_all(seat, 90)
+        orders += borrowed
+        money += room
+        orders += _sweep_buys(seat, money)
+    elif me.loan > 0 and me.cash > 0:
+        orders.append(RepayLoan(amount=min(me.loan, me.cash)))
+    orders += _presided_orders(seat)
+    orders += [RequestPresidency(railroad=code) for code in _largest_holdings(seat, 2)]
+    return orders
+
+
+def chairman_mogul(seat: Seat) -> list[Order]:
+    """Rail Mogul by chairmanships: the computer player without its stock
+    orders and presidency requests; every turn all its cash goes into the five
+    railroads of the smallest market value until it holds 30% of each, and it
+    asks to preside only the two it holds most of, so that it sits as chairman
+    (the largest holder, 4.14) of the other three."""
+    state = seat.state
+    me = state.tycoon(seat.position)
+    base = [
+        o
+        for o in seat.computer
+        if o.kind not in STOCK_KINDS and o.kind not in {"request_presidency", "prodigal"}
+    ]
+    traded = [r for r in state.railroads.values() if r.price >= 3]
+    targets = sorted(traded, key=lambda r: (r.price * r.issued, r.code))[:5]
+    money = max(0, me.cash - 100)
+    orders: list[Order] = []
+    for rr in targets:
+        aim = rr.issued * 30 // 100
+        shares = min(aim - me.holdings.get(rr.code, 0), seat.bid_limits.get(rr.code, 0))
+        shares = min(shares, money // max(1, rr.price))
+        if shares > 0:
+            orders.append(BuyStock(railroad=rr.code, shares=shares))
+            money -= shares * rr.price
+    return orders + base + [RequestPresidency(railroad=c) for c in _largest_holdings(seat, 2)]
+
+
+def combined_prodigal(seat: Seat) -> list[Order]:
+    """Prodigal with everything: the computer player, but in good or normal
+    times it borrows half its credit room, and every turn it spends all its
+    cash above $500 on Prodigal (1.2) before anything else, keeping the
+    computer's other orders (which the cash left then limits)."""
+    me = seat.state.tycoon(seat.position)
+    orders: list[Order] = []
+    money = me.cash
+    if seat.state.climate <= 4:
+        borrowed, room = _borrow_all(seat, 50)
+        orders += borrowed
+        money += room
+    rest = [o for o in seat.computer if o.kind not in {"prodigal", "borrow"}]
+    spend = money - 500
+    if spend >= 1000:
+        orders.append(ProdigalSpending(amount=spend))
+    return orders + rest
+
+
 STRATEGIES: dict[str, Strategy] = {
     "looter": looter,
     "director-sweep": director_sweep,
@@ -272,6 +400,10 @@ STRATEGIES: dict[str, Strategy] = {
     "pc-hoarder": pc_hoarder,
     "idle": idle,
     "yield-trader": yield_trader,
+    "prodigal-farmer": prodigal_farmer,
+    "leveraged-sweep": leveraged_sweep,
+    "chairman-mogul": chairman_mogul,
+    "combined-prodigal": combined_prodigal,
 }
 
 

@@ -34,6 +34,7 @@ from turnproc.families.continental_rails.engine.network import (
 )
 from turnproc.families.continental_rails.engine.state import GameState, Railroad
 from turnproc.families.continental_rails.engine.steps.companies import max_presidencies
+from turnproc.families.continental_rails.engine.steps.finance import credit_shut_until
 from turnproc.families.continental_rails.engine.steps.improvements import (
     cost_basis,
     technology_cost,
@@ -301,7 +302,15 @@ def _check_lines(c: _Checker, lines: Sequence[OrderLine]) -> None:
                     )
             case o.Borrow(amount=amount):
                 available = _credit_available(c)
-                if amount > available:
+                shut = credit_shut_until(c.scenario, me)
+                if state.turn <= shut:
+                    c.refuse(
+                        reasons.NOT_ALLOWED_NOW,
+                        f"you went bankrupt in turn {me.bankrupt_turn}: the bank lends you "
+                        f"nothing before turn {shut + 1} (3.6)",
+                        "delete the BORROW line",
+                    )
+                elif amount > available:
                     c.warn(
                         f"your credit available is {money(available)}; the loan may be cut to it"
                     )
@@ -346,9 +355,15 @@ def _check_lines(c: _Checker, lines: Sequence[OrderLine]) -> None:
                         owed = money(debtor.owed_to_president)
                         c.warn(f"{rr} owes you {owed}; only that is collected")
             case o.ProdigalSpending(amount=amount):
-                minimum = victory_params(c.scenario).rail_prodigal.minimum
-                if 0 < amount < minimum:
-                    c.warn(f"spending under {money(minimum)} earns no Prodigal points")
+                prodigal = victory_params(c.scenario).rail_prodigal
+                if 0 < amount < prodigal.minimum:
+                    c.warn(f"spending under {money(prodigal.minimum)} earns no Prodigal points")
+                elif me.loan > 0 and amount > 0:
+                    c.warn(
+                        f"you owe the bank {money(me.loan)}: only cash beyond "
+                        f"{prodigal.loan_cover_percent}% of your loan may be spent on "
+                        "Prodigal (1.2)"
+                    )
             case o.SpyOnPlayer(target=pos):
                 if pos > len(state.tycoons):
                     c.refuse(reasons.UNKNOWN_PLAYER, f"there is no player {pos}", "")

@@ -20,6 +20,7 @@ from turnproc.families.continental_rails.engine.pcs import pc_income, pc_value
 from turnproc.families.continental_rails.engine.state import GameState, Tycoon
 from turnproc.families.continental_rails.engine.steps.auctions import release_price
 from turnproc.families.continental_rails.engine.valuation import credit_limit, loans_by_lender
+from turnproc.scenario.model import Scenario
 
 # --- parameters (finance.toml) -------------------------------------------------
 
@@ -51,6 +52,15 @@ class BankruptcyParams(BaseModel):
     """finance.toml [bankruptcy]"""
 
     grubstake: int = 1000  # cash a bankrupt tycoon restarts with
+    no_credit_turns: int = 0  # turns after his bankruptcy in which the bank lends him nothing
+
+
+class LeverageParams(BaseModel):
+    """finance.toml [leverage]: the part of a loan above `from_percent` of the
+    credit limit pays `surcharge_percent` more interest."""
+
+    from_percent: int = 100
+    surcharge_percent: int = 0
 
 
 class FinanceParams(BaseModel):
@@ -60,6 +70,7 @@ class FinanceParams(BaseModel):
     bank_failures: BankFailureParams = BankFailureParams()
     recall: RecallParams = RecallParams()
     bankruptcy: BankruptcyParams = BankruptcyParams()
+    leverage: LeverageParams = LeverageParams()
 
 
 # --- events --------------------------------------------------------------------
@@ -118,6 +129,7 @@ class LoanInterest(Event):
     amount: int
     rate_percent: int
     added_to_loan: int
+    surcharge: int = 0  # of `amount`, the leverage surcharge (3.4)
     news_order: ClassVar[int] = 922
 
 
@@ -218,11 +230,39 @@ def bank_loans(ctx: TurnContext) -> None:
         if lent is None:  # the start of the turn's loans to railroads, read once
             lent = loans_by_lender(ctx.start)
         limit = credit_limit(ctx.start, ctx.scenario, pos, ctx.start.climate, lent)
+        shut = credit_shut_until(ctx.scenario, tycoon)
         for order in orders:
-            if isinstance(order, Borrow):
+            if isinstance(order, Borrow) and ctx.turn <= shut:
+                ctx.reject(
+                    pos,
+                    order,
+                    reasons.NOT_ALLOWED_NOW,
+                    f"you went bankrupt in turn {tycoon.bankrupt_turn}: the bank lends you "
+                    f"nothing before turn {shut + 1}",
+                )
+            elif isinstance(order, Borrow):
                 _borrow(ctx, tycoon, order, limit)
             else:
                 _repay(ctx, tycoon, order)
+
+
+def credit_shut_until(scenario: Scenario, tycoon: Tycoon) -> int:
+    """3.6 [designed] The last turn in which the bank lends `tycoon` nothing
+    after his last bankruptcy (0: he may borrow): bankruptcy must not be a
+    way to start again on fresh credit."""
+    if tycoon.bankrupt_turn is None:
+        return 0
+    turns = scenario.section("finance", FinanceParams).bankruptcy.no_credit_turns
+    return tycoon.bankrupt_turn + turns
+
+
+def leverage_interest(params: LeverageParams, loan: int, limit: int) -> int:
+    """3.4 [designed] The surcharge on a loan's part above `from_percent` of
+    the credit limit the turn started with, rounded up like all loan interest."""
+    excess = loan - limit * params.from_percent // 100
+    if excess <= 0 or params.surcharge_percent <= 0:
+        return 0
+    return _ceil_div(excess * params.surcharge_percent, 100)
 
 
 def _borrow(ctx: TurnContext, tycoon: Tycoon, order: Borrow, limit: int) -> None:
@@ -284,6 +324,8 @@ def tycoon_income(ctx: TurnContext) -> None:
     the loan [designed].
     """
     rate = _loan_rate(ctx)
+    leverage = ctx.params("finance", FinanceParams).leverage
+    lent: dict[int, int] | None = None
     for tycoon in ctx.state.tycoons:
         pos = tycoon.position
         account = tycoon_account(pos)
@@ -300,12 +342,24 @@ def tycoon_income(ctx: TurnContext) -> None:
                 ctx.transfer(BANK, account, income, "PC income", ref=code)
                 ctx.emit(_pc_income({"position": pos, "pc": code, "amount": income}))
         if tycoon.loan > 0:
-            due = _ceil_div(tycoon.loan * rate, 100)
+            surcharge = 0
+            if leverage.surcharge_percent > 0:
+                if lent is None:  # the start of the turn's loans to railroads, read once
+                    lent = loans_by_lender(ctx.start)
+                limit = credit_limit(ctx.start, ctx.scenario, pos, ctx.start.climate, lent)
+                surcharge = leverage_interest(leverage, tycoon.loan, limit)
+            due = _ceil_div(tycoon.loan * rate, 100) + surcharge
             paid = min(due, tycoon.cash)
             ctx.transfer(account, BANK, paid, "loan interest")
             tycoon.loan += due - paid
             ctx.emit(
-                LoanInterest(position=pos, amount=due, rate_percent=rate, added_to_loan=due - paid)
+                LoanInterest(
+                    position=pos,
+                    amount=due,
+                    rate_percent=rate,
+                    added_to_loan=due - paid,
+                    surcharge=surcharge,
+                )
             )
 
 

@@ -22,6 +22,7 @@ from turnproc.families.continental_rails.engine.orders import (
 )
 from turnproc.families.continental_rails.engine.setup import CharacterParams
 from turnproc.families.continental_rails.engine.state import Railroad, Tycoon
+from turnproc.families.continental_rails.engine.steps.victory import victory_params
 
 # --- parameters (tycoons.toml) -------------------------------------------------
 
@@ -334,26 +335,40 @@ def _collect(ctx: TurnContext, tycoon: Tycoon, order: CollectFromRailroad) -> No
 
 
 def prodigal_spending(ctx: TurnContext) -> None:
-    """1.2 Rail Prodigal spending goes to the bank; each order is cut to the
-    cash left. Any amount is spent, but only a turn's total of at least $1,000
-    scores Prodigal points [original]; the victory step scores the
-    `prodigal_spent` event (one per tycoon, the turn's total)."""
+    """1.2 Rail Prodigal spending goes to the bank; each order is cut to what
+    the tycoon can afford. Any amount is spent, but only a turn's total of at
+    least $1,000 scores Prodigal points [original]; the victory step scores the
+    `prodigal_spent` event (one per tycoon, the turn's total).
+
+    What he can afford is his cash less `loan_cover_percent` of his bank loan
+    [designed, issue 24: a tycoon who borrowed his whole credit limit every
+    turn and spent it on Prodigal bought the category with the bank's money,
+    going bankrupt again and again]: the bank does not finance mansions."""
+    cover = victory_params(ctx.scenario).rail_prodigal.loan_cover_percent
     for tycoon in ctx.state.tycoons:
         pos = tycoon.position
         total = 0
         for order in ctx.orders_of(pos, "prodigal"):
             if not isinstance(order, ProdigalSpending) or order.amount <= 0:
                 continue
-            amount = min(order.amount, tycoon.cash)
+            affordable = max(0, tycoon.cash - tycoon.loan * cover // 100)
+            amount = min(order.amount, affordable)
             if amount <= 0:
-                ctx.reject(pos, order, reasons.INSUFFICIENT_CASH, "you have no cash left to spend")
+                hint = (
+                    "you have no cash left to spend"
+                    if affordable == tycoon.cash
+                    else f"your {money(tycoon.cash)} of cash does not cover your "
+                    f"{money(tycoon.loan)} loan: the bank does not finance Prodigal spending"
+                )
+                ctx.reject(pos, order, reasons.INSUFFICIENT_CASH, hint)
                 continue
             if amount < order.amount:
                 ctx.reject(
                     pos,
                     order,
                     reasons.CUT_TO_AFFORDABLE,
-                    f"you had {money(tycoon.cash)} left",
+                    f"you had {money(tycoon.cash)} left and owe the bank {money(tycoon.loan)}: "
+                    f"you could spend {money(affordable)}",
                     cut_to=ProdigalSpending(amount=amount),
                 )
             ctx.transfer(tycoon_account(pos), BANK, amount, "prodigal spending")

@@ -45,7 +45,10 @@ class MogulParams(BaseModel):
     chairman: int
     director: int
     reorganized: int  # the president of a railroad reorganized this turn
-    max_seats: int  # seats besides presidencies that score in one turn, the best first
+    max_seat_points: int  # VP a turn from seats besides presidencies, largest holdings first
+    # An office scores in full on a railroad worth at least this % of the
+    # average railroad (market value), in proportion below (rounded down).
+    full_weight_percent: int
 
 
 class RegionBonus(BaseModel):
@@ -106,6 +109,14 @@ class ProdigalParams(BaseModel):
     points: int  # available each turn
     even_points: int  # of which divided evenly among the prodigals
     minimum: int  # spending that makes a prodigal
+    loan_cover_percent: int  # spending is cut to cash less this % of the bank loan
+
+
+class BankruptcyVPParams(BaseModel):
+    """victory.toml [bankruptcy]: a tycoon who goes bankrupt (3.6) scores
+    nothing in the turn and loses `robber_baron` VP (a negative number)."""
+
+    robber_baron: int
 
 
 class BaronParams(BaseModel):
@@ -128,6 +139,7 @@ class VictoryParams(BaseModel):
     rail_prodigal: ProdigalParams
     rail_baron: BaronParams
     game_end: GameEndParams
+    bankruptcy: BankruptcyVPParams
 
 
 def victory_params(scenario: Scenario) -> VictoryParams:
@@ -200,6 +212,8 @@ def _award(
 ) -> None:
     if points == 0:
         return
+    if points > 0 and position in bankrupt_this_turn(ctx):
+        return  # [designed, issue 24] a bankrupt scores nothing in his bankruptcy's turn
     ctx.state.tycoon(position).vp[category] += points
     ctx.emit(
         _vp_awarded(
@@ -218,6 +232,31 @@ def _award(
 
 def _events(ctx: TurnContext, kind: str) -> list[Any]:
     return ctx.events_of(kind)
+
+
+def bankrupt_this_turn(ctx: TurnContext) -> set[int]:
+    """The tycoons who went bankrupt this turn (3.6)."""
+    return {event.position for event in _events(ctx, "bankruptcy")}
+
+
+def bankruptcy_penalty(ctx: TurnContext, params: BankruptcyVPParams) -> None:
+    """3.6, 1.2 [designed, issue 24: bankruptcy cost nothing, so a tycoon could
+    borrow, spend, go bankrupt and start again every turn] A tycoon who went
+    bankrupt this turn scores no VP in it (his Prodigal spending is lost to
+    his creditors) and loses `robber_baron` VP in Robber Baron, his name as a
+    man of fortune."""
+    for pos in sorted(bankrupt_this_turn(ctx)):
+        ctx.state.tycoon(pos).vp["robber_baron"] += params.robber_baron
+        ctx.emit(
+            _vp_awarded(
+                {
+                    "position": pos,
+                    "category": "robber_baron",
+                    "points": params.robber_baron,
+                    "reason": "bankrupt",
+                }
+            )
+        )
 
 
 def turn_presidents(ctx: TurnContext) -> dict[str, int | None]:
@@ -263,11 +302,24 @@ def rail_mogul(ctx: TurnContext, params: MogulParams) -> None:
     A seat needs weight [designed, issue 12: token 10% stakes in every railroad
     scored a point a turn each, without limit]: a chairman's or director's
     seat scores only on a railroad that made a profit this turn (Pft/sh above
-    zero), and a tycoon's seats besides his presidencies score for at most
-    `max_seats` railroads a turn, the best-scoring first (then the larger
-    holding)."""
+    zero). Offices are weighed by holdings, not counted [designed, issue 24:
+    two presidencies and three chairmanships of the smallest railroads scored
+    as much as those of the largest]: an office scores in full only on a
+    railroad whose market value at the start of the turn is at least
+    `full_weight_percent` of the average railroad's, below that in proportion
+    (rounded down); and a tycoon's seats besides his presidencies score
+    together at most `max_seat_points` VP a turn, his largest holdings (market
+    value at the start of the turn) first."""
     end = ctx.state.railroads
     seats: dict[int, list[tuple[int, int, str, str]]] = {}
+    worth = {code: rr.price * rr.issued for code, rr in ctx.start.railroads.items()}
+    full = sum(worth.values()) * params.full_weight_percent // (100 * max(1, len(worth)))
+
+    def weighed(points: int, code: str) -> int:
+        if worth[code] >= full:
+            return points
+        return points * worth[code] // max(1, full)
+
     for code, rr in sorted(ctx.start.railroads.items()):
         now = end.get(code)
         if (
@@ -280,18 +332,20 @@ def rail_mogul(ctx: TurnContext, params: MogulParams) -> None:
         profitable = now is not None and now.earnings > 0
         for pos in sorted(set(rr.directors) | {p for p in (rr.president, rr.chairman) if p}):
             if pos == rr.president:
-                _award(ctx, pos, "rail_mogul", params.president, "president", code)
+                _award(ctx, pos, "rail_mogul", weighed(params.president, code), "president", code)
             elif not profitable:
                 continue
             else:
                 role = "chairman" if pos == rr.chairman else "director"
-                points = params.chairman if role == "chairman" else params.director
-                held = ctx.start.tycoon(pos).holdings.get(code, 0)
+                points = weighed(params.chairman if role == "chairman" else params.director, code)
+                held = ctx.start.tycoon(pos).holdings.get(code, 0) * rr.price
                 seats.setdefault(pos, []).append((points, held, role, code))
     for pos, held_seats in sorted(seats.items()):
-        best = sorted(held_seats, key=lambda s: (-s[0], -s[1], s[3]))[: params.max_seats]
-        for points, _, role, code in sorted(best, key=lambda s: s[3]):
-            _award(ctx, pos, "rail_mogul", points, role, code)
+        left = params.max_seat_points
+        for points, _, role, code in sorted(held_seats, key=lambda s: (-s[1], -s[0], s[3])):
+            scored = min(points, left)
+            _award(ctx, pos, "rail_mogul", scored, role, code)
+            left -= scored
     for event in _events(ctx, "railroad_reorganized"):
         if event.president is not None:
             _award(
@@ -462,7 +516,10 @@ def prodigal_allocation(params: ProdigalParams, spent: dict[int, int]) -> dict[i
 def rail_prodigal(ctx: TurnContext, params: ProdigalParams) -> None:
     """1.2 Rail Prodigal: the turn's points shared among the big spenders."""
     spent: dict[int, int] = {}
+    bankrupt = bankrupt_this_turn(ctx)
     for event in _events(ctx, "prodigal_spent"):
+        if event.position in bankrupt:
+            continue  # [designed, issue 24] his spending is his creditors' loss: no points
         spent[event.position] = spent.get(event.position, 0) + event.amount
     for pos, points in sorted(prodigal_allocation(params, spent).items()):
         _award(ctx, pos, "rail_prodigal", points, "prodigal")
@@ -508,6 +565,7 @@ def victory_points(ctx: TurnContext) -> None:
     linked = rail_builder(ctx, params.rail_builder, presidents)
     rail_magnate(ctx, params.rail_magnate, presidents)
     rail_prodigal(ctx, params.rail_prodigal)
+    bankruptcy_penalty(ctx, params.bankruptcy)
     rail_baron(ctx, params.rail_baron)
     # The categories after Rail Builder change no railroad's lines, so the
     # regions it found at the end of the turn are the ones to record.
