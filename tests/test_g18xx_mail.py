@@ -544,7 +544,7 @@ def test_an_18ms_player_gets_the_18ms_rules_and_order_language(world: World) -> 
     from turnproc.mail.outbound import outgoing
 
     def pdfs(row: OutboxMessage) -> dict[str, str]:
-        mailed = outgoing(row, row.pdf)
+        mailed = outgoing(row, "an-installation-key", row.pdf)  # the key only names the Message-ID
         texts = {}
         for part in mailed.attachments:
             if part.filename.endswith(".pdf"):

@@ -362,7 +362,7 @@ def test_18ga_auction_by_mail_tells_the_bidder_whose_turn_it_is(tmp_path: Path) 
             )
         assert _your_move_mails(engine) == [SEATS[1]]
         wrong = _mail(engine, 2, "BID OSR 105", 1)
-        assert wrong.verdict == "refused" and "player 1's move" in wrong.detail
+        assert wrong.verdict == "rejected" and "player 1's move" in wrong.detail
         assert _mail(engine, 1, "BID OSR 105", 1).verdict == "accepted"
         assert _your_move_mails(engine) == [SEATS[1], SEATS[2]]
 

@@ -233,7 +233,7 @@ def test_a_move_the_rules_refuse_is_answered_with_the_reason(tmp_path: Path) -> 
         fields = dict(re.findall(r'name="(form_id|csrf)" value="([^"]*)"', page.text))
         data = {**fields, "orders": "BID NOSUCH 40", "secret": MS_SEATS[3][1]}
         done = client.post(me, data=data)
-    assert 'data-verdict="refused"' in done.text
+    assert 'data-verdict="rejected"' in done.text  # a player's own move: docs/mail.md
     assert _moves(engine) == []
 
 
