@@ -60,6 +60,15 @@ class StationCosts(_Data):
     later: int
 
 
+class TileLays(_Data):
+    """4.2: tiles a company lays in a turn, and the extra yellow one on its
+    first turn."""
+
+    major: int
+    minor: int
+    first_turn_extra_yellow: int
+
+
 class Phase(_Data):
     name: str
     tiles: tuple[Colour, ...]
@@ -201,6 +210,7 @@ class DixieTitle(_Data):
     holding_limit_percent: int
     market_pool_limit_percent: int
     par_prices: tuple[int, ...]
+    tile_lays: TileLays
     station_costs: StationCosts
     market: tuple[tuple[str, ...], ...]
     operating_rounds_per_set: int

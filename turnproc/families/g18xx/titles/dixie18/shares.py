@@ -1,0 +1,130 @@
+"""Ownership, preferred shares, floating, sales and dividends of major
+companies (1.4, 3.1, 3.4, 3.4.1, 3.5, 3.6, 4.5)."""
+
+from dataclasses import dataclass
+
+from turnproc.families.g18xx.titles.dixie18.data import DixieTitle
+from turnproc.families.g18xx.titles.dixie18.refusals import Refused
+
+SHARE = 10  # percent in one share (1.3.2)
+
+
+def max_holding(title: DixieTitle, company_id: str) -> int:
+    """3.4a: 60% in regular shares plus every preferred share: 80%, 90% for
+    the L&N, 70% for the ACL and SAL."""
+    return title.holding_limit_percent + SHARE * title.company(company_id).preferred_shares
+
+
+def check_purchase_limit(
+    title: DixieTitle, regular_percent: int, preferred: bool, buying_percent: int = SHARE
+) -> None:
+    """3.4a, 3.4.1: a purchase may not take a player's regular shares over
+    60%; preferred shares do not count."""
+    if not preferred and regular_percent + buying_percent > title.holding_limit_percent:
+        raise Refused(
+            "HOLDING_LIMIT",
+            "3.4a",
+            f"regular shares may not exceed {title.holding_limit_percent}% of one company",
+        )
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """One certificate a player holds, as 3.4b counts it."""
+
+    kind: str  # "president", "share", "preferred", "private" or "minor"
+    yellow: bool = False  # its company's price is in the yellow zone
+
+
+def certificates_counted(certificates: list[Certificate]) -> int:
+    """3.4b: privates and minors count one each, a president's certificate
+    one, a preferred share one; shares of companies in the yellow zone none."""
+    stock = ("president", "share", "preferred")
+    return sum(0 if c.yellow and c.kind in stock else 1 for c in certificates)
+
+
+def certificate_limit(title: DixieTitle, players: int, merged: bool) -> int:
+    """Table 2 and 5.4i: the lower limit applies once the SCL or ICG forms."""
+    seats = title.players.get(str(players))
+    if seats is None:
+        raise Refused("PLAYERS", "2", f"18Dixie is for {', '.join(title.players)} players")
+    return seats.certificates_after_merger if merged else seats.certificates
+
+
+def check_certificate_limit(counted: int, limit: int, buying_yellow: bool) -> None:
+    """3.4b: a player at the limit may buy only a share of a company in the
+    yellow zone."""
+    if counted >= limit and not buying_yellow:
+        raise Refused("CERTIFICATE_LIMIT", "3.4b", f"already {counted} certificates of {limit}")
+
+
+def floats(title: DixieTitle, players_percent: int, open_market_percent: int) -> bool:
+    """1.4, 3.5: a major floats when players and the open market hold 50%
+    (preferred shares still in the reserved box never count)."""
+    return players_percent + open_market_percent >= title.float_percent
+
+
+def check_sale(
+    title: DixieTitle,
+    stock_round: int,
+    operated: bool,
+    par_set: bool,
+    open_market_percent_after: int,
+) -> None:
+    """3.1a, 3.3.1: no sales in the first stock round, none of a company
+    whose president's certificate is still in the Initial Offering or that
+    has not operated, none that puts more than 50% in the open market."""
+    if stock_round == 1:
+        raise Refused("NO_SALES_IN_SR1", "3.3.1", "no sales in the initial stock round")
+    if not par_set:
+        raise Refused("PAR_NOT_SET", "3.1a1", "its president's certificate is unsold")
+    if not operated:
+        raise Refused("NOT_OPERATED", "3.1a1", "the company has not operated yet")
+    if open_market_percent_after > title.market_pool_limit_percent:
+        raise Refused(
+            "OPEN_MARKET_LIMIT",
+            "3.1a1",
+            f"at most {title.market_pool_limit_percent}% may be in the open market",
+        )
+
+
+@dataclass(frozen=True)
+class Dividend:
+    """4.5a: who receives a paid-out dividend."""
+
+    players: dict[str, int]
+    company: int  # for the shares in the open market
+    unpaid: int  # Initial Offering and reserved preferred shares pay nobody
+
+
+def pay_out(revenue: int, players: dict[str, int], open_market_percent: int) -> Dividend:
+    """4.5a: each holder receives his percentage of the revenue; the company
+    receives the open market's; the rest is paid to nobody."""
+    if revenue < 0 or revenue % SHARE:
+        raise Refused("REVENUE", "4.4.1", "route revenue is a multiple of $10")
+    per_share = revenue // SHARE
+    paid = {p: per_share * pct // SHARE for p, pct in players.items()}
+    company = per_share * open_market_percent // SHARE
+    return Dividend(players=paid, company=company, unpaid=revenue - sum(paid.values()) - company)
+
+
+def new_president(holdings: dict[str, int], president: str, seats: list[str]) -> str:
+    """3.6a: the presidency passes only to a player holding strictly more
+    than the president; between tied players (after the president's own
+    sale) it goes to the first clockwise from him."""
+    mine = holdings.get(president, 0)
+    best = max((v for p, v in holdings.items() if p != president), default=0)
+    if best <= mine:
+        return president
+    start = seats.index(president)
+    for step in range(1, len(seats)):
+        seat = seats[(start + step) % len(seats)]
+        if holdings.get(seat, 0) == best:
+            return seat
+    raise Refused("NOT_SEATED", "3.6a", "a holder is not seated at the table")
+
+
+def release_preferred(open_market_percent: int, unclaimed: int) -> int:
+    """5.2.2: unclaimed preferred shares go to the open market after the
+    last closures, even past 50%, without moving the price."""
+    return open_market_percent + SHARE * unclaimed
