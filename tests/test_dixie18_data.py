@@ -206,3 +206,21 @@ def test_mergers(title: DixieTitle) -> None:
     assert all(m.first in ids and m.second in ids for m in title.mergers)
     assert sum(title.merger_terms.certificates) == 100
     assert (title.merger_terms.price_floor, title.merger_terms.price_cap) == (90, 160)
+
+
+def test_only_a_top_row_payout_reaches_300(title: DixieTitle) -> None:
+    """Ambiguity 11: the end cell is reached by a payout from the top row's
+    $275 and by nothing in a stock round (FAQ: never during a stock round)."""
+    from turnproc.families.g18xx.titles.dixie18 import stock_chart
+
+    reaching = []
+    for r, row in enumerate(title.market):
+        for c, cell in enumerate(row):
+            if "end" in cell:
+                continue
+            assert not stock_chart.after_stock_round(title, r, c).ends_game
+            assert not stock_chart.after_sale(title, r, c, 1).ends_game
+            assert not stock_chart.after_operating(title, r, c, False).ends_game
+            if stock_chart.after_operating(title, r, c, True).ends_game:
+                reaching.append((r, c))
+    assert reaching == [(0, 17)]

@@ -58,6 +58,21 @@ def check_certificate_limit(counted: int, limit: int, buying_yellow: bool) -> No
         raise Refused("CERTIFICATE_LIMIT", "3.4b", f"already {counted} certificates of {limit}")
 
 
+def certificate_price(title: DixieTitle, par: int, president: bool) -> int:
+    """3.2c1-2, 1.5: a share from the Initial Offering costs the par value,
+    the president's certificate twice that; the par is one of the five."""
+    if par not in title.par_prices:
+        raise Refused(
+            "NOT_A_PAR", "3.2c1", f"par is one of {', '.join(map(str, title.par_prices))}"
+        )
+    return par * (2 if president else 1)
+
+
+def float_capital(title: DixieTitle, par: int, held_cash: int) -> int:
+    """3.5c: ten times par, plus the cash closed minors left on its charter."""
+    return par * title.shares_per_company + held_cash
+
+
 def floats(title: DixieTitle, players_percent: int, open_market_percent: int) -> bool:
     """1.4, 3.5: a major floats when players and the open market hold 50%
     (preferred shares still in the reserved box never count)."""

@@ -100,3 +100,15 @@ def open_market_price(title: DixieTitle, company_id: str) -> int:
         if private.id == company_id:
             return private.value
     return title.minor(company_id).price
+
+
+@dataclass(frozen=True)
+class PriorityTaken:
+    priority: int  # the seat now holding the priority deal
+    payment: int  # from the bank to P4's owner
+
+
+def take_priority(title: DixieTitle, owner: int) -> PriorityTaken:
+    """12.3 P4: its owner takes the priority deal (even from himself) and
+    $10 from the bank; P4 closes."""
+    return PriorityTaken(priority=owner, payment=title.private("P4").ability.payment)

@@ -107,3 +107,25 @@ def p5_price(title: DixieTitle, train: str) -> int:
     """P5: a train from the Initial Offering at half its listed price."""
     data = next(t for t in title.trains if t.name == train)
     return data.price * title.private("P5").ability.percent // 100
+
+
+def president_contribution(
+    company_cash: int, price: int, cheapest: int, from_company: bool = False
+) -> int:
+    """4.7.1a-c: a company that can pay for the cheapest train in the Initial
+    Offering or open market must buy one itself; otherwise its president
+    adds exactly what the chosen train lacks (any available train, the
+    company left with no cash), never for a train of another company."""
+    if from_company:
+        if price > company_cash:
+            raise Refused(
+                "NO_PERSONAL_FUNDS", "4.7.1a", "no president's money for another company's train"
+            )
+        return 0
+    if price <= company_cash:
+        return 0
+    if company_cash >= cheapest:
+        raise Refused(
+            "MUST_BUY_AFFORDABLE", "4.7.1a", f"the company can pay for a ${cheapest} train itself"
+        )
+    return price - company_cash
