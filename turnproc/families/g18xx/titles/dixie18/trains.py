@@ -129,3 +129,74 @@ def president_contribution(
             "MUST_BUY_AFFORDABLE", "4.7.1a", f"the company can pay for a ${cheapest} train itself"
         )
     return price - company_cash
+
+
+def phase_started_by(title: DixieTitle, train: str) -> str | None:
+    """1.2, 4.7e: the first train of a type starts its phase (2D and 4D, one
+    card, start phase D like the 5D)."""
+    for data in title.trains:
+        if data.name == train or any(v.name == train for v in data.variants):
+            return data.phase
+    raise Refused("NO_SUCH_TRAIN", "12.1", f"no train {train!r}")
+
+
+def removed_by(title: DixieTitle, train: str) -> tuple[str, ...]:
+    """4.7e, 11 FAQ: the trains the first one of this type removes from play
+    (a 2D removes nothing, a 5D the 5-trains)."""
+    phase_started_by(title, train)  # the train exists
+    return tuple(t.name for t in title.trains if t.rusted_by == train)
+
+
+def on_sale(title: DixieTitle, remaining: dict[str, int], phase: str) -> tuple[str, ...]:
+    """4.7b: Initial Offering trains are sold in order: the first type with
+    trains left is on sale; types on sale only from a later phase wait for
+    it, and those that come on sale together (2D/4D and 5D after the 7+3)
+    are on sale together."""
+    names = [p.name for p in title.phases]
+    reached = names.index(phase)
+    for i, data in enumerate(title.trains):
+        if remaining.get(data.name, data.count) <= 0:
+            continue
+        if data.after_phase and names.index(data.after_phase) > reached:
+            return ()
+        group = [data] + [
+            t
+            for t in title.trains[i + 1 :]
+            if data.after_phase
+            and t.after_phase == data.after_phase
+            and remaining.get(t.name, t.count) > 0
+        ]
+        return tuple(n for t in group for n in (t.name, *(v.name for v in t.variants)))
+    return ()
+
+
+def check_bank_purchase(title: DixieTitle, phase: str, bought_this_turn: int) -> None:
+    """4.7f: one train a turn from the Initial Offering or open market until
+    phase 6 (the company that buys the first 6+1 may buy more at once)."""
+    data = next(p for p in title.phases if p.name == phase)
+    if not data.several_bank_trains and bought_this_turn >= 1:
+        raise Refused("ONE_TRAIN_A_TURN", "4.7f", "one train a turn from the bank before the 6+1")
+
+
+def excess_trains(
+    title: DixieTitle, phase: str, trains: int, obsolete: int = 0, system: bool = False
+) -> int:
+    """4.7h, 5.4i: trains over the phase's limit (three for the SCL/ICG),
+    discarded to the open market; obsolete trains do not count (11 FAQ)."""
+    limit = (
+        title.merger_terms.train_limit
+        if system
+        else next(p for p in title.phases if p.name == phase).train_limit
+    )
+    return max(0, trains - obsolete - limit)
+
+
+def stop_value(title: DixieTitle, hex_name: str, phase: str, node: int = 0) -> int:
+    """4.4.1: boxed values (off-board areas, Savannah, Jacksonville, ...) pay
+    the yellow value until the first 6+1, then the brown one."""
+    data = next(p for p in title.phases if p.name == phase)
+    place = next((h for h in title.hexes if h.hex == hex_name), None)
+    if place is None or node >= len(place.nodes):
+        raise Refused("NO_SUCH_STOP", "4.4.1", f"no stop {node} in {hex_name}")
+    revenue = place.nodes[node].revenue
+    return revenue if isinstance(revenue, int) else revenue[data.revenue_colour]
