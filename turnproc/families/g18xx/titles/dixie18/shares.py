@@ -40,6 +40,9 @@ def certificates_counted(certificates: list[Certificate]) -> int:
     """3.4b: privates and minors count one each, a president's certificate
     one, a preferred share one; shares of companies in the yellow zone none."""
     stock = ("president", "share", "preferred")
+    unknown = sorted({c.kind for c in certificates} - {*stock, "private", "minor"})
+    if unknown:
+        raise Refused("CERTIFICATE_KIND", "3.4b", f"not a certificate: {', '.join(unknown)}")
     return sum(0 if c.yellow and c.kind in stock else 1 for c in certificates)
 
 
