@@ -224,3 +224,53 @@ def test_only_a_top_row_payout_reaches_300(title: DixieTitle) -> None:
             if stock_chart.after_operating(title, r, c, True).ends_game:
                 reaching.append((r, c))
     assert reaching == [(0, 17)]
+
+
+# 4.4.1: the places whose value is shown in a box, yellow and brown.
+BOXED = {
+    "Greenville", "Charleston", "Savannah", "Jacksonville", "Tallahassee", "New Orleans",
+    "Jackson (Mississippi)", "Little Rock", "St. Louis", "Lexington", "Bristol / Coalfields",
+}  # fmt: skip
+
+
+def test_boxed_values_are_the_seed_s_list(title: DixieTitle) -> None:
+    boxed = {h.name for h in title.hexes for n in h.nodes if isinstance(n.revenue, dict) and h.name}
+    assert boxed == BOXED
+
+
+def test_places_the_seed_names(title: DixieTitle) -> None:
+    names = {h.hex: h.name for h in title.hexes}
+    assert names[title.minor("M4").homes[0]] == "Selma"  # 5.2's example
+    assert title.private("P2").ability.near == "L14"  # P2: Dothan (L-14)
+    assert names[str(title.private("P3").ability.hex)] == "Atlanta"
+    assert {names[h] for h in title.minor("M9").homes} == {"Murfreesboro", "Chattanooga"}
+
+
+def test_every_order_of_closures_finds_a_preferred_share(title: DixieTitle) -> None:
+    """5.2-5.2.2: whatever the owners of minors 2, 12 and 13 choose, every
+    minor finds a preferred share, and the rest go to the open market."""
+    from turnproc.families.g18xx.titles.dixie18 import minors, shares
+
+    closing = [m for r in (3, 4, 5) for m in minors.closing_after(title, r)]
+    assert sorted(closing, key=lambda m: int(m[1:])) == [m.id for m in title.minors]
+    start = {c.id: c.preferred_shares for c in title.companies}
+
+    def close(i: int, left: dict[str, int]) -> int:
+        if i == len(closing):
+            assert shares.release_preferred(0, sum(left.values())) == 10 * sum(left.values())
+            return 1
+        minor = title.minor(closing[i])
+        options = [c.id for c in title.companies] if minor.successors == "any" else minor.successors
+        ends = 0
+        for successor in options:
+            if left[successor] < 1:
+                continue
+            closure = minors.close_minor(
+                title, minor.id, successor, 10, list(minor.homes[:1]), [], left
+            )
+            assert closure.successor == successor and closure.cash_to_successor == 10
+            ends += close(i + 1, {**left, successor: left[successor] - 1})
+        assert ends, f"{minor.id} found no preferred share"
+        return ends
+
+    assert close(0, start) > 1
