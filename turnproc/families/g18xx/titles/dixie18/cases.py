@@ -81,6 +81,8 @@ CHECKS: dict[str, Callable[..., Any]] = {
     "excess_trains": lambda t, **g: trains.excess_trains(t, **g),
     "stop_value": lambda t, **g: trains.stop_value(t, **g),
     "phase": lambda t, phase: next(p for p in t.phases if p.name == phase).model_dump(),
+    "president_sale": lambda t, **g: _allowed(shares.check_president_sale)(**g),
+    "buy_after_sale": lambda t, **g: _allowed(shares.check_buy_after_sale)(**g),
     "floats": lambda t, **g: shares.floats(t, **g),
     "sale": lambda t, **g: _allowed(shares.check_sale)(t, **g),
     "pay_out": lambda t, **g: shares.pay_out(**g),

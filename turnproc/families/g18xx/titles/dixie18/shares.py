@@ -106,6 +106,28 @@ def check_sale(
         )
 
 
+def check_president_sale(held_percent: int, selling_percent: int, others_best: int) -> None:
+    """3.1a2-3: a president may sell into his president's certificate only
+    if another player holds at least 20% and so becomes president (the
+    certificate changes hands, 3.6); with only the certificate he may sell
+    just 10% of it."""
+    if selling_percent > held_percent:
+        raise Refused("NOT_HELD", "3.1a", f"only {held_percent}% is held")
+    if held_percent - selling_percent >= 2 * SHARE:
+        return  # the president's certificate stays with him
+    if others_best < 2 * SHARE:
+        raise Refused(
+            "NO_SUCCESSOR", "3.1a2", "no other player holds 20% to take the president's certificate"
+        )
+
+
+def check_buy_after_sale(sold_this_round: bool) -> None:
+    """3.2, 3.4.1 example 3: no purchase of a company sold earlier in the
+    same stock round."""
+    if sold_this_round:
+        raise Refused("SOLD_THIS_ROUND", "3.2", "its shares were sold earlier in this round")
+
+
 @dataclass(frozen=True)
 class Dividend:
     """4.5a: who receives a paid-out dividend."""
