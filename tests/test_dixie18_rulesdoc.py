@@ -91,7 +91,7 @@ def test_ambiguity_count_matches_the_design_list_when_present() -> None:
 
 
 def test_named_functions_exist() -> None:
-    modules = "supply|shares|minors|merger|trains|stock_chart|endgame"
+    modules = "supply|shares|minors|merger|trains|stock_chart|stations|endgame"
     names = set(re.findall(rf"`({modules})\.(\w+)`", DOC))
     names -= {(module, "py") for module, _ in names}  # file names such as `supply.py`
     assert len(names) >= 20

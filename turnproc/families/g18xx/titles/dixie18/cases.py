@@ -14,6 +14,7 @@ from turnproc.families.g18xx.titles.dixie18 import (
     merger,
     minors,
     shares,
+    stations,
     stock_chart,
     supply,
     trains,
@@ -123,7 +124,8 @@ CHECKS: dict[str, Callable[..., Any]] = {
     "net_worth": lambda t, cash, holdings, printed_values, bankrupt=False: endgame.net_worth(
         cash, _holdings(holdings), printed_values, bankrupt
     ),
-    "station_cost": lambda t, stations_bought_before: endgame.station_cost(
+    "station": lambda t, **g: _allowed(stations.check_station)(**g),
+    "station_cost": lambda t, stations_bought_before: stations.station_cost(
         t, stations_bought_before
     ),
 }

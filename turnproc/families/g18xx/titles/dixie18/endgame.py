@@ -43,10 +43,3 @@ def net_worth(
     value; a bankrupt player forfeits his cash."""
     stock = sum(h.percent // 10 * h.price for h in holdings)
     return (0 if bankrupt else cash) + stock + sum(printed_values)
-
-
-def station_cost(title: DixieTitle, stations_bought_before: int) -> int:
-    """4.3: $40 for a major's first station beyond its home, $100 after;
-    stations inherited from minors are free and do not count (ambiguity 12)."""
-    costs = title.station_costs
-    return costs.first if stations_bought_before == 0 else costs.later
