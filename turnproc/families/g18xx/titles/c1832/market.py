@@ -324,10 +324,13 @@ class RedemptionState:
 
 def redemption_refusal(data: Data1832, state: RedemptionState, source: str) -> str | None:
     """5.10, 11.6.9: None when the company may redeem one share from `source`
-    ("open market" or a player's name), else the reason's code."""
+    ("open market", "initial offering" or a player's name), else the
+    reason's code."""
     rules = data.extras.redemption
     held = state.holdings
     per_round = data.extras.systems.redemptions_per_stock_round if state.system else 1
+    if source == "initial offering":
+        return "INITIAL_OFFERING_NOT_REDEEMABLE"
     if not state.operating:
         return "NOT_OPERATING"
     if state.floated_this_round:
