@@ -199,6 +199,7 @@ class Miami(_Data):
     hex: str
     first_run_zero_before_phase: str
     key_west_bonus: int
+    key_west_cost: int
     key_west_from_phase: str
 
 
