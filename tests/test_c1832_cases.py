@@ -111,3 +111,21 @@ def test_cli_refuses_mixed_games(capsys: pytest.CaptureFixture[str]) -> None:
     other = sorted((ROOT / "cases").glob("*.toml"))[0]
     assert main(["case", "run", str(CASES[0]), str(other)]) == 2
     assert "command of their own" in capsys.readouterr().out
+
+
+def test_an_expected_refusal_must_happen(tmp_path: Path) -> None:
+    refused = _write(
+        tmp_path,
+        "refused.toml",
+        'title = "t"\nrules = "6.5.2"\ncheck = "coal_token"\n'
+        '[given]\np5_owner = "player"\n[expect]\nerror = "while a player owns P5"\n',
+    )
+    assert c1832_cases.run_case(refused, DATA).mark == "PASS"
+    allowed = _write(
+        tmp_path,
+        "allowed.toml",
+        'title = "t"\nrules = "6.5.2"\ncheck = "coal_token"\n'
+        '[given]\np5_owner = "company"\n[expect]\nerror = "while a player owns P5"\n',
+    )
+    verdict = c1832_cases.run_case(allowed, DATA)
+    assert verdict.mark == "FAIL" and "expected the error" in verdict.failures[0]

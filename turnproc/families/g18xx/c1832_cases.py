@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from turnproc.core.errors import TurnprocError
 from turnproc.families.g18xx.titles.c1832 import market as mk
+from turnproc.families.g18xx.titles.c1832 import revenue as rv
 from turnproc.families.g18xx.titles.c1832.data import Data1832, load
 
 GAME = "1832"
@@ -254,6 +255,48 @@ def _data(data: Data1832, g: dict[str, Any]) -> dict[str, Any]:
     return {"value": node}
 
 
+def _sale(data: Data1832, g: dict[str, Any]) -> dict[str, Any]:
+    market = mk.Market(data.title.market)
+    start = _cell(g["start"]) if "start" in g else market.par_cell(int(g["par"]))
+    sale = mk.sell(market, start, int(g["shares"]), bool(g.get("protected", False)))
+    return _box(market, sale.cell) | {"proceeds": sale.proceeds, "paid_by": sale.paid_by}
+
+
+def _starting_treasury(data: Data1832, g: dict[str, Any]) -> dict[str, Any]:
+    return {"treasury": mk.starting_treasury(data, int(g["par"]))}
+
+
+def _system_president(data: Data1832, g: dict[str, Any]) -> dict[str, Any]:
+    holdings = {str(k): int(v) for k, v in g["holdings"].items()}
+    president = mk.system_president(data, str(g["initiator"]), list(g["seats"]), holdings)
+    return {"forms": president is not None, "president": president or ""}
+
+
+def _stop_value(data: Data1832, g: dict[str, Any]) -> dict[str, Any]:
+    phase = str(g["phase"])
+    if g["hex"] == data.extras.miami.hex:
+        value = rv.miami_value(data, phase, bool(g.get("first_run_of_game", False)))
+        company = g.get("company")
+        if company:
+            value += rv.key_west_bonus(data, company, phase, bool(g.get("key_west", False)))
+        return {"value": value}
+    return {"value": rv.printed_value(data, str(g["hex"]), phase, int(g.get("node", 0)))}
+
+
+def _token_bonus(data: Data1832, g: dict[str, Any]) -> dict[str, Any]:
+    bonus = rv.port_bonus if g["token"] == "port" else rv.cotton_bonus
+    return {"bonus": bonus(data, str(g["runner"]), str(g["owner"]), str(g["phase"]))}
+
+
+def _coal_token(data: Data1832, g: dict[str, Any]) -> dict[str, Any]:
+    to_owner, to_bank = rv.coal_token_payments(data, g["p5_owner"])
+    return {"to_owner": to_owner, "to_bank": to_bank}
+
+
+def _key_west(data: Data1832, g: dict[str, Any]) -> dict[str, Any]:
+    return {"placeable": rv.key_west_placeable(data, str(g["company"]), str(g["phase"]))}
+
+
 CHECKS: dict[str, Callable[[Data1832, dict[str, Any]], dict[str, Any]]] = {
     "market_move": _market_move,
     "dividend": _dividend,
@@ -268,6 +311,13 @@ CHECKS: dict[str, Callable[[Data1832, dict[str, Any]], dict[str, Any]]] = {
     "open_market": _open_market,
     "private_price": _private_price,
     "data": _data,
+    "sale": _sale,
+    "starting_treasury": _starting_treasury,
+    "system_president": _system_president,
+    "stop_value": _stop_value,
+    "token_bonus": _token_bonus,
+    "coal_token": _coal_token,
+    "key_west": _key_west,
 }
 
 
@@ -295,10 +345,17 @@ def run_case(path: Path, data: Data1832) -> Verdict1832:
         return Verdict1832(path, "(unreadable)", failures=[str(exc)])
     if case.pending:
         return Verdict1832(path, case.title, pending=True)
+    wanted_error = case.expect.get("error")
     try:
         actual = CHECKS[case.check](data, case.given)
-    except (TurnprocError, KeyError, ValueError, TypeError) as exc:
+    except TurnprocError as exc:
+        if wanted_error is not None and str(wanted_error) in str(exc):
+            return Verdict1832(path, case.title)
+        return Verdict1832(path, case.title, failures=[f"refused: {exc}"])
+    except (KeyError, ValueError, TypeError) as exc:
         return Verdict1832(path, case.title, failures=[f"could not run: {exc!r}"])
+    if wanted_error is not None:
+        return Verdict1832(path, case.title, failures=[f"expected the error {wanted_error!r}"])
     return Verdict1832(path, case.title, failures=_compare(actual, case.expect, "expect"))
 
 

@@ -454,3 +454,43 @@ def private_price_range(data: Data1832, private: str, phase: str) -> tuple[int, 
             return None
         return least, item.value * sale.phase_2_most_percent // 100
     return least, item.value * sale.most_percent // 100
+
+
+def starting_treasury(data: Data1832, par: int) -> int:
+    """5.6.4: ten times the par, paid when the stock round ends."""
+    return data.title.shares_per_company * par
+
+
+@dataclass(frozen=True)
+class Sale:
+    """5.3.3, 5.9: one player's block of one company's shares."""
+
+    cell: Cell  # where the token ends
+    proceeds: int  # what the seller receives
+    paid_by: Literal["bank", "president"]
+
+
+def sell(market: Market, start: Cell, shares: int, protected: bool = False) -> Sale:
+    """5.3.3: the shares go at the price of the token when the seller's turn
+    began; the token moves down one space a share (5.8.1). 5.9: if the
+    president protects, he pays the seller the same and the token stays."""
+    proceeds = shares * market.price(start)
+    if protected:
+        return Sale(start, proceeds, "president")
+    return Sale(market.after_sale(start, shares), proceeds, "bank")
+
+
+def system_president(
+    data: Data1832, initiator: str, seats: list[str], holdings: Mapping[str, int]
+) -> str | None:
+    """11.6.1: the initiator, or the first player clockwise from him, holding
+    40% of the two companies together (shares of either, a president's
+    certificate counting its two); None when no one does and no System forms."""
+    if initiator not in seats:
+        raise MarketError(f"{initiator} is not at the table")
+    needed = data.extras.systems.exchange_percent * data.title.shares_per_company // 100
+    start = seats.index(initiator)
+    for player in seats[start:] + seats[:start]:
+        if holdings.get(player, 0) >= needed:
+            return player
+    return None
