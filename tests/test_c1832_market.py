@@ -186,3 +186,28 @@ def test_certificate_limit_falls_with_companies(data: Data1832) -> None:
         mk.certificate_limit(data, 8, 10)
     with pytest.raises(mk.MarketError):
         mk.starting_cash(data, 1)
+
+
+def test_new_president_holds_the_most() -> None:
+    """5.5: whoever comes out holds at least as many shares as anyone."""
+    from turnproc.families.g18xx.titles.c1832.shares import new_president
+
+    rng = random.Random(55)
+    seats = ["A", "B", "C", "D", "E"]
+    for _ in range(500):
+        holdings = {p: rng.randint(0, 4) for p in seats}
+        president = rng.choice(seats)
+        chosen = new_president(seats, president, holdings)
+        assert holdings[chosen] == max(holdings.values()) or chosen == president
+        if chosen != president:
+            assert holdings[chosen] > holdings[president]
+
+
+def test_share_price_order_is_a_permutation() -> None:
+    rng = random.Random(4)
+    for _ in range(200):
+        tokens = [(f"C{i}", rng.choice(OPEN)) for i in range(6)]
+        order = mk.share_price_order(MARKET, tokens)
+        assert sorted(order) == sorted(c for c, _ in tokens)
+        prices = [MARKET.price(dict(tokens)[c]) for c in order]
+        assert prices == sorted(prices, reverse=True)

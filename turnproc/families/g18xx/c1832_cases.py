@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from turnproc.core.errors import TurnprocError
 from turnproc.families.g18xx.titles.c1832 import market as mk
 from turnproc.families.g18xx.titles.c1832 import revenue as rv
+from turnproc.families.g18xx.titles.c1832 import shares as sh
 from turnproc.families.g18xx.titles.c1832.data import Data1832, load
 
 GAME = "1832"
@@ -297,6 +298,58 @@ def _key_west(data: Data1832, g: dict[str, Any]) -> dict[str, Any]:
     return {"placeable": rv.key_west_placeable(data, str(g["company"]), str(g["phase"]))}
 
 
+def _certificate_count(data: Data1832, g: dict[str, Any]) -> dict[str, Any]:
+    """Each company as {cell, certificates, sold}: the zone after the sale
+    the player assumes unprotected (5.3.5)."""
+    market = mk.Market(data.title.market)
+    holdings = {}
+    for name, item in g.get("companies", {}).items():
+        cell = market.after_sale(_cell(item["cell"]), int(item.get("sold", 0)))
+        holdings[name] = sh.Holding(int(item["certificates"]), market.box(cell).zone)
+    count = sh.certificate_count(
+        holdings, int(g.get("privates", 0)), bool(g.get("mortgaged_southern_bank", False))
+    )
+    return {"count": count}
+
+
+def _new_president(data: Data1832, g: dict[str, Any]) -> dict[str, Any]:
+    holdings = {str(k): int(v) for k, v in g["holdings"].items()}
+    return {"president": sh.new_president(list(g["seats"]), str(g["president"]), holdings)}
+
+
+def _president_may_sell(data: Data1832, g: dict[str, Any]) -> dict[str, Any]:
+    holdings = {str(k): int(v) for k, v in g["holdings"].items()}
+    allowed = sh.may_sell_presidents_share(
+        data,
+        str(g["president"]),
+        holdings,
+        int(g.get("open_market", 0)),
+        int(g.get("shares", data.title.shares_per_company)),
+    )
+    return {"allowed": allowed}
+
+
+def _reissue_allowed(data: Data1832, g: dict[str, Any]) -> dict[str, Any]:
+    state = sh.ReissueState(
+        redeemed=int(g["redeemed"]),
+        initial_offering=int(g.get("initial_offering", 0)),
+        reissued_this_round=bool(g.get("reissued_this_round", False)),
+        operating=bool(g.get("operating", True)),
+    )
+    refusal = sh.reissue_refusal(state)
+    return {"allowed": refusal is None, "refusal": refusal or ""}
+
+
+def _share_price_order(data: Data1832, g: dict[str, Any]) -> dict[str, Any]:
+    market = mk.Market(data.title.market)
+    tokens = [(str(t["company"]), _cell(t["cell"])) for t in g["tokens"]]
+    return {"order": mk.share_price_order(market, tokens)}
+
+
+def _train_limit(data: Data1832, g: dict[str, Any]) -> dict[str, Any]:
+    return {"limit": mk.train_limit(data, str(g["phase"]), bool(g.get("system", False)))}
+
+
 CHECKS: dict[str, Callable[[Data1832, dict[str, Any]], dict[str, Any]]] = {
     "market_move": _market_move,
     "dividend": _dividend,
@@ -318,6 +371,12 @@ CHECKS: dict[str, Callable[[Data1832, dict[str, Any]], dict[str, Any]]] = {
     "token_bonus": _token_bonus,
     "coal_token": _coal_token,
     "key_west": _key_west,
+    "certificate_count": _certificate_count,
+    "new_president": _new_president,
+    "president_may_sell": _president_may_sell,
+    "reissue_allowed": _reissue_allowed,
+    "share_price_order": _share_price_order,
+    "train_limit": _train_limit,
 }
 
 

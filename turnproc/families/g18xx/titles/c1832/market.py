@@ -494,3 +494,21 @@ def system_president(
         if holdings.get(player, 0) >= needed:
             return player
     return None
+
+
+def share_price_order(market: Market, tokens: list[tuple[str, Cell]]) -> list[str]:
+    """4.1.3, Glossary "Share Price Order": highest price first; at one price
+    the rightmost box first; in one box from top to bottom, which is the order
+    of arrival (`tokens` lists each box's tokens top first, 5.8.4)."""
+    arrival = {company: index for index, (company, _) in enumerate(tokens)}
+    return [
+        company
+        for company, cell in sorted(
+            tokens, key=lambda t: (-market.price(t[1]), -t[1][1], arrival[t[0]])
+        )
+    ]
+
+
+def train_limit(data: Data1832, phase: str, system: bool = False) -> int:
+    """4.2, 11.6.7: the phase's limit, per shell: a System has twice as many."""
+    return data.phase(phase).train_limit * (2 if system else 1)
