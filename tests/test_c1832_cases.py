@@ -129,3 +129,14 @@ def test_an_expected_refusal_must_happen(tmp_path: Path) -> None:
     )
     verdict = c1832_cases.run_case(allowed, DATA)
     assert verdict.mark == "FAIL" and "expected the error" in verdict.failures[0]
+
+
+def test_a_misspelt_input_fails(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        "typo.toml",
+        'title = "t"\nrules = "5.8.1"\ncheck = "market_move"\n'
+        "[given]\npar = 100\nsould = 1\n[expect]\nprice = 100\n",
+    )
+    verdict = c1832_cases.run_case(path, DATA)
+    assert verdict.mark == "FAIL" and "'sould'" in verdict.failures[0]

@@ -60,6 +60,28 @@ class Verdict1832:
         return "FAIL" if self.failures else "PEND" if self.pending else "PASS"
 
 
+class _Given(dict[str, Any]):
+    """A case's inputs, remembering which the check read: an input no check
+    reads is a mistake in the case file (a misspelt name would pass unseen)."""
+
+    def __init__(self, items: dict[str, Any]) -> None:
+        super().__init__(items)
+        self.read: set[str] = set()
+
+    def __getitem__(self, key: str) -> Any:
+        self.read.add(key)
+        return super().__getitem__(key)
+
+    def __contains__(self, key: object) -> bool:
+        if isinstance(key, str):
+            self.read.add(key)
+        return super().__contains__(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self.read.add(key)
+        return super().get(key, default)
+
+
 def is_1832_case(path: Path) -> bool:
     """Whether a case file declares `game = "1832"` (unreadable files: no)."""
     try:
@@ -405,14 +427,20 @@ def run_case(path: Path, data: Data1832) -> Verdict1832:
     if case.pending:
         return Verdict1832(path, case.title, pending=True)
     wanted_error = case.expect.get("error")
+    given = _Given(case.given)
     try:
-        actual = CHECKS[case.check](data, case.given)
+        actual = CHECKS[case.check](data, given)
     except TurnprocError as exc:
         if wanted_error is not None and str(wanted_error) in str(exc):
             return Verdict1832(path, case.title)
         return Verdict1832(path, case.title, failures=[f"refused: {exc}"])
     except (KeyError, ValueError, TypeError) as exc:
         return Verdict1832(path, case.title, failures=[f"could not run: {exc!r}"])
+    unread = sorted(set(given) - given.read)
+    if unread:
+        return Verdict1832(
+            path, case.title, failures=[f"given {unread} not used by check {case.check!r}"]
+        )
     if wanted_error is not None:
         return Verdict1832(path, case.title, failures=[f"expected the error {wanted_error!r}"])
     return Verdict1832(path, case.title, failures=_compare(actual, case.expect, "expect"))
