@@ -105,6 +105,9 @@ def expected_tables(data: Data1832) -> dict[str, list[Row]]:
             )
             for c in t.companies
         ],
+        "brown-tiles": [
+            (tid, str(tile.count)) for tid, tile in data.tiles.items() if tile.colour == "brown"
+        ],
         "offboard": sorted(offboard, key=lambda r: (r[0][0], int(r[0][1:]))),
         "market": [
             (str(r + 1), " ".join(box(b) for b in row)) for r, row in enumerate(market.grid)
