@@ -112,3 +112,14 @@ def test_bad_data_is_refused_clearly(mutate: Any, message: str) -> None:
 
 def test_the_files_as_shipped_parse() -> None:
     assert parse(raw_files()).title.bank == 12000
+
+
+def test_hex_coordinates_fit_one_grid() -> None:
+    """2 (Map): on the published pointy grid a hex's row letter and column
+    number always have an odd sum (A7, B2, N16), so a mistyped hex shows."""
+    data = load()
+    for hx in data.title.hexes:
+        row = ord(hx.hex[0]) - ord("A")
+        col = int(hx.hex[1:])
+        assert 0 <= row < 14 and 1 <= col <= 24, hx.hex
+        assert (row + col) % 2 == 1, hx.hex
