@@ -372,6 +372,26 @@ def _train_limit(data: Data1832, g: dict[str, Any]) -> dict[str, Any]:
     return {"limit": mk.train_limit(data, str(g["phase"]), bool(g.get("system", False)))}
 
 
+def _southern_bank(data: Data1832, g: dict[str, Any]) -> dict[str, Any]:
+    value = int(g["asset_value"])
+    least, most = mk.mortgage_range(data, value)
+    repay_least, repay_most = mk.mortgage_repayment_range(data, value)
+    return {
+        "least": least,
+        "most": most,
+        "repay_least": repay_least,
+        "repay_most": repay_most,
+        "interest": mk.mortgage_interest(data, value, int(g.get("treasury", 0))),
+    }
+
+
+def _civil_war(data: Data1832, g: dict[str, Any]) -> dict[str, Any]:
+    market = mk.Market(data.title.market)
+    start = _cell(g["start"]) if "start" in g else market.par_cell(int(g["par"]))
+    cell = market.move(start, ["left"] * data.extras.civil_war.left_moves)
+    return _box(market, cell) | {"pays": mk.civil_war_cash(data, int(g.get("cash", 0)))}
+
+
 CHECKS: dict[str, Callable[[Data1832, dict[str, Any]], dict[str, Any]]] = {
     "market_move": _market_move,
     "dividend": _dividend,
@@ -399,6 +419,8 @@ CHECKS: dict[str, Callable[[Data1832, dict[str, Any]], dict[str, Any]]] = {
     "reissue_allowed": _reissue_allowed,
     "share_price_order": _share_price_order,
     "train_limit": _train_limit,
+    "southern_bank": _southern_bank,
+    "civil_war": _civil_war,
 }
 
 

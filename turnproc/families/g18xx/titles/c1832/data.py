@@ -215,6 +215,30 @@ class Port(_Data):
     other_bonus: int
 
 
+class Track(_Data):
+    yellow_tiles: int
+    upgrades: int
+
+
+class InitialRound(_Data):
+    bid_increment: int
+    p1_discount: int
+
+
+class SouthernBank(_Data):
+    interest_percent: int
+    least_percent: int
+    most_percent: int
+    repay_least_percent: int
+    repay_most_percent: int
+
+
+class CivilWar(_Data):
+    cash_percent: int
+    left_moves: int
+    train_limit: int
+
+
 class Extras(_Data):
     """extras.json: 1832's own machinery (systems, redemption, reissue, the
     coal fields, Miami and Key West, cotton and port, variants)."""
@@ -227,6 +251,11 @@ class Extras(_Data):
     miami: Miami
     cotton: Cotton
     port: Port
+    track: Track
+    initial_round: InitialRound
+    least_private_or_train_price: int
+    southern_bank: SouthernBank
+    civil_war: CivilWar
     medium_city_upgrades: dict[str, str]
     brown_only: dict[str, tuple[str, ...]]
     token_recost: int

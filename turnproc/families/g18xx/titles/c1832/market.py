@@ -512,3 +512,30 @@ def share_price_order(market: Market, tokens: list[tuple[str, Cell]]) -> list[st
 def train_limit(data: Data1832, phase: str, system: bool = False) -> int:
     """4.2, 11.6.7: the phase's limit, per shell: a System has twice as many."""
     return data.phase(phase).train_limit * (2 if system else 1)
+
+
+def mortgage_range(data: Data1832, asset_value: int) -> tuple[int, int]:
+    """17.3: a Southern Bank mortgage is half to double the asset's value."""
+    bank = data.extras.southern_bank
+    least = -(-asset_value * bank.least_percent // 100)
+    return least, asset_value * bank.most_percent // 100
+
+
+def mortgage_repayment_range(data: Data1832, asset_value: int) -> tuple[int, int]:
+    """17.3: the company repays half to the full value of the asset."""
+    bank = data.extras.southern_bank
+    least = -(-asset_value * bank.repay_least_percent // 100)
+    return least, asset_value * bank.repay_most_percent // 100
+
+
+def mortgage_interest(data: Data1832, asset_value: int, treasury: int) -> int:
+    """17.3: 10% of the mortgaged asset's value at the start of each operating
+    round, or nothing when the company cannot pay it (rounded down
+    [designed])."""
+    interest = asset_value * data.extras.southern_bank.interest_percent // 100
+    return interest if treasury >= interest else 0
+
+
+def civil_war_cash(data: Data1832, cash: int) -> int:
+    """17.5: what a company or player pays the bank: half, rounded down."""
+    return cash * data.extras.civil_war.cash_percent // 100
