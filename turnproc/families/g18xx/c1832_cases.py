@@ -311,6 +311,11 @@ def _token_bonus(data: Data1832, g: dict[str, Any]) -> dict[str, Any]:
     return {"bonus": bonus(data, str(g["runner"]), str(g["owner"]), str(g["phase"]))}
 
 
+def _token_city(data: Data1832, g: dict[str, Any]) -> dict[str, Any]:
+    where = rv.port_city if g["token"] == "port" else rv.cotton_city
+    return {"allowed": where(data, str(g["hex"]))}
+
+
 def _coal_token(data: Data1832, g: dict[str, Any]) -> dict[str, Any]:
     to_owner, to_bank = rv.coal_token_payments(data, g["p5_owner"])
     return {"to_owner": to_owner, "to_bank": to_bank}
@@ -412,6 +417,7 @@ CHECKS: dict[str, Callable[[Data1832, dict[str, Any]], dict[str, Any]]] = {
     "stop_value": _stop_value,
     "token_bonus": _token_bonus,
     "coal_token": _coal_token,
+    "token_city": _token_city,
     "key_west": _key_west,
     "certificate_count": _certificate_count,
     "new_president": _new_president,
