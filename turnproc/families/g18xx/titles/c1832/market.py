@@ -328,7 +328,9 @@ def redemption_refusal(data: Data1832, state: RedemptionState, source: str) -> s
     reason's code."""
     rules = data.extras.redemption
     held = state.holdings
-    per_round = data.extras.systems.redemptions_per_stock_round if state.system else 1
+    per_round = (
+        data.extras.systems.redemptions_per_stock_round if state.system else rules.per_stock_round
+    )
     if source == "initial offering":
         return "INITIAL_OFFERING_NOT_REDEEMABLE"
     if not state.operating:
@@ -510,8 +512,10 @@ def share_price_order(market: Market, tokens: list[tuple[str, Cell]]) -> list[st
 
 
 def train_limit(data: Data1832, phase: str, system: bool = False) -> int:
-    """4.2, 11.6.7: the phase's limit, per shell: a System has twice as many."""
-    return data.phase(phase).train_limit * (2 if system else 1)
+    """4.2, 11.6.7: the phase's limit, per shell: a System (two shells) has
+    twice as many."""
+    shells = data.extras.systems.shares // data.title.shares_per_company if system else 1
+    return data.phase(phase).train_limit * shells
 
 
 def mortgage_range(data: Data1832, asset_value: int) -> tuple[int, int]:
