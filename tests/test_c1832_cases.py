@@ -140,3 +140,20 @@ def test_a_misspelt_input_fails(tmp_path: Path) -> None:
     )
     verdict = c1832_cases.run_case(path, DATA)
     assert verdict.mark == "FAIL" and "'sould'" in verdict.failures[0]
+
+
+def test_file_names_read_like_the_table_of_contents() -> None:
+    """docs/cases.md: cases/1832/<section>-<slug>.toml, the section one the
+    case cites (or a chapter or section containing it)."""
+    for path in CASES:
+        numbers = []
+        for part in path.stem.split("-"):
+            if not part.isdigit():
+                break
+            numbers.append(str(int(part)))
+        section = ".".join(numbers)
+        refs = [r.strip().split()[0] for r in c1832_cases.load_case(path).rules.split(",")]
+        assert section and any(r == section or r.startswith(section + ".") for r in refs), (
+            path.name,
+            refs,
+        )
