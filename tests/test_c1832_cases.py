@@ -1,5 +1,5 @@
 """The 1832 rule cases (cases/1832/, docs/cases.md "1832") run, none fails,
-and the runner reports PASS, FAIL and PEND honestly."""
+and the runner reports PASS, FAIL and PENDING honestly."""
 
 import json
 from pathlib import Path
@@ -62,7 +62,7 @@ def test_pending_is_not_passed(tmp_path: Path) -> None:
         "[expect]\nprice = 100\n",
     )
     verdict = c1832_cases.run_case(path, DATA)
-    assert verdict.mark == "PEND" and not verdict.passed
+    assert verdict.mark == "PENDING" and not verdict.passed
 
 
 @pytest.mark.parametrize(
@@ -89,7 +89,7 @@ def test_cli_runs_1832_cases(capsys: pytest.CaptureFixture[str], tmp_path: Path)
     )
     assert main(["case", "run", str(CASES[0]), str(pend)]) == 0
     out = capsys.readouterr().out
-    assert "PASS  " in out and "PEND  " in out
+    assert "PASS  " in out and "PENDING  " in out
     assert "1 passed, 0 failed, 1 pending" in out
     assert main(["case", "run", "--json", str(pend)]) == 0
     rows = json.loads(capsys.readouterr().out)

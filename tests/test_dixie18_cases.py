@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from turnproc.families.g18xx.titles.dixie18 import cases, merger
+from turnproc.families.g18xx import dixie18_cases as cases
+from turnproc.families.g18xx.titles.dixie18 import merger
 from turnproc.families.g18xx.titles.dixie18.data import load_dixie
 
 ROOT = Path(__file__).resolve().parent.parent

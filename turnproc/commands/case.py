@@ -21,7 +21,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 def _run(args: argparse.Namespace) -> int:
     from turnproc.cases import CaseError, CaseVerdict, load_case, run_case
     from turnproc.families.g18xx import c1832_cases
-    from turnproc.families.g18xx.titles.dixie18 import cases as dixie_cases
+    from turnproc.families.g18xx import dixie18_cases as dixie_cases
     from turnproc.scenario.loader import load_scenario
 
     games_1832 = [c1832_cases.is_1832_case(path) for path in args.files]

@@ -3,7 +3,7 @@ states a rule of the rules text as given numbers and the numbers that must
 come out, checked against the 1832 title data and market arithmetic.
 
 A case the code cannot run yet says `pending = true` and why; it is reported
-PEND, never PASS, until the code it needs exists.
+PENDING, never PASS, until the code it needs exists.
 """
 
 import json
@@ -57,7 +57,7 @@ class Verdict1832:
 
     @property
     def mark(self) -> str:
-        return "FAIL" if self.failures else "PEND" if self.pending else "PASS"
+        return "FAIL" if self.failures else "PENDING" if self.pending else "PASS"
 
 
 class _Given(dict[str, Any]):
@@ -475,7 +475,7 @@ def run_case(path: Path, data: Data1832) -> Verdict1832:
 
 
 def run_files(paths: list[Path], as_json: bool = False) -> int:
-    """`turnproc case run` for 1832 case files: PASS, FAIL or PEND per case;
+    """`turnproc case run` for 1832 case files: PASS, FAIL or PENDING per case;
     exit status 1 when any fails."""
     data = load()
     verdicts = [run_case(path, data) for path in paths]
@@ -496,6 +496,6 @@ def run_files(paths: list[Path], as_json: bool = False) -> int:
             print(f"{v.mark}  {v.path}  {v.title}")
             for failure in v.failures:
                 print(f"      {failure}")
-        counts = {m: sum(v.mark == m for v in verdicts) for m in ("PASS", "FAIL", "PEND")}
-        print(f"{counts['PASS']} passed, {counts['FAIL']} failed, {counts['PEND']} pending")
+        counts = {m: sum(v.mark == m for v in verdicts) for m in ("PASS", "FAIL", "PENDING")}
+        print(f"{counts['PASS']} passed, {counts['FAIL']} failed, {counts['PENDING']} pending")
     return 1 if any(v.failures for v in verdicts) else 0
