@@ -121,7 +121,8 @@ Commands you can mail to the moderator (one per message, on the first line):
       put yourself on the game's standby list: you take over the next
       position whose player stops sending orders, and get its report,
       turnsheet and secret by mail. The answer asks you to confirm with a
-      line to send back. With "leave": off the list again.
+      line to send back. With "leave": off the list again, confirmed
+      the same way.
 
 A turnsheet is sent as it is: the filled-in sheet from your report, starting
 with its TURNSHEET line, in the body of the mail or as a .txt attachment.
@@ -939,7 +940,7 @@ class _Reader:
         their caps (docs/mail.md, section 5)."""
         game = self._game(command.fields["game"])
         if command.flags & STANDBY_LEAVE_WORDS:
-            return self._leave_standby(game)
+            return self._leave_standby(command, game)
         refusal = repo.standby_refusal(self.session, game, self.sender)
         if refusal:
             raise _Refused(refusal)
@@ -984,18 +985,46 @@ class _Reader:
             f"OK: you are on the standby list of {game.name}{ahead}.\n\n"
             "When a player stops sending orders, the next volunteer on the list takes over\n"
             "the position as a turn ends, and gets a welcome mail with its report,\n"
-            f"turnsheet and secret. To leave the list: STANDBY game: {game.name} leave\n"
+            f"turnsheet and secret. To leave the list, send STANDBY game: {game.name} leave\n"
+            "and then the line of the mail that asks you to confirm.\n"
         )
         self._reply(f"[{game.name}] OK: you are on the standby list", reply, game=game)
         detail = f"STANDBY: {self.sender} on the standby list of {game.name}"
         return self._settle("standby", detail, answered=True, game=game)
 
-    def _leave_standby(self, game: Game) -> IngestOutcome:
+    def _leave_standby(self, command: _Command, game: Game) -> IngestOutcome:
+        """STANDBY ... leave: off the list, confirmed like joining. A From line
+        is easy to forge, so the first leave is answered (to the volunteer's
+        own address) with a line holding a code, and only that line sent back
+        takes the volunteer off the list (docs/mail.md, section 5)."""
         waiting = [
             s for s in repo.standbys(self.session, game.id) if s.email.lower() == self.sender
         ]
         if not waiting:
             raise _Refused(f"{self.sender} is not waiting on the standby list of {game.name}")
+        purpose = f"standby-leave/{game.id}/{self.sender}"
+        key = repo.installation_key(self.session)
+        code = command.fields.get("code")
+        if code is None:
+            # What a forged leave can draw: a question to the volunteer's own
+            # address, at most HELP_ANSWERS_PER_DAY STANDBY answers a day.
+            if (ignored := self._answered_too_often("standby")) is not None:
+                return ignored
+            line = f"STANDBY game: {game.name} leave code: {confirmation_code(key, purpose)}"
+            self._reply(
+                f"[{game.name}] Confirm: leaving the standby list",
+                f"To leave the standby list of {game.name}, send this line back as the first\n"
+                f"line of a mail, from this address:\n\n  {line}\n\n"
+                "If you did not ask to leave, ignore this mail: you stay on the list.\n",
+                game=game,
+            )
+            detail = f"STANDBY: {self.sender} asked to confirm leaving {game.name}"
+            return self._settle("standby", detail, answered=True, game=game)
+        if not confirmation_matches(key, purpose, code):
+            raise _Refused(
+                "wrong confirmation code",
+                "send the STANDBY line of the mail that asked you to confirm, as it is",
+            )
         repo.remove_standby(self.session, waiting[0])
         repo.log_action(
             self.session,
