@@ -239,6 +239,43 @@ def test_a_strangers_rules_has_no_pdf_and_a_confirmed_volunteers_has(world: Worl
     assert with_pdf.kind == "rules"
 
 
+def test_a_forged_standby_leave_removes_no_one(world: World) -> None:
+    volunteer = "Val Oakes <val@example.net>"
+    asked = run(world, mail(f"STANDBY game: {GAME}", sender=volunteer, message_id="<l0@v>"))
+    [question] = replies(world, asked)
+    line = next(text for text in question.body.splitlines() if "code:" in text).strip()
+    assert run(world, mail(line, sender=volunteer, message_id="<l1@v>")).verdict == "standby"
+
+    def on_the_list() -> list[str]:
+        with transaction(world.engine) as session:
+            return [s.email for s in repo.standbys(session, world.game_id)]
+
+    # A leave written with the volunteer's address by someone else: the
+    # question goes to the volunteer's own mailbox, and no one leaves.
+    forged = run(world, mail(f"STANDBY game: {GAME} leave", sender=volunteer, message_id="<l2@x>"))
+    assert forged.verdict == "standby"
+    [to_volunteer] = replies(world, forged)
+    assert to_volunteer.to_address == "val@example.net"
+    assert on_the_list() == ["val@example.net"]
+    # Guessing the code, or using the code of joining, removes no one either.
+    for n, code in enumerate(("aaaa-bbbb", line.rsplit(" ", 1)[1])):
+        guess = f"STANDBY game: {GAME} leave code: {code}"
+        wrong = run(world, mail(guess, sender=volunteer, message_id=f"<l3{n}@x>"))
+        assert wrong.verdict == "refused" and "wrong confirmation code" in wrong.detail
+        assert on_the_list() == ["val@example.net"]
+    # The code of another address's leave does not work for this one.
+    leave_line = next(t for t in to_volunteer.body.splitlines() if "code:" in t).strip()
+    assert run(world, mail(leave_line, sender="eve@example.net", message_id="<l4@x>")).verdict in (
+        "refused",
+        "ignored",
+    )
+    assert on_the_list() == ["val@example.net"]
+    # The volunteer, who reads the mail, leaves with the line it holds.
+    left = run(world, mail(leave_line, sender=volunteer, message_id="<l5@v>"))
+    assert left.verdict == "standby" and "off the standby list" in left.detail
+    assert on_the_list() == []
+
+
 # --- 10: names from mail are cleaned before they are stored or printed ----------------
 
 

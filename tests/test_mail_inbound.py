@@ -468,9 +468,17 @@ def test_standby_puts_a_volunteer_on_the_list_once(world: World) -> None:
         [standby] = repo.standbys(session, world.game_id)
         assert (standby.email, standby.real_name) == ("val@example.net", "Val Oakes")
     leave = f"STANDBY game: {GAME} leave"
-    left = run(world, mail(leave, sender=volunteer, message_id="<s6@v>"))
+    asked_to_leave = run(world, mail(leave, sender=volunteer, message_id="<s6@v>"))
+    assert (asked_to_leave.verdict, asked_to_leave.answered) == ("standby", True)
+    [question] = replies(world, asked_to_leave)
+    assert question.to_address == "val@example.net"
+    confirm_leave = next(line for line in question.body.splitlines() if "code:" in line).strip()
+    assert confirm_leave.startswith(f"STANDBY game: {GAME} leave code: ")
+    with transaction(world.engine) as session:  # asking alone removes no one
+        assert [s.email for s in repo.standbys(session, world.game_id)] == ["val@example.net"]
+    left = run(world, mail(confirm_leave, sender=volunteer, message_id="<s7@v>"))
     assert left.verdict == "standby" and "off the standby list" in left.detail
-    assert run(world, mail(leave, sender=volunteer, message_id="<s7@v>")).verdict == "refused"
+    assert run(world, mail(leave, sender=volunteer, message_id="<s8@v>")).verdict == "refused"
     with transaction(world.engine) as session:
         assert repo.standbys(session, world.game_id) == []
 
