@@ -8,7 +8,10 @@ server on loopback that delivers over LMTP. Both offer the same interface.
 
 import abc
 import asyncio
+import contextlib
 import email
+import imaplib
+import secrets
 import shutil
 import smtplib
 import socket
@@ -23,6 +26,11 @@ from typing import Any
 from urllib.parse import quote
 
 PASSWORD = "s3cret pass"
+
+# How often a server is started on fresh ports before the test gives up: other
+# test processes on the machine pick free ports too, and one may take a port
+# between our pick and our server's bind.
+START_ATTEMPTS = 5
 
 
 def free_port() -> int:
@@ -48,6 +56,44 @@ def wait_for_port(port: int, timeout: float = STARTUP_S) -> None:
     raise RuntimeError(f"nothing listening on 127.0.0.1:{port} after {timeout}s")
 
 
+def imap_login_works(port: int, password: str) -> bool:
+    """Whether the IMAP server on `port` lets a user in with `password`: a
+    password no other server knows proves the port is held by our own server,
+    not by another test's that took the port first."""
+    try:
+        imap = imaplib.IMAP4("127.0.0.1", port, timeout=30)
+    except (OSError, imaplib.IMAP4.error):  # nothing there, or no IMAP server
+        return False
+    try:
+        imap.login("probe@example.org", password)
+        return True
+    except imaplib.IMAP4.error:
+        return False
+    finally:
+        with contextlib.suppress(OSError, imaplib.IMAP4.error):
+            imap.logout()
+
+
+def started(process: "subprocess.Popen[bytes]", ports: Iterable[int], password: str) -> bool:
+    """Wait for `process` to listen on every port; true when it does and its
+    IMAP (the first port) takes `password`, false when it died or another
+    server answers there instead."""
+    ports = list(ports)
+    try:
+        for port in ports:
+            wait_for_port(port)
+    except RuntimeError:
+        return False
+    return imap_login_works(ports[0], password) and process.poll() is None
+
+
+def server_log(path: Path) -> str:
+    try:
+        return path.read_text(errors="replace")[-2000:]
+    except OSError:
+        return ""
+
+
 class MailWorld(abc.ABC):
     """SMTP for everyone, one IMAP mailbox per address."""
 
@@ -69,33 +115,49 @@ class MailWorld(abc.ABC):
 
 class MailDevel(MailWorld):
     def __init__(self) -> None:
-        self.smtp_port = free_port()
-        self.imap_port = free_port()
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "mail_devel",
-                "--host",
-                "127.0.0.1",
-                "--multi-user",
-                "--password",
-                PASSWORD,
-                "--no-http",
-                "--smtp-port",
-                str(self.smtp_port),
-                "--imap-port",
-                str(self.imap_port),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+        self.password = f"{PASSWORD} {secrets.token_hex(8)}"
+        self.log = Path(tempfile.mkstemp(prefix="turnproc-mail-devel-", suffix=".log")[1])
+        for _ in range(START_ATTEMPTS):
+            self.smtp_port = free_port()
+            self.imap_port = free_port()
+            with self.log.open("wb") as log:
+                self.process = subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "mail_devel",
+                        "--host",
+                        "127.0.0.1",
+                        "--multi-user",
+                        "--password",
+                        self.password,
+                        "--no-http",
+                        "--smtp-port",
+                        str(self.smtp_port),
+                        "--imap-port",
+                        str(self.imap_port),
+                    ],
+                    stdout=subprocess.DEVNULL,
+                    stderr=log,
+                )
+            if started(self.process, (self.imap_port, self.smtp_port), self.password):
+                return
+            self.process.terminate()
+            self.process.wait(timeout=30)
+        raise RuntimeError(
+            f"mail-devel did not start in {START_ATTEMPTS} attempts:\n{server_log(self.log)}"
         )
-        wait_for_port(self.smtp_port)
-        wait_for_port(self.imap_port)
+
+    def imap_url(self, address: str) -> str:
+        return (
+            f"imap://{quote(address, safe='')}:{quote(self.password, safe='')}"
+            f"@127.0.0.1:{self.imap_port}/INBOX"
+        )
 
     def stop(self) -> None:
         self.process.terminate()
         self.process.wait(timeout=10)
+        self.log.unlink(missing_ok=True)
 
 
 DOVECOT_CONF = """\
@@ -168,25 +230,34 @@ class Dovecot(MailWorld):
             (root / sub).mkdir(parents=True, exist_ok=True)
         (root / "mail").chmod(0o777)
         root.chmod(0o755)
-        self.imap_port = free_port()
-        self.lmtp_port = free_port()
+        self.password = f"{PASSWORD.replace(' ', '_')}_{secrets.token_hex(8)}"
         conf = root / "dovecot.conf"
-        conf.write_text(
-            DOVECOT_CONF.format(
-                root=root,
-                password=PASSWORD.replace(" ", "_"),
-                imap_port=self.imap_port,
-                lmtp_port=self.lmtp_port,
-            )
-        )
         binary = shutil.which("dovecot") or "/usr/sbin/dovecot"
-        self.process = subprocess.Popen(
-            [binary, "-F", "-c", str(conf)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        wait_for_port(self.imap_port)
-        wait_for_port(self.lmtp_port)
+        for _ in range(START_ATTEMPTS):
+            self.imap_port = free_port()
+            self.lmtp_port = free_port()
+            conf.write_text(
+                DOVECOT_CONF.format(
+                    root=root,
+                    password=self.password,
+                    imap_port=self.imap_port,
+                    lmtp_port=self.lmtp_port,
+                )
+            )
+            self.process = subprocess.Popen(
+                [binary, "-F", "-c", str(conf)],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            if started(self.process, (self.imap_port, self.lmtp_port), self.password):
+                break
+            self.process.terminate()
+            self.process.wait(timeout=30)
+        else:
+            raise RuntimeError(
+                f"dovecot did not start in {START_ATTEMPTS} attempts:\n"
+                f"{server_log(root / 'dovecot.log')}"
+            )
         self.smtp_port = free_port()
         self.controller = Controller(
             _LmtpRelay(self.lmtp_port),
@@ -198,7 +269,7 @@ class Dovecot(MailWorld):
 
     def imap_url(self, address: str) -> str:
         return (
-            f"imap://{quote(address, safe='')}:{quote(PASSWORD.replace(' ', '_'), safe='')}"
+            f"imap://{quote(address, safe='')}:{quote(self.password, safe='')}"
             f"@127.0.0.1:{self.imap_port}/INBOX"
         )
 
