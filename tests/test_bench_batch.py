@@ -65,3 +65,7 @@ def test_turn_to_mailbox_runs_the_cron_line_until_every_report_is_accepted(
 
     figures = bench_turn_to_mailbox("continental-rails", bench.midgame(scenario, 1), runs=1)
     assert figures["turn_to_mailbox_s"] > 0 and figures["turn_to_mailbox_wall_s"] > 0
+    # Each command's share, and together no more than the whole.
+    shares = figures["turn_to_mailbox_turn_run_s"], figures["turn_to_mailbox_mail_send_s"]
+    assert min(shares) > 0
+    assert sum(shares) <= figures["turn_to_mailbox_s"] + 0.01
