@@ -167,6 +167,10 @@ def _one_run(scenario_name: str, state: "GameState", parts: bool = False) -> dic
                 if parts:
                     measured = json.loads(parts_file.read_text(encoding="utf-8"))
                     figures.update({f"{name}.{part}": s for part, s in measured.items()})
+                    # After the command: the interpreter's own end.
+                    figures[f"{name}.exit"] = (
+                        figures[f"turn_to_mailbox_{name}_s"] - measured["total"]
+                    )
             figures["turn_to_mailbox_s"] = _children_cpu() - start_cpu
             figures["turn_to_mailbox_wall_s"] = time.perf_counter() - start
         finally:
