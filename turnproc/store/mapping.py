@@ -3,26 +3,31 @@
 The state is stored exactly as `GameState.model_dump_json()` writes it, so the
 bytes a turn produced are the bytes the next turn reads. Exports re-encode it
 with sorted keys, which makes them independent of dict insertion order.
+
+The engine's modules are imported by the functions that need them, not
+here: the store imports this module, and a command that reads and writes
+only mail (`mail ingest` of one message, `mail send`) need not load the
+rules engine's every step.
 """
 
 import hashlib
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-# imports every step, registering its event classes
-import turnproc.families.continental_rails.engine.resolve  # noqa: F401
-from turnproc.core.ledger import LedgerEntry
-from turnproc.families.continental_rails.engine import valuation
-from turnproc.families.continental_rails.engine.events import Event, Rejection, event_from_dict
-from turnproc.families.continental_rails.engine.state import VP_CATEGORIES, GameState
-from turnproc.scenario.model import Scenario
+if TYPE_CHECKING:
+    from turnproc.core.ledger import LedgerEntry
+    from turnproc.families.continental_rails.engine.events import Event, Rejection
+    from turnproc.families.continental_rails.engine.state import GameState
+    from turnproc.scenario.model import Scenario
 
 
-def state_json(state: GameState) -> str:
+def state_json(state: "GameState") -> str:
     return state.model_dump_json()
 
 
-def state_from_json(text: str) -> GameState:
+def state_from_json(text: str) -> "GameState":
+    from turnproc.families.continental_rails.engine.state import GameState
+
     return GameState.model_validate_json(text)
 
 
@@ -45,7 +50,7 @@ def export_state(text: str) -> str:
 EVENT_COLUMNS = ("kind", "visibility", "position", "railroad")
 
 
-def event_data(event: Event) -> str:
+def event_data(event: "Event") -> str:
     """The event's fields but its row's columns, as compact JSON."""
     fields = event.model_dump(mode="json", exclude=set(EVENT_COLUMNS))
     return json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
@@ -53,28 +58,39 @@ def event_data(event: Event) -> str:
 
 def event_from_row(
     data: str, kind: str, visibility: str, position: int | None, railroad: str | None
-) -> Event:
+) -> "Event":
     """The event stored as `data` and its row's columns."""
+    # resolve imports every step, registering its event classes
+    import turnproc.families.continental_rails.engine.resolve  # noqa: F401
+    from turnproc.families.continental_rails.engine.events import event_from_dict
+
     fields = json.loads(data)
     fields.update(kind=kind, visibility=visibility, position=position, railroad=railroad)
     return event_from_dict(fields)
 
 
-def rejection_data(rejection: Rejection) -> str:
+def rejection_data(rejection: "Rejection") -> str:
     fields = rejection.model_dump(mode="json")
     return json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-def rejection_from_data(text: str) -> Rejection:
+def rejection_from_data(text: str) -> "Rejection":
+    from turnproc.families.continental_rails.engine.events import Rejection
+
     return Rejection.model_validate_json(text)
 
 
-def ledger_entry(src: str, dst: str, amount: int, reason: str, ref: str) -> LedgerEntry:
+def ledger_entry(src: str, dst: str, amount: int, reason: str, ref: str) -> "LedgerEntry":
+    from turnproc.core.ledger import LedgerEntry
+
     return LedgerEntry(src=src, dst=dst, amount=amount, reason=reason, ref=ref)
 
 
-def standings_rows(state: GameState, scenario: Scenario) -> list[dict[str, Any]]:
+def standings_rows(state: "GameState", scenario: "Scenario") -> list[dict[str, Any]]:
     """1.2 Net worth and victory points of every position, for queries and status."""
+    from turnproc.families.continental_rails.engine import valuation
+    from turnproc.families.continental_rails.engine.state import VP_CATEGORIES
+
     rows = []
     for tycoon in state.tycoons:
         row: dict[str, Any] = {
