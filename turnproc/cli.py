@@ -24,6 +24,7 @@ import sys
 from collections.abc import Sequence
 
 from turnproc import __version__, commands
+from turnproc.core.collection import YOUNG
 from turnproc.core.errors import TurnprocError
 
 EX_TEMPFAIL = 75
@@ -52,8 +53,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         # The program's own process (not a caller in Python): it ends after
         # the command, so the collector need not walk everything loaded at the
-        # interpreter's end (a fifth of a second after `mail send`).
+        # interpreter's end (a fifth of a second after `mail send`), and it
+        # collects rarely while the command imports and works (core.collection).
         atexit.register(gc.freeze)
+        gc.set_threshold(max(gc.get_threshold()[0], YOUNG), *gc.get_threshold()[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
