@@ -312,8 +312,9 @@ def _inside(name: str, argv: list[str]) -> int:
     (_time_turn_run if name == "turn_run" else _time_mail_send)(parts)
     from turnproc.cli import main
 
+    sys.argv = ["turnproc", *argv]  # as the program runs it (cli.main ends it so)
     with parts.part("command"):
-        code = main(argv)
+        code = main()
     seconds = {"start": started_own}
     for part in parts.own:
         seconds[part] = parts.own[part] + parts.children[part]
