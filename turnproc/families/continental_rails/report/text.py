@@ -13,6 +13,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
 from turnproc.core.money import money
 from turnproc.families.continental_rails.report.model import PlayerReport
 from turnproc.families.continental_rails.report.wording import TEMPLATES_DIR
+from turnproc.templatecache import compiled
 
 TEXT_TEMPLATE = "report.txt.j2"
 LINE_WIDTH = 100
@@ -50,15 +51,17 @@ def _wrapped(text: str, indent: int) -> str:
 
 @cache
 def _template(name: str) -> Template:
+    loader = FileSystemLoader(TEMPLATES_DIR)
     env = Environment(
-        loader=FileSystemLoader(TEMPLATES_DIR),
+        loader=loader,
         undefined=StrictUndefined,
         autoescape=False,
         trim_blocks=False,
         keep_trailing_newline=True,
     )
     env.filters.update(money=_money, num=_num, fit=_fit, rj=_rj, wrap=_wrap)
-    return env.get_template(name)
+    source, filename, _ = loader.get_source(env, name)
+    return compiled(env, source, name, filename)
 
 
 def text_template() -> Template:

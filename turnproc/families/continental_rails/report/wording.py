@@ -18,6 +18,7 @@ from turnproc.families.continental_rails.engine.climate_table import ClimateTabl
 from turnproc.families.continental_rails.engine.events import Event
 from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.scenario.model import Scenario
+from turnproc.templatecache import compiled
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
 NEWS_FILE = TEMPLATES_DIR / "report_news.toml"
@@ -33,8 +34,8 @@ _POSITION_FIELDS = frozenset({"position", "previous", "president", "previous_own
 def _compiled(path: Path) -> tuple[dict[str, Any], dict[str, Template], dict[str, Template]]:
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     env = Environment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
-    events = {kind: env.from_string(text) for kind, text in data.get("events", {}).items()}
-    ledger = {reason: env.from_string(text) for reason, text in data.get("ledger", {}).items()}
+    events = {kind: compiled(env, text) for kind, text in data.get("events", {}).items()}
+    ledger = {reason: compiled(env, text) for reason, text in data.get("ledger", {}).items()}
     return data, events, ledger
 
 
