@@ -21,9 +21,9 @@ from turnproc.families.continental_rails.engine.events import Event, Rejection
 from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.families.continental_rails.report import mapdraw
 from turnproc.families.continental_rails.report.export import FORMAT_VERSION, render_json
+from turnproc.families.continental_rails.report.flowables import STYLES, Dated, Item, Runs, runs
 from turnproc.families.continental_rails.report.maps import MapPages, _legend_place, legend_for
 from turnproc.families.continental_rails.report.model import GameMeta, build_report
-from turnproc.families.continental_rails.report.pdf import STYLES, _Dated, _Item, _Runs, _runs
 from turnproc.families.continental_rails.report.render import (
     RenderedReport,
     render_turn_reports,
@@ -225,7 +225,7 @@ def test_north_east_legend_hides_none_of_the_readers_lines(scenario: Scenario) -
 
 def test_news_item_breaks_like_a_paragraph_and_splits_across_pages() -> None:
     words = [f"word{i}" for i in range(400)]
-    story: list[Flowable] = [_Item("• " + " ".join(words))]
+    story: list[Flowable] = [Item("• " + " ".join(words))]
     buffer = io.BytesIO()
     doc = SimpleDocTemplate(buffer, pagesize=(300, 200), invariant=1)
     doc.build(story)
@@ -234,7 +234,7 @@ def test_news_item_breaks_like_a_paragraph_and_splits_across_pages() -> None:
     printed = " ".join(page.extract_text() for page in pages).split()
     assert printed == ["•", *words]
     # The same text as a Paragraph of the same style breaks into the same lines.
-    item = _Item("• " + " ".join(words[:60]))
+    item = Item("• " + " ".join(words[:60]))
     para = Paragraph("• " + " ".join(words[:60]), STYLES["item"])
     assert item.wrap(250, 1000) == para.wrap(250, 1000)
 
@@ -265,30 +265,30 @@ def test_bold_and_plain_runs_break_like_a_paragraph_and_split() -> None:
         return " ".join(rng.choice(vocab) for _ in range(rng.randint(low, high)))
 
     for _ in range(150):
-        for runs in (
+        for pieces in (
             [(False, "• "), (True, words(1, 10)), (False, " " + words(0, 40))],
             [(True, words(1, 4) + ":"), (False, " " + words(1, 50))],
         ):
             for width in (527.27, 300.0, 180.0):
-                mine = _runs(runs)
-                markup = "".join(f"<b>{t}</b>" if bold else t for bold, t in runs)
+                mine = runs(pieces)
+                markup = "".join(f"<b>{t}</b>" if bold else t for bold, t in pieces)
                 para = Paragraph(markup.replace("&", "&amp;"), STYLES["item"])
                 assert mine.wrap(width, 1000) == para.wrap(width, 1000)
-                if isinstance(mine, _Runs) and mine.fallback is None:
+                if isinstance(mine, Runs) and mine.fallback is None:
                     ours = [" ".join(text.split()) for _, text in mine.lines]
                     theirs = [
                         " ".join("".join(w.text for w in line.words).split())
                         for line in para.blPara.lines
                     ]
                     assert ours == theirs
-    long = _runs([(False, "• "), (True, "BID X 1: refused."), (False, " " + "word " * 300)])
+    long = runs([(False, "• "), (True, "BID X 1: refused."), (False, " " + "word " * 300)])
     long.wrap(300, 1000)
     top, rest = long.split(300, 50)
-    assert isinstance(top, _Runs) and isinstance(rest, _Runs)
+    assert isinstance(top, Runs) and isinstance(rest, Runs)
     assert (top.start, top.stop, rest.start, rest.stop) == (0, 4, 4, None)
-    dated = _Dated("1850", "word " * 300)
+    dated = Dated("1850", "word " * 300)
     dated.wrap(300, 1000)
-    assert [type(part) for part in dated.split(300, 50)] == [_Dated, _Dated]
+    assert [type(part) for part in dated.split(300, 50)] == [Dated, Dated]
 
 
 def test_every_railroad_has_a_look_of_its_own_past_the_palette() -> None:

@@ -39,6 +39,7 @@ from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Flowable, Frame, PageBreak, PageTemplate
 
 from turnproc.families.continental_rails.report import internals, mapdraw
+from turnproc.families.continental_rails.report.flowables import Plain
 from turnproc.families.continental_rails.report.model import PCLine, PlayerReport, RailroadLine
 from turnproc.families.continental_rails.report.typeface import SANS_BOLD, register_fonts
 from turnproc.scenario.model import Scenario, Town
@@ -745,13 +746,10 @@ class MapPages:
         return PageTemplate(id="map", pagesize=PAGE, frames=[frame], **kwargs)
 
     def flowables(self, report: PlayerReport) -> list[Flowable]:
-        # Plain text drawn as a Paragraph would draw it (pdf imports this module).
-        from turnproc.families.continental_rails.report.pdf import _Plain
-
         style = ParagraphStyle("maptitle", fontName=SANS_BOLD, fontSize=12, leading=TITLE_H)
 
         def title(text: str) -> Flowable:
-            return _Plain(text, style)
+            return Plain(text, style)
 
         when = "the start of the game" if report.turn == 0 else f"the end of turn {report.turn}"
         note = f"railroads at {when}; your lines on a yellow band"

@@ -11,13 +11,8 @@ import io
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
-from xml.sax.saxutils import escape
 
-from reportlab import rl_config
 from reportlab.lib import colors
-from reportlab.lib.enums import TA_RIGHT
-from reportlab.lib.fonts import tt2ps
-from reportlab.lib.styles import ParagraphStyle
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import (
@@ -30,7 +25,6 @@ from reportlab.platypus import (
     PageBreak,
     PageTemplate,
     Paragraph,
-    Preformatted,
     Spacer,
     Table,
     TableStyle,
@@ -39,19 +33,24 @@ from reportlab.platypus import (
 from turnproc.core.money import money
 from turnproc.families.continental_rails.report import internals
 from turnproc.families.continental_rails.report.embedding import report_canvas
+from turnproc.families.continental_rails.report.flowables import (
+    STYLES,
+    Dated,
+    Item,
+    Plain,
+    Together,
+    WrittenPreformatted,
+    runs,
+)
 from turnproc.families.continental_rails.report.grid import Band, Grid, Look, Pair, Rule
 from turnproc.families.continental_rails.report.maps import MapPages
 from turnproc.families.continental_rails.report.model import CashFlow, PlayerReport
 from turnproc.families.continental_rails.report.strings import strings
 from turnproc.families.continental_rails.report.typeface import (
-    MONO,
     NARROW,
     NARROW_BOLD,
-    SANS,
-    SANS_BOLD,
     para,
     printable,
-    register_fonts,
 )
 
 PAGE = (595.27, 792.0)  # A4 width x Letter height: fits both papers
@@ -63,46 +62,6 @@ _GRID = colors.HexColor("#9a9a9a")
 _HEAD = colors.HexColor("#e4e0d4")
 _MINE = colors.HexColor("#fff4cc")
 _LINES = colors.HexColor("#f6f6f6")
-
-
-def _styles() -> dict[str, ParagraphStyle]:
-    register_fonts()
-    base = ParagraphStyle("body", fontName=SANS, fontSize=8.5, leading=10.6)
-    return {
-        "title": ParagraphStyle("title", parent=base, fontName=SANS_BOLD, fontSize=15, leading=19),
-        "h1": ParagraphStyle(
-            "h1",
-            parent=base,
-            fontName=SANS_BOLD,
-            fontSize=11.5,
-            leading=14,
-            spaceBefore=9,
-            spaceAfter=4,
-            textColor=colors.HexColor("#5a2a0a"),
-        ),
-        "h2": ParagraphStyle(
-            "h2",
-            parent=base,
-            fontName=SANS_BOLD,
-            fontSize=9,
-            leading=11.5,
-            spaceBefore=5,
-            spaceAfter=1,
-            keepWithNext=1,  # never the last line of a page
-        ),
-        "body": base,
-        "item": ParagraphStyle("item", parent=base, leftIndent=10, firstLineIndent=-7),
-        "cell": ParagraphStyle("cell", fontName=NARROW, fontSize=7, leading=8.4),
-        "cellb": ParagraphStyle("cellb", fontName=NARROW_BOLD, fontSize=7, leading=8.4),
-        "num": ParagraphStyle("num", fontName=NARROW, fontSize=7, leading=8.4, alignment=TA_RIGHT),
-        "mono": ParagraphStyle("mono", fontName=MONO, fontSize=7.2, leading=8.8),
-        "note": ParagraphStyle(
-            "note", parent=base, fontSize=7.5, leading=9.2, textColor=colors.HexColor("#444444")
-        ),
-    }
-
-
-STYLES = _styles()
 
 
 class _Cell(NamedTuple):
@@ -142,367 +101,6 @@ def _lines(text: str, font: str, width: float) -> str:
             line = word
         out.append(line)
     return "\n".join(out)
-
-
-@lru_cache(maxsize=4096)
-def _item_lines(text: str, font: str, size: float, first: float, rest: float) -> tuple[str, ...]:
-    """`text` broken into lines: the first at most `first` points wide, the others
-    `rest`; a word longer than a line stands alone on it."""
-    lines: list[str] = []
-    line = ""
-    for word in text.split():
-        candidate = f"{line} {word}" if line else word
-        if not line or stringWidth(candidate, font, size) <= (rest if lines else first):
-            line = candidate
-            continue
-        lines.append(line)
-        line = word
-    lines.append(line)
-    return tuple(lines)
-
-
-class _Item(Flowable):
-    """Bulleted lines of plain text with a hanging indent, one after another,
-    laid out as the "item" style lays out a Paragraph each. News items print the
-    same in every reader's report, so their line breaks are worked out once
-    (cached) instead of parsing and breaking a Paragraph per reader; plain text
-    has no markup to escape or obey. A part split onto the next page keeps the
-    lines `start` to `stop` of them all."""
-
-    def __init__(
-        self,
-        text: str | Sequence[str],
-        style: ParagraphStyle = STYLES["item"],
-        start: int = 0,
-        stop: int | None = None,
-    ):
-        super().__init__()
-        texts = [text] if isinstance(text, str) else text
-        self.texts = tuple(printable(t) for t in texts)
-        self.style = style
-        self.start, self.stop = start, stop
-        self.lines: list[tuple[bool, str]] = []
-
-    @property
-    def text(self) -> str:
-        return "\n".join(self.texts)
-
-    def _break(self, width: float) -> list[tuple[bool, str]]:
-        """Each line and whether it is the first of its item (hanging)."""
-        st = self.style
-        rest = width - st.leftIndent - st.rightIndent
-        lines: list[tuple[bool, str]] = []
-        for text in self.texts:
-            broken = _item_lines(text, st.fontName, st.fontSize, rest - st.firstLineIndent, rest)
-            lines += [(i == 0, line) for i, line in enumerate(broken)]
-        return lines[self.start : self.stop]
-
-    def wrap(self, avail_width: float, avail_height: float) -> tuple[float, float]:
-        self.lines = self._break(avail_width)
-        self.width, self.height = avail_width, len(self.lines) * self.style.leading
-        return self.width, self.height
-
-    def split(self, avail_width: float, avail_height: float) -> list[Flowable]:
-        count = len(self._break(avail_width))
-        fit = int(avail_height // self.style.leading)
-        if fit <= 0 or fit >= count:
-            return []
-        cut = self.start + fit
-        return [self._part(self.start, cut), self._part(cut, self.stop)]
-
-    def _part(self, start: int, stop: int | None) -> "_Item":
-        """The lines `start` to `stop` of this one (a part split off)."""
-        return type(self)(self.texts, self.style, start, stop)
-
-    def draw(self) -> None:
-        st = self.style
-        canvas: Canvas = self.canv
-        canvas.setFillColor(st.textColor)
-        canvas.setFont(st.fontName, st.fontSize, st.leading)
-        draw = strings(canvas).left
-        y = self.height - st.fontSize  # the first baseline, as in a Paragraph
-        for first, line in self.lines:
-            draw(st.leftIndent + (st.firstLineIndent if first else 0), y, line)
-            y -= st.leading
-
-    def getSpaceBefore(self) -> float:
-        return float(self.style.spaceBefore)
-
-    def getSpaceAfter(self) -> float:
-        return float(self.style.spaceAfter)
-
-
-class _Plain(_Item):
-    """A paragraph of plain text in one font (a heading, a note), laid out as
-    a Paragraph of that style: no markup to parse, its lines cached. Like a
-    Paragraph it leaves no single first line at the foot of a page."""
-
-    def split(self, avail_width: float, avail_height: float) -> list[Flowable]:
-        if avail_height // self.style.leading < 2 and not self.style.allowOrphans:
-            return []
-        return super().split(avail_width, avail_height)
-
-
-@lru_cache(maxsize=4096)
-def _dated_lines(
-    year: str, text: str, fonts: tuple[str, str], size: float, first: float, rest: float
-) -> tuple[str, ...]:
-    """`text` after the bold `year` broken into lines as a Paragraph breaks
-    "<b>year</b> text": the first line at most `first` points wide, the others
-    `rest`, the spaces of a line allowed to shrink by `spaceShrinkage` (5%).
-    The first line holds the text after the year (perhaps nothing)."""
-    bold, regular = fonts
-    space = stringWidth(" ", regular, size)
-    shrink = space * rl_config.spaceShrinkage
-    lines: list[str] = []
-    words: list[str] = []
-    width = stringWidth(year, bold, size)
-    gaps = 0  # spaces on the line, the one after the year included
-    for word in text.split():
-        wide = stringWidth(word, regular, size)
-        if width + space + wide <= (rest if lines else first) + (gaps + 1) * shrink:
-            words.append(word)
-            width += space + wide
-            gaps += 1
-        else:
-            lines.append(" ".join(words))
-            words, width, gaps = [word], wide, 0
-    lines.append(" ".join(words))
-    return tuple(lines)
-
-
-class _Dated(_Plain):
-    """A news item led by its year in bold ("<b>1850</b> text" as a Paragraph
-    of the "item" style would print it), without parsing markup: the world
-    news is the same in every reader's report, so its lines are broken once."""
-
-    def __init__(
-        self,
-        year: str,
-        text: str,
-        style: ParagraphStyle = STYLES["item"],
-        start: int = 0,
-        stop: int | None = None,
-    ):
-        super().__init__(text, style, start, stop)
-        self.year = printable(year)
-        self.numbered: list[tuple[int, str]] = []
-
-    def _break(self, width: float) -> list[tuple[bool, str]]:
-        st = self.style
-        rest = width - st.leftIndent - st.rightIndent
-        fonts = (tt2ps(st.fontName, 1, 0), st.fontName)
-        broken = _dated_lines(
-            self.year, self.texts[0], fonts, st.fontSize, rest - st.firstLineIndent, rest
-        )
-        return [(i == 0, line) for i, line in enumerate(broken)][self.start : self.stop]
-
-    def _part(self, start: int, stop: int | None) -> _Item:
-        return _Dated(self.year, self.texts[0], self.style, start, stop)
-
-    def draw(self) -> None:
-        st = self.style
-        canvas: Canvas = self.canv
-        canvas.setFillColor(st.textColor)
-        y = self.height - st.fontSize  # the first baseline, as in a Paragraph
-        bold = tt2ps(st.fontName, 1, 0)
-        draw = strings(canvas).left
-        for first, line in self.lines:
-            x = st.leftIndent + (st.firstLineIndent if first else 0)
-            if first:
-                canvas.setFont(bold, st.fontSize, st.leading)
-                draw(x, y, self.year)
-                x += stringWidth(self.year, bold, st.fontSize)
-                line = " " + line if line else line
-            canvas.setFont(st.fontName, st.fontSize, st.leading)
-            if line:
-                draw(x, y, line)
-            y -= st.leading
-
-
-Run = tuple[bool, str]  # bold or not, and the text
-# A Paragraph counts the spaces that may shrink on a line of mixed type a
-# little differently; a line that ends within this many points of full is
-# left to a Paragraph to break.
-_CLOSE = 1.0
-
-
-@lru_cache(maxsize=4096)
-def _run_lines(
-    runs: tuple[Run, ...], fonts: tuple[str, str], size: float, first: float, rest: float
-) -> tuple[tuple[Run, ...], ...] | None:
-    """Runs of regular and bold text broken into lines as a Paragraph of them
-    ("• <b>bold</b> regular") breaks: a space is as wide as in the word before
-    it, and the spaces of a line may shrink by `spaceShrinkage`. Each line is
-    its runs, a run ending in the space before the next. None if a word is too
-    long for a line (a Paragraph would cut it) or a line is all but full."""
-    regular, bold = fonts
-    shrinkage = rl_config.spaceShrinkage
-    spaces = {False: stringWidth(" ", regular, size), True: stringWidth(" ", bold, size)}
-    lines: list[list[tuple[bool, str]]] = []
-    words: list[tuple[bool, str]] = []
-    width = gaps = 0.0  # the line's width, and its spaces' widths
-    for is_bold, text in runs:
-        for word in text.split():
-            wide = stringWidth(word, bold if is_bold else regular, size)
-            if wide > rest:
-                return None
-            if not words:
-                words, width = [(is_bold, word)], wide
-                continue
-            space = spaces[words[-1][0]]
-            over = width + space + wide - (rest if lines else first) - (gaps + space) * shrinkage
-            if abs(over) < _CLOSE:
-                return None
-            if over <= 0:
-                words.append((is_bold, word))
-                width += space + wide
-                gaps += space
-            else:
-                lines.append(words)
-                words, width, gaps = [(is_bold, word)], wide, 0.0
-    lines.append(words)
-    out = []
-    for line in lines:
-        parts: list[tuple[bool, list[str]]] = []
-        for is_bold, word in line:
-            if parts and parts[-1][0] == is_bold:
-                parts[-1][1].append(word)
-            else:
-                parts.append((is_bold, [word]))
-        out.append(
-            tuple(
-                (is_bold, " ".join(part) + (" " if i < len(parts) - 1 else ""))
-                for i, (is_bold, part) in enumerate(parts)
-            )
-        )
-    return tuple(out)
-
-
-def _runs(runs: Sequence[Run], style: ParagraphStyle = STYLES["item"]) -> Flowable:
-    """Plain text in runs of regular and bold type, as the Paragraph
-    "run <b>run</b> run" of `style` would print it, without parsing markup
-    (an engine's hint, a player's announcement). A word too long for a line
-    goes to a Paragraph, which cuts it."""
-    printed = tuple((is_bold, printable(text)) for is_bold, text in runs)
-    words = "".join(text for _, text in printed)
-    if "\xad" in words or "\xa0" in words:  # soft hyphens, hard spaces: a Paragraph's
-        markup = "".join(f"<b>{escape(t)}</b>" if b else escape(t) for b, t in printed)
-        return Paragraph(markup, style)
-    return _Runs(printed, style)
-
-
-class _Runs(_Plain):
-    """Lines of `_run_lines`, laid out and split as a Paragraph would be."""
-
-    def __init__(
-        self,
-        runs: tuple[Run, ...],
-        style: ParagraphStyle = STYLES["item"],
-        start: int = 0,
-        stop: int | None = None,
-    ):
-        super().__init__("".join(text for _, text in runs), style, start, stop)
-        self.runs = runs
-        self.parts: list[tuple[Run, ...]] = []
-        self.fallback: Paragraph | None = None
-
-    def _broken(self, width: float) -> tuple[tuple[Run, ...], ...] | None:
-        st = self.style
-        rest = width - st.leftIndent - st.rightIndent
-        fonts = (st.fontName, tt2ps(st.fontName, 1, 0))
-        return _run_lines(self.runs, fonts, st.fontSize, rest - st.firstLineIndent, rest)
-
-    def _break(self, width: float) -> list[tuple[bool, str]]:
-        broken = self._broken(width) or ()
-        self.parts = list(broken[self.start : self.stop])
-        lines = [(i == 0, "".join(t for _, t in line)) for i, line in enumerate(broken)]
-        return lines[self.start : self.stop]
-
-    def wrap(self, avail_width: float, avail_height: float) -> tuple[float, float]:
-        if self._broken(avail_width) is None:
-            markup = "".join(f"<b>{escape(t)}</b>" if b else escape(t) for b, t in self.runs)
-            self.fallback = Paragraph(markup, self.style)
-            return self.fallback.wrap(avail_width, avail_height)
-        return super().wrap(avail_width, avail_height)
-
-    def split(self, avail_width: float, avail_height: float) -> list[Flowable]:
-        if self._broken(avail_width) is None:
-            markup = "".join(f"<b>{escape(t)}</b>" if b else escape(t) for b, t in self.runs)
-            return Paragraph(markup, self.style).split(avail_width, avail_height)
-        return super().split(avail_width, avail_height)
-
-    def _part(self, start: int, stop: int | None) -> _Item:
-        return _Runs(self.runs, self.style, start, stop)
-
-    def draw(self) -> None:
-        if self.fallback is not None:
-            self.fallback.drawOn(self.canv, 0, 0)
-            return
-        st = self.style
-        canvas: Canvas = self.canv
-        canvas.setFillColor(st.textColor)
-        fonts = (st.fontName, tt2ps(st.fontName, 1, 0))
-        font = ""
-        draw = strings(canvas).left
-        y = self.height - st.fontSize  # the first baseline, as in a Paragraph
-        for (first, _), line in zip(self.lines, self.parts, strict=True):
-            x = st.leftIndent + (st.firstLineIndent if first else 0)
-            for is_bold, text in line:
-                if fonts[is_bold] != font:
-                    font = fonts[is_bold]
-                    canvas.setFont(font, st.fontSize, st.leading)
-                draw(x, y, text)
-                x += stringWidth(text, font, st.fontSize)
-            y -= st.leading
-
-
-class _Preformatted(Preformatted):
-    """A Preformatted (the turnsheet) whose lines are written by the string
-    writer, as a Preformatted's text object writes them, when it can."""
-
-    def draw(self) -> None:
-        style = self.style
-        canvas: Canvas = self.canv
-        if type(canvas) is not Canvas:  # the bench's floor notes ReportLab's calls
-            super().draw()
-            return
-        canvas.addLiteral("%PreformattedPara")
-        if style.textColor:
-            canvas.setFillColor(style.textColor)
-        y = self.height - style.fontSize
-        written = strings(canvas).lines(
-            style.leftIndent, y, self.lines, style.fontName, style.fontSize, style.leading
-        )
-        if not written:
-            text = canvas.beginText(style.leftIndent, y)
-            text.setFont(style.fontName, style.fontSize, style.leading)
-            for line in self.lines:
-                text.textLine(line)
-            canvas.drawText(text)
-
-    def split(self, avail_width: float, avail_height: float) -> list[Flowable]:
-        return [
-            _Preformatted("\n".join(part.lines), part.style)
-            for part in super().split(avail_width, avail_height)
-        ]
-
-
-class _Together(KeepTogether):
-    """Flowables kept on one page, measured without the document's frame:
-    a KeepTogether copies the frame on every measuring (in case a flowable
-    adds content to it), and the report's never do."""
-
-    def wrap(self, aW: float, aH: float) -> tuple[float, float]:
-        # KeepTogether's own measuring, less the frame's copy: private to
-        # ReportLab, so only with the release checked (internals.py).
-        from reportlab.platypus.flowables import _listWrapOn
-
-        dims: list[tuple[float, float]] = []
-        width, self._H = _listWrapOn(self._content, aW, None, dims=dims)
-        self._H0 = dims[0][1] if dims else 0
-        self._wrapInfo = aW, aH
-        return width, 0xFFFFFF  # always split, as a KeepTogether does
 
 
 def _n(value: int | None, dollars: bool = False) -> str:
@@ -593,7 +191,7 @@ SECTION_ROOM = 110
 
 
 def _section(title: str) -> list[Flowable]:
-    return [CondPageBreak(SECTION_ROOM), _Plain(title, STYLES["h1"])]
+    return [CondPageBreak(SECTION_ROOM), Plain(title, STYLES["h1"])]
 
 
 def _short(text: str, limit: int) -> str:
@@ -623,30 +221,30 @@ class _Header:
 
 
 def _headlines(report: PlayerReport) -> list[Flowable]:
-    out: list[Flowable] = [_Plain("9.1 Headlines", STYLES["h1"])]
-    out.append(_Plain("World & National News", STYLES["h2"]))
+    out: list[Flowable] = [Plain("9.1 Headlines", STYLES["h1"])]
+    out.append(Plain("World & National News", STYLES["h2"]))
     for year, lines in report.headlines.items():
         for line in lines:
-            out.append(_Dated(str(year), line))
-    out.append(_Plain("Railroad News", STYLES["h2"]))
+            out.append(Dated(str(year), line))
+    out.append(Plain("Railroad News", STYLES["h2"]))
     if not report.news:
-        out.append(_Plain("A quiet turn: no railroad news.", STYLES["note"]))
+        out.append(Plain("A quiet turn: no railroad news.", STYLES["note"]))
     for group in report.news:
         # The title and the first two items on one page; the rest as lines.
         items = ["• " + item.text for item in group.items]
-        block: list[Flowable] = [_Plain(group.title, STYLES["h2"])]
-        block += [_Item(text) for text in items[:2]]
-        out.append(_Together(block))
+        block: list[Flowable] = [Plain(group.title, STYLES["h2"])]
+        block += [Item(text) for text in items[:2]]
+        out.append(Together(block))
         if items[2:]:
-            out.append(_Item(items[2:]))
+            out.append(Item(items[2:]))
     if report.announcements:
-        out.append(_Plain("Announcements", STYLES["h2"]))
+        out.append(Plain("Announcements", STYLES["h2"]))
         for note in report.announcements:
-            out.append(_runs([(True, f"{note.author}:"), (False, " " + note.text)]))
+            out.append(runs([(True, f"{note.author}:"), (False, " " + note.text)]))
     if report.adjustments:
-        out.append(_Plain("Moderator Adjustments", STYLES["h2"]))
-        out.append(_Item(["• " + text for text in report.adjustments]))
-    out.append(_Plain("Victory Points: the top five", STYLES["h2"]))
+        out.append(Plain("Moderator Adjustments", STYLES["h2"]))
+        out.append(Item(["• " + text for text in report.adjustments]))
+    out.append(Plain("Victory Points: the top five", STYLES["h2"]))
     header = [table.title for table in report.vp]
     rows = []
     for place in range(max(1, *(len(table.top) for table in report.vp))):
@@ -702,7 +300,7 @@ def _players(report: PlayerReport) -> list[Flowable]:
             mine.append(i)
     return [
         *_section("9.2 Player Summary"),
-        _Plain(
+        Plain(
             "All positions by net worth, highest first. Stock holdings are shown for your "
             "own position, for railroads you preside over, and for players and railroads you "
             "spied on this turn.",
@@ -824,7 +422,7 @@ def _stocks(report: PlayerReport) -> list[Flowable]:
             mine.append(len(rows))
     return [
         *_section("9.4 Stock Report"),
-        _Plain(
+        Plain(
             "Prices in dollars a share; the end price is after splits and mergers. Max bid: "
             "the most shares you may bid for next turn.",
             STYLES["note"],
@@ -856,7 +454,7 @@ def _pcs(report: PlayerReport) -> list[Flowable]:
             )
         )
     else:
-        out.append(_Plain("No PCs are available this turn.", STYLES["note"]))
+        out.append(Plain("No PCs are available this turn.", STYLES["note"]))
     return out
 
 
@@ -879,11 +477,11 @@ def _cash_flow(flow: CashFlow, width: float = 290) -> Grid:
 def _private(report: PlayerReport) -> list[Flowable]:
     private = report.private
     sheet = private.balance
-    out: list[Flowable] = [CondPageBreak(120), _Plain("9.6 Private Report", STYLES["h1"])]
+    out: list[Flowable] = [CondPageBreak(120), Plain("9.6 Private Report", STYLES["h1"])]
     if private.orders:
-        out.append(_Plain("Your orders refused or cut", STYLES["h2"]))
+        out.append(Plain("Your orders refused or cut", STYLES["h2"]))
         for o in private.orders:
-            out.append(_runs([(False, "• "), (True, o.text), (False, " " + o.hint)]))
+            out.append(runs([(False, "• "), (True, o.text), (False, " " + o.hint)]))
         out.append(Spacer(1, 6))
     out += [_cash_flow(private.cash_flow), Spacer(1, 6)]
     rows = [
@@ -900,10 +498,10 @@ def _private(report: PlayerReport) -> list[Flowable]:
     ]
     out.append(_table(["Balance at end of turn", ""], rows, [220, 70], numeric_from=1))
     if private.notes:
-        out.append(_Plain("Private notes", STYLES["h2"]))
-        out.append(_Item(["• " + n.text for n in private.notes]))
+        out.append(Plain("Private notes", STYLES["h2"]))
+        out.append(Item(["• " + n.text for n in private.notes]))
     if private.railroads:
-        out.append(_Plain("Railroads you direct or spied on", STYLES["h2"]))
+        out.append(Plain("Railroads you direct or spied on", STYLES["h2"]))
         half = WIDTH / 2
         if any(len(flow.items) > 40 for flow in private.railroads):
             # A nested table cannot split across pages: long books go one under another.
@@ -920,7 +518,7 @@ def _private(report: PlayerReport) -> list[Flowable]:
 def _closing(report: PlayerReport) -> list[Flowable]:
     out: list[Flowable] = []
     if report.final is not None:
-        out += [PageBreak(), _Plain("Final Results", STYLES["h1"])]
+        out += [PageBreak(), Plain("Final Results", STYLES["h1"])]
         rows = [
             [
                 _p(w.title, "cellb"),
@@ -937,7 +535,7 @@ def _closing(report: PlayerReport) -> list[Flowable]:
                 extra=[("ALIGN", (1, 1), (1, -1), "RIGHT")],
             )
         )
-        out.append(_Plain("Records over all games", STYLES["h2"]))
+        out.append(Plain("Records over all games", STYLES["h2"]))
         rows = [
             [_p(r.title), _n(r.score), _p(r.character), _p(r.game)] for r in report.final.records
         ]
@@ -953,8 +551,8 @@ def _closing(report: PlayerReport) -> list[Flowable]:
     elif report.turnsheet:
         out += [
             PageBreak(),
-            _Plain(f"Turnsheet for turn {report.next_turn}", STYLES["h1"]),
-            _Preformatted(printable(report.turnsheet), STYLES["mono"]),
+            Plain(f"Turnsheet for turn {report.next_turn}", STYLES["h1"]),
+            WrittenPreformatted(printable(report.turnsheet), STYLES["mono"]),
         ]
     return out
 
@@ -972,8 +570,8 @@ def _front(report: PlayerReport) -> list[Flowable]:
     if report.deadline:
         lines.append(f"Orders for turn {report.next_turn} due: {report.deadline}")
     out: list[Flowable] = [
-        _Plain(f"{report.game} – {report.scenario}", STYLES["title"]),
-        *[_Plain(line, STYLES["body"]) for line in lines],
+        Plain(f"{report.game} – {report.scenario}", STYLES["title"]),
+        *[Plain(line, STYLES["body"]) for line in lines],
     ]
     if report.replaces is not None:
         out.append(
@@ -1029,7 +627,7 @@ def render_pdf(
         creator="turnproc",
         invariant=1,
         # A heading kept with what follows it, measured without copying the frame.
-        keepTogetherClass=_Together if internals.PRIVATE else KeepTogether,
+        keepTogetherClass=Together if internals.PRIVATE else KeepTogether,
     )
     templates = [
         PageTemplate(
