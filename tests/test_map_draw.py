@@ -8,8 +8,8 @@ import pytest
 from pypdf import PdfReader
 from reportlab.pdfgen.canvas import Canvas
 
+from turnproc.families.continental_rails.report.geography import GEODATA
 from turnproc.families.continental_rails.report.mapdraw import (
-    GEODATA,
     NORTH_EAST,
     Frame,
     MapStyle,
@@ -154,7 +154,7 @@ def test_geodata_shipped_small_and_complete() -> None:
 def test_geography_outside_the_frame_is_cut_away_not_drawn_hidden(scenario: Scenario) -> None:
     """A zoomed page carries only the coasts and borders near it: a fraction of
     the continent's points, yet the same coasts where the page shows them."""
-    from turnproc.families.continental_rails.report.mapdraw import _cut_line, _cut_polygon
+    from turnproc.families.continental_rails.report.geography import _cut_line, _cut_polygon
 
     def points_drawn(frame: Frame) -> int:
         canvas = Canvas(io.BytesIO())
@@ -203,7 +203,7 @@ def test_geography_far_from_the_page_is_passed_over_in_degrees(scenario: Scenari
     import random
     from itertools import pairwise
 
-    from turnproc.families.continental_rails.report.mapdraw import (
+    from turnproc.families.continental_rails.report.geography import (
         CLIP_PAD,
         _near,
         _outlines,

@@ -19,7 +19,7 @@ from reportlab.platypus import Flowable, Paragraph, SimpleDocTemplate
 from turnproc.core.ledger import LedgerEntry
 from turnproc.families.continental_rails.engine.events import Event, Rejection
 from turnproc.families.continental_rails.engine.state import GameState
-from turnproc.families.continental_rails.report import mapdraw
+from turnproc.families.continental_rails.report import geography, mapdraw
 from turnproc.families.continental_rails.report.export import FORMAT_VERSION, render_json
 from turnproc.families.continental_rails.report.flowables import STYLES, Dated, Item, Runs, runs
 from turnproc.families.continental_rails.report.maps import MapPages, _legend_place, legend_for
@@ -160,7 +160,7 @@ def test_map_drawing_is_shared_between_readers(
     assert "Map: your railroads" in maps[3].extract_text()
 
 
-def _brute_free(frame: mapdraw.Frame, taken: list[mapdraw.Rect], rect: mapdraw.Rect) -> bool:
+def _brute_free(frame: mapdraw.Frame, taken: list[geography.Rect], rect: geography.Rect) -> bool:
     x0, y0, x1, y1 = rect
     if not (frame.contains(x0, y0, 1) and frame.contains(x1, y1, 1)):
         return False
@@ -171,7 +171,7 @@ def test_label_grid_agrees_with_checking_every_label(scenario: Scenario) -> None
     frame = mapdraw.Frame.fit(scenario, 0, 0, 700, 500)
     rand = random.Random(3)
     placer = mapdraw._Placer(frame)
-    taken: list[mapdraw.Rect] = []
+    taken: list[geography.Rect] = []
     checked = placed = 0
     for _ in range(3000):
         # Labels of route-code size, some exactly on cell borders, some touching others.

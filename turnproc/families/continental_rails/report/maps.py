@@ -40,6 +40,7 @@ from reportlab.platypus import Flowable, Frame, PageBreak, PageTemplate
 
 from turnproc.families.continental_rails.report import internals, mapdraw
 from turnproc.families.continental_rails.report.flowables import Plain
+from turnproc.families.continental_rails.report.geography import as_color, draw_geography
 from turnproc.families.continental_rails.report.model import PCLine, PlayerReport, RailroadLine
 from turnproc.families.continental_rails.report.typeface import SANS_BOLD, register_fonts
 from turnproc.scenario.model import Scenario, Town
@@ -266,7 +267,7 @@ def draw_page(
     if shared:
         pages.geography(zoom, report).replay(canvas)
     elif geography:
-        mapdraw.draw_geography(canvas, frame, style)
+        draw_geography(canvas, frame, style)
     _band(canvas, pages.scenario, frame, report, zoom)
     canvas.restoreState()
     layer = pages.layer(report, zoom) if shared else None
@@ -333,7 +334,7 @@ def _band(
     canvas: Canvas, scenario: Scenario, frame: mapdraw.Frame, report: MapFacts, zoom: bool
 ) -> None:
     """The pale band under the reader's own lines."""
-    canvas.setStrokeColor(mapdraw._color(HALO))
+    canvas.setStrokeColor(as_color(HALO))
     canvas.setLineWidth(9.0 if zoom else 6.5)
     canvas.setLineCap(1)
     at = mapdraw.town_points(frame, scenario)
@@ -403,7 +404,7 @@ def draw_framed_page(
     if drawn is not None:
         drawn.replay(canvas)
     elif geography:
-        mapdraw.draw_geography(canvas, frame, style)
+        draw_geography(canvas, frame, style)
     _band(canvas, pages.scenario, frame, report, zoom=True)
     canvas.restoreState()
     layer = pages.fixed_layer(report, frame) if drawn is not None else None
@@ -623,7 +624,7 @@ class MapPages:
         if key not in self._geography:
             if key not in _GEOGRAPHY:
                 scratch = _scratch()
-                mapdraw.draw_geography(scratch, frame, style)
+                draw_geography(scratch, frame, style)
                 ops = "\n".join(scratch._code)
                 _keep(_GEOGRAPHY, key, Drawn(name, ops, {}, self._box()))
             _keep(self._geography, key, _GEOGRAPHY[key])
