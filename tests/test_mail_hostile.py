@@ -26,8 +26,9 @@ from tests import intake_world
 from turnproc.cli import main
 from turnproc.families.continental_rails.engine import reasons
 from turnproc.families.continental_rails.engine.events import Announcement
-from turnproc.families.continental_rails.report.model import Announcement as ReportAnnouncement
-from turnproc.families.continental_rails.report.model import GameMeta, _announcements
+from turnproc.families.continental_rails.report.meta import Announcement as ReportAnnouncement
+from turnproc.families.continental_rails.report.meta import GameMeta
+from turnproc.families.continental_rails.report.model import _announcements
 from turnproc.families.continental_rails.turnsheet.check import check_orders
 from turnproc.families.continental_rails.turnsheet.language import parse_turnsheet
 from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary

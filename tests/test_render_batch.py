@@ -23,7 +23,8 @@ from turnproc.families.continental_rails.report import geography, mapdraw
 from turnproc.families.continental_rails.report.export import FORMAT_VERSION, render_json
 from turnproc.families.continental_rails.report.flowables import STYLES, Dated, Item, Runs, runs
 from turnproc.families.continental_rails.report.maps import MapPages, _legend_place, legend_for
-from turnproc.families.continental_rails.report.model import GameMeta, build_report
+from turnproc.families.continental_rails.report.meta import GameMeta
+from turnproc.families.continental_rails.report.model import build_report
 from turnproc.families.continental_rails.report.render import (
     RenderedReport,
     render_turn_reports,

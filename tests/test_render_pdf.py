@@ -8,7 +8,8 @@ from pypdf import PdfReader
 from turnproc.core.money import money
 from turnproc.families.continental_rails.engine.state import RecordHolder
 from turnproc.families.continental_rails.report.maps import MapPages
-from turnproc.families.continental_rails.report.model import Announcement, build_report
+from turnproc.families.continental_rails.report.meta import Announcement
+from turnproc.families.continental_rails.report.model import build_report
 from turnproc.families.continental_rails.report.pdf import render_pdf
 from turnproc.families.continental_rails.report.sample import sample_turn
 from turnproc.scenario.model import Scenario

@@ -12,7 +12,8 @@ from turnproc.families.continental_rails.engine.steps.improvements import (
 )
 from turnproc.families.continental_rails.engine.steps.mergers import MergerShortConverted
 from turnproc.families.continental_rails.engine.steps.rights_of_way import RoWBuilt
-from turnproc.families.continental_rails.report.model import Replacement, build_report
+from turnproc.families.continental_rails.report.meta import Replacement
+from turnproc.families.continental_rails.report.model import build_report
 from turnproc.families.continental_rails.report.pdf import render_pdf
 from turnproc.families.continental_rails.report.sample import sample_turn
 from turnproc.families.continental_rails.report.text import render_text

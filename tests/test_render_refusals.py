@@ -6,7 +6,8 @@ from turnproc.families.continental_rails.engine.events import Rejection
 from turnproc.families.continental_rails.engine.orders import BidForPC, BuyStock, IncorporatePC
 from turnproc.families.continental_rails.engine.resolve import TurnResult
 from turnproc.families.continental_rails.engine.setup import PlayerSetup, new_game
-from turnproc.families.continental_rails.report.model import GameMeta, build_report, order_notes
+from turnproc.families.continental_rails.report.meta import GameMeta
+from turnproc.families.continental_rails.report.model import build_report, order_notes
 from turnproc.families.continental_rails.report.text import render_text
 from turnproc.scenario.model import Scenario
 

@@ -11,7 +11,8 @@ from turnproc.families.continental_rails.engine.events import EVENT_TYPES, Event
 from turnproc.families.continental_rails.engine.resolve import TurnResult, resolve_turn
 from turnproc.families.continental_rails.engine.setup import new_game
 from turnproc.families.continental_rails.report.export import render_json
-from turnproc.families.continental_rails.report.model import GameMeta, PlayerReport, build_report
+from turnproc.families.continental_rails.report.meta import GameMeta
+from turnproc.families.continental_rails.report.model import PlayerReport, build_report
 from turnproc.families.continental_rails.report.pdf import render_pdf
 from turnproc.families.continental_rails.report.sample import sample_turn
 from turnproc.families.continental_rails.report.text import render_text

@@ -31,6 +31,7 @@ from turnproc.families.continental_rails.engine.orders import Order
 from turnproc.families.continental_rails.engine.resolve import TurnResult
 from turnproc.families.continental_rails.engine.state import VP_CATEGORIES, GameState, Railroad
 from turnproc.families.continental_rails.engine.steps import rights_of_way, stockmarket
+from turnproc.families.continental_rails.report.meta import Contact, GameMeta, Replacement, StoodIn
 from turnproc.families.continental_rails.report.wording import PLAYERS, Wording, load_wording
 from turnproc.families.continental_rails.turnsheet.language import format_order
 from turnproc.scenario.model import Scenario
@@ -44,73 +45,7 @@ _SECTION_KINDS = frozenset(
 _PRIVATE_ORDER = 900
 
 
-# --- game metadata, supplied by the store --------------------------------------
-
-
-class Contact(BaseModel):
-    """3.1 A player's contacts; `withhold_*` is the player's choice not to share them."""
-
-    real_name: str = ""
-    email: str = ""
-    phone: str = ""
-    withhold_address: bool = False
-    withhold_phone: bool = False
-
-
-class Announcement(BaseModel):
-    """9.1 A message a player sent through the moderator for the next report."""
-
-    position: int | None = None  # None: from the moderator
-    text: str
-    anonymous: bool = False
-
-
-class Adjustment(BaseModel):
-    """A moderator's manual correction, shown in the next report's news."""
-
-    text: str
-    reason: str = ""
-
-
 order_adapter: TypeAdapter[Order] = TypeAdapter(Order)
-
-
-class StoodIn(BaseModel):
-    """Orders given for a position whose player sent none (pbem: the missed-turn
-    policy): `source` is "computer" (a computer player, or no orders at all
-    under the idle policy) or "standing" (the orders he last sent, again)."""
-
-    source: str
-    orders: list[str]  # as a turnsheet writes them
-
-
-class Replacement(BaseModel):
-    """The turn was run again after a rollback (or a re-run): this report
-    replaces any report of the turn the reader had before. `reason` is the
-    moderator's, "" if he gave none (docs/moderator.md, Corrections)."""
-
-    reason: str = ""
-
-    def sentence(self, turn: int) -> str:
-        """What the report says of it, the same in the text and the PDF."""
-        why = f" Reason: {self.reason.strip().rstrip('.')}." if self.reason.strip() else ""
-        return (
-            f"This report replaces any report of turn {turn} you had before: "
-            f"the moderator ran the turn again.{why}"
-        )
-
-
-class GameMeta(BaseModel):
-    """Everything the report needs that is not game state: who plays, and the news desk."""
-
-    name: str = ""
-    anonymous: bool = False
-    contacts: dict[int, Contact] = Field(default_factory=dict)
-    deadline: str = ""  # next turn's deadline, as the moderator's schedule words it
-    announcements: list[Announcement] = Field(default_factory=list)
-    adjustments: list[Adjustment] = Field(default_factory=list)
-    stood_in: dict[int, StoodIn] = Field(default_factory=dict)  # by position
-    replaces: Replacement | None = None  # the turn was run again
 
 
 # --- the report model -----------------------------------------------------------

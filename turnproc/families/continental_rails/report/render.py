@@ -35,15 +35,14 @@ from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.families.continental_rails.report import internals
 from turnproc.families.continental_rails.report.export import render_json
 from turnproc.families.continental_rails.report.maps import Drawn, MapPages, Page
-from turnproc.families.continental_rails.report.model import (
+from turnproc.families.continental_rails.report.meta import (
     Announcement,
     Contact,
     GameMeta,
-    PlayerReport,
     Replacement,
     StoodIn,
-    build_report,
 )
+from turnproc.families.continental_rails.report.model import PlayerReport, build_report
 from turnproc.families.continental_rails.report.pdf import render_pdf
 from turnproc.families.continental_rails.report.text import render_text, text_template
 from turnproc.families.continental_rails.report.wording import Wording, load_wording

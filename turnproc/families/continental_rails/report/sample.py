@@ -15,7 +15,7 @@ from turnproc.families.continental_rails.engine.events import EVENT_TYPES, Event
 from turnproc.families.continental_rails.engine.resolve import TurnResult
 from turnproc.families.continental_rails.engine.setup import PlayerSetup, new_game
 from turnproc.families.continental_rails.engine.state import VP_CATEGORIES, GameState, Railroad
-from turnproc.families.continental_rails.report.model import Announcement, Contact, GameMeta
+from turnproc.families.continental_rails.report.meta import Announcement, Contact, GameMeta
 from turnproc.scenario.model import Scenario
 
 
