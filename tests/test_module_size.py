@@ -20,8 +20,6 @@ OVER_THE_LIMIT_WHILE_SPLIT = {
     "families/continental_rails/report/pdf.py",
     "families/continental_rails/report/mapdraw.py",
     "families/continental_rails/report/model.py",
-    # The turnsheet language, to be split into its grammar and its readers.
-    "families/continental_rails/turnsheet/language.py",
 }
 
 
