@@ -13,7 +13,8 @@ costs (building, debt limits, efficiency) are read from the sections that
 define them. docs/computer-players.md describes the play.
 
 `params` reads ai.toml, `view` is what a position may see, `facts` what every
-computer player may know of the turn, and `planner` plans one tycoon's turn.
+computer player may know of the turn, `planner` plans one tycoon's turn and
+`presidency` the railroads he presides.
 """
 
 from turnproc.families.continental_rails.ai.facts import TurnFacts
