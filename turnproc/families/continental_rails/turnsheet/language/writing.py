@@ -42,25 +42,20 @@ def format_order(order: o.Order, *, with_railroad: bool = True) -> str:
 def _railroad_words(order: o.Order) -> str:
     words = _CANONICAL[order.kind]
     match order:
-        case o.SetDividend(per_share=n):
-            return f"{words} {n}"
-        case o.IssueStock(shares=n):
-            return f"{words} {n}"
-        case o.SellLand(acres=n):
+        case (
+            o.SetDividend(per_share=n)
+            | o.IssueStock(shares=n)
+            | o.SellLand(acres=n)
+            | o.UpgradeLocomotive(locomotive=n)
+        ):
             return f"{words} {n}"
         case o.BidForRoW(row=row, amount=a):
             return f"{words} {row} {a}"
-        case o.BuildRoW(row=row):
-            return f"{words} {row}"
-        case o.DoubleTrack(line=code):
+        case o.BuildRoW(row=code) | o.DoubleTrack(line=code) | o.MergeRailroads(other=code):
             return f"{words} {code}"
-        case o.UpgradeLocomotive(locomotive=n):
-            return f"{words} {n}"
         case o.BuyTechnology(technology=t, town=town):
             return f"{words} {t}" + (f" {town}" if town else "")
         case o.DeclareRateWar(rival=rival, percent=p):
             return f"{words} {rival} {p}%"
-        case o.MergeRailroads(other=other):
-            return f"{words} {other}"
     amount = getattr(order, "amount", 0)
     return f"{words} {amount}"

@@ -89,6 +89,17 @@ class CheckedOrder(NamedTuple):
     hint: str = ""
 
 
+# Why a buy, short sale or cover is aborted after an earlier one was cut (6.1).
+_ABORTED_HINT = (
+    "An earlier order was cut for lack of cash; sell stock before this order to pay for it."
+)
+
+
+def _refused(order: Order, cash: int, code: str, hint: str) -> CheckedOrder:
+    """6.1 An order refused in checking: nothing of it trades, the cash is unchanged."""
+    return CheckedOrder(order, None, cash, code=code, hint=hint)
+
+
 def _cover_net(collateral: int, owed: int, shares: int, price: int) -> int:
     """6.2 Cash to the tycoon when covering `shares` of `owed`: his share of the
     collateral less the cost of buying the shares back (negative: he pays)."""
@@ -139,12 +150,11 @@ def check_stock_orders_detailed(
         survivor = (merged_into or {}).get(code)
         if survivor is not None:
             result.append(
-                CheckedOrder(
+                _refused(
                     order,
-                    None,
                     cash,
-                    code=reasons.MERGED_AWAY,
-                    hint=f"{code} merged into {survivor} this turn, before the stock "
+                    reasons.MERGED_AWAY,
+                    f"{code} merged into {survivor} this turn, before the stock "
                     f"market; this order was not carried out (give it for {survivor} "
                     "next turn).",
                 )
@@ -153,12 +163,11 @@ def check_stock_orders_detailed(
         if rr is None:
             earlier = state.absorbed_by(code)  # merged in an earlier turn
             result.append(
-                CheckedOrder(
+                _refused(
                     order,
-                    None,
                     cash,
-                    code=reasons.UNKNOWN_RAILROAD if earlier is None else reasons.MERGED_AWAY,
-                    hint=f"{code} is not an active railroad; check the stock report."
+                    reasons.UNKNOWN_RAILROAD if earlier is None else reasons.MERGED_AWAY,
+                    f"{code} is not an active railroad; check the stock report."
                     if earlier is None
                     else f"{code} has merged into {earlier}; this order was not carried out "
                     f"(give it for {earlier}).",
@@ -173,12 +182,11 @@ def check_stock_orders_detailed(
             shares = min(order.shares, max(0, free))
             if shares == 0:
                 result.append(
-                    CheckedOrder(
+                    _refused(
                         order,
-                        None,
                         cash,
-                        code=reasons.SHARES_NOT_HELD,
-                        hint=f"You hold no {code} shares to sell (shares bought this turn "
+                        reasons.SHARES_NOT_HELD,
+                        f"You hold no {code} shares to sell (shares bought this turn "
                         "cannot be sold until next turn).",
                     )
                 )
@@ -204,12 +212,11 @@ def check_stock_orders_detailed(
         if kind == "cover" and isinstance(order, CoverShort):
             if code in shorted:
                 result.append(
-                    CheckedOrder(
+                    _refused(
                         order,
-                        None,
                         cash,
-                        code=reasons.NOT_ALLOWED_NOW,
-                        hint=f"You cannot both sell {code} short and cover it in one turn.",
+                        reasons.NOT_ALLOWED_NOW,
+                        f"You cannot both sell {code} short and cover it in one turn.",
                     )
                 )
                 continue
@@ -217,12 +224,11 @@ def check_stock_orders_detailed(
             shares = min(order.shares, have)
             if shares == 0:
                 result.append(
-                    CheckedOrder(
+                    _refused(
                         order,
-                        None,
                         cash,
-                        code=reasons.NO_SHORT_POSITION,
-                        hint=f"You have no open short sale of {code} to cover.",
+                        reasons.NO_SHORT_POSITION,
+                        f"You have no open short sale of {code} to cover.",
                     )
                 )
                 continue
@@ -235,16 +241,7 @@ def check_stock_orders_detailed(
                 hint = f"You owe only {have} {code} shares."
             if net < 0:
                 if aborting:
-                    result.append(
-                        CheckedOrder(
-                            order,
-                            None,
-                            cash,
-                            code=reasons.ABORTED_AFTER_CUT,
-                            hint="An earlier order was cut for lack of cash; sell stock before "
-                            "this order to pay for it.",
-                        )
-                    )
+                    result.append(_refused(order, cash, reasons.ABORTED_AFTER_CUT, _ABORTED_HINT))
                     continue
                 affordable = _affordable_cover(held, have, shares, price, cash)
                 if affordable < shares:
@@ -270,12 +267,11 @@ def check_stock_orders_detailed(
         is_short = kind == "short" and isinstance(order, ShortSell)
         if is_short and code in covered:
             result.append(
-                CheckedOrder(
+                _refused(
                     order,
-                    None,
                     cash,
-                    code=reasons.NOT_ALLOWED_NOW,
-                    hint=f"You cannot both cover {code} and sell it short in one turn.",
+                    reasons.NOT_ALLOWED_NOW,
+                    f"You cannot both cover {code} and sell it short in one turn.",
                 )
             )
             continue
@@ -291,16 +287,7 @@ def check_stock_orders_detailed(
                 "its directors)."
             )
         if shares and aborting:
-            result.append(
-                CheckedOrder(
-                    order,
-                    None,
-                    cash,
-                    code=reasons.ABORTED_AFTER_CUT,
-                    hint="An earlier order was cut for lack of cash; sell stock before this "
-                    "order to pay for it.",
-                )
-            )
+            result.append(_refused(order, cash, reasons.ABORTED_AFTER_CUT, _ABORTED_HINT))
             continue
         if shares and _debit(price, shares, is_short, params) > cash:
             shares = min(shares, _affordable(cash, price, is_short, params))
