@@ -4,7 +4,7 @@ their position may see (rule 3.1; docs/computer-players.md)."""
 import pytest
 
 from turnproc.families.continental_rails import ai
-from turnproc.families.continental_rails.engine import network
+from turnproc.families.continental_rails.engine import network, valuation
 from turnproc.families.continental_rails.engine.orders import (
     BidForPC,
     BuyStock,
@@ -284,7 +284,7 @@ def test_leveraged_personalities_carry_their_loan_in_good_times_only(scenario: S
     for tycoon in state.tycoons:
         name = ai.personality_name(scenario, tycoon)
         persona = params.personalities[name]
-        credit = ai.valuation.credit_limit(state, scenario, tycoon.position, state.climate)
+        credit = valuation.credit_limit(state, scenario, tycoon.position, state.climate)
         willing = credit * persona.borrow_percent * persona.climate_borrow_percent[1] // 10000
         orders = ai.computer_orders(scenario, state, tycoon.position).orders
         borrowed = sum(o.amount for o in orders if o.kind == "borrow")

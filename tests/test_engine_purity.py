@@ -9,7 +9,13 @@ import turnproc
 # The pure code: core, and of every game family its engine, its titles'
 # rules and its computer players; a family without an engine/ folder fails
 # test_every_family_has_an_engine_folder.
-PURE_PACKAGES = ("core", "families/*/engine", "families/*/titles", "families/*/ai.py")
+PURE_PACKAGES = (
+    "core",
+    "families/*/engine",
+    "families/*/titles",
+    "families/*/ai.py",
+    "families/*/ai",
+)
 # An 18xx game's report renders files (ReportLab, Jinja2); it sits beside the
 # engine, which must never import it.
 IMPURE_INSIDE = ("families/g18xx/report",)
@@ -83,6 +89,7 @@ def test_engine_modules_import_nothing_impure() -> None:
     assert len(files) > 10
     assert ROOT / "families/g18xx/engine/game.py" in files
     assert ROOT / "families/g18xx/ai.py" in files
+    assert ROOT / "families/continental_rails/ai/planner.py" in files
     assert not [p for p in files if "report" in p.parts]
     offenders = {
         str(path.relative_to(ROOT)): bad
