@@ -54,6 +54,7 @@ from turnproc.playerdocs import player_doc
 from turnproc.store import g18xx as store
 from turnproc.store import repository as repo
 from turnproc.store.models import Game, Game18xx, ModeratorLog, Move18xx, Player
+from turnproc.web.links import PAGE_MOVES, mail_footer
 
 MAX_MOVE_HOURS = 24 * 30
 MAX_STANDING_MOVES = 400  # standing orders carried out after one mail, at most
@@ -134,21 +135,21 @@ def create_game(
     session.add(game)
     session.flush()
     generated: dict[int, str] = {}
+    players: dict[int, Player] = {}
     for seat in seats:
         secret = seat.secret
         if secret is None:
             secret = generated[seat.position] = generate_secret()
-        session.add(
-            Player(
-                game_id=game.id,
-                position=seat.position,
-                character=seat.real_name or f"Player {seat.position}",
-                real_name=seat.real_name,
-                email=seat.email,
-                secret_hash=hash_secret(secret),
-                human=True,
-            )
+        players[seat.position] = Player(
+            game_id=game.id,
+            position=seat.position,
+            character=seat.real_name or f"Player {seat.position}",
+            real_name=seat.real_name,
+            email=seat.email,
+            secret_hash=hash_secret(secret),
+            human=True,
         )
+        session.add(players[seat.position])
     row = Game18xx(
         name=name,
         title=title,
@@ -193,7 +194,7 @@ def create_game(
             kind="welcome",
             to_address=seat.email,
             subject=f"[{name}] Welcome: player {seat.position} of {title}",
-            body="\n".join(lines) + "\n",
+            body="\n".join(lines) + "\n" + page_link(game, players[seat.position], now),
             now=now,
             game_id=game.id,
             turn=1,
@@ -310,6 +311,12 @@ def sheet(game_row: Game, position: int, orders: str = "") -> str:
 # --- a mail's orders ------------------------------------------------------------
 
 
+def page_link(game_row: Game, player: Player, now: datetime) -> str:
+    """The link to the player's own web page (web/links.py), for the end of
+    his mail: nothing when the moderator has set no `web_url`."""
+    return mail_footer(game_row.id, player, now, PAGE_MOVES)
+
+
 def submit(
     session: Session,
     game_row: Game,
@@ -319,7 +326,22 @@ def submit(
     now: datetime,
     submission_id: int | None,
 ) -> Outcome:
-    """Apply the orders of an authenticated sheet (see the module docstring)."""
+    """Apply the orders of an authenticated sheet (see the module docstring);
+    the answer ends with the link to the player's page."""
+    outcome = _submit(session, game_row, player, move_number, orders, now, submission_id)
+    outcome.text += page_link(game_row, player, now)
+    return outcome
+
+
+def _submit(
+    session: Session,
+    game_row: Game,
+    player: Player,
+    move_number: int,
+    orders: str,
+    now: datetime,
+    submission_id: int | None,
+) -> Outcome:
     loaded = store.load(session, game_row.name, lock=True)
     session.refresh(game_row)
     name, position = game_row.name, player.position
@@ -584,7 +606,9 @@ def _after_change(
                 f"{_log_text('Since your last move', log)}{describe(game)}\n\n"
                 f"{what_you_may_do(game, mover.position)}\n\n"
                 "Write your orders between the TURNSHEET line and END (mail HELP for the "
-                "order language):\n\n" + sheet(game_row, mover.position)
+                "order language):\n\n"
+                + sheet(game_row, mover.position)
+                + page_link(game_row, mover, now)
             ),
             now=now,
             game_id=game_row.id,
@@ -1063,6 +1087,7 @@ def _remind(session: Session, game_row: Game, loaded: store.Loaded, now: datetim
             f"Your move in {name} is due by {loaded.row.move_due:%Y-%m-%d %H:%M} UTC; "
             f"then {_missed_rule()}\n\n{what_you_may_do(loaded.game, seat.position)}\n\n"
             + sheet(game_row, seat.position)
+            + page_link(game_row, seat, now)
         ),
         now=now,
         game_id=game_row.id,
