@@ -290,6 +290,8 @@ def test_the_link_in_a_players_mails_opens_his_page_over_http(
         with urllib.request.urlopen(link(your_move), timeout=30) as answer:
             page = answer.read().decode()
         assert "player 3 of ms" in page and '<select id="choice"' in page
+        # what he may do: each step's heading, then its orders as he writes them
+        assert '<p class="step">Buy one private' in page and '<code class="order">BID ' in page
         with urllib.request.urlopen(link(mails("welcome", MS_SEATS[1][0])[0]), timeout=30) as a:
             assert "player 1 of ms" in a.read().decode()
         move = re.findall(r'<option value="([^"]+)">', page)[0]
