@@ -1,4 +1,4 @@
-"""18xx games played by mail through the mail intake (turnproc/sequential.py):
+"""18xx games played by mail through the mail intake (turnproc/sequential/):
 a move is applied when its mail arrives, in the transaction that stores the
 mail's verdict and queues the receipt and the next player's "your move"
 mail; undo by the player and by the moderator; standing orders; the clock;

@@ -16,6 +16,12 @@ def _listed(order: str, text: str) -> bool:
     """Whether `order` is a listed order, or one of its alternatives
     (another rotation, par or count of shares on the same line)."""
     words = order.split()
+    if words[0] == "USE":  # a private's ability: the order after its name, in its lines
+        use = " ".join(words[:2]) + " "
+        mine = [
+            line.strip()[len(use) :] for line in text.splitlines() if line.strip().startswith(use)
+        ]
+        return _listed(order[len(use) :], "\n".join(mine))
     if words[0] == "TOKEN" and words[-1] == "0" and _listed(" ".join(words[:-1]), text):
         return True  # a hex of one city: no city number needed
     for line in text.splitlines():
@@ -56,12 +62,17 @@ def test_the_orders_of_a_recorded_game_are_listed_as_legal(
     game = new_game(title, sorted({seat for seat, _ in plan}), options)
     game.recorded_revenue_stands = True
     unlisted = []
-    checked = 0
+    checked = uses = offered = 0
     for index, (seat, order) in enumerate(plan):
         moves = legal_moves(game, seat)
-        spelled_elsewhere = order.startswith(("USE ", "OFFER ", "WITHDRAW ", "RUN "))
+        spelled_elsewhere = order.startswith(("OFFER ", "WITHDRAW ", "RUN "))
         if not spelled_elsewhere and not _listed(order, moves.text()):
             unlisted.append((index, order, moves.orders()))
+        uses += order.startswith("USE ")
+        for listed in moves.orders():  # every private's ability offered is taken
+            if listed.startswith("USE "):
+                assert legal(game, seat, listed), (index, listed)
+                offered += 1
         if index % 25 == 0:  # each listed order is one the engine takes
             for listed in moves.orders():
                 assert legal(game, seat, listed), (index, listed)
@@ -69,6 +80,8 @@ def test_the_orders_of_a_recorded_game_are_listed_as_legal(
         assert apply_orders(game, seat, order).refused is None
     assert not unlisted, unlisted[:5]
     assert checked > 10
+    assert uses >= 1  # a private's ability used, listed before it was
+    assert offered > uses
 
 
 def test_the_legal_lays_are_drawn_on_the_movers_map() -> None:

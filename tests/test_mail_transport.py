@@ -13,7 +13,7 @@ from turnproc.core.errors import TurnprocError
 from turnproc.mail.classify import LOOP_HEADER, silence_reason
 from turnproc.mail.compose import Attachment, Outgoing, compose, message_id
 from turnproc.mail.sources import ImapSource, from_maildir
-from turnproc.mail.transport import SmtpTransport
+from turnproc.mail.transport import SmtpTransport, envelope
 from turnproc.mail.urls import MailConfigError, imap_url, smtp_url
 
 from .mailservers import MailWorld
@@ -76,6 +76,27 @@ def test_send_over_smtp_and_fetch_over_imap(mail_world: MailWorld) -> None:
     for incoming in ImapSource(source.server).messages():
         incoming.ack()
     assert list(ImapSource(source.server).messages()) == []
+
+
+def test_a_body_beyond_ascii_arrives_as_sent(mail_world: MailWorld) -> None:
+    """A receipt naming a route "Memphis–Grenada" goes out 7-bit clean (the
+    envelope declares no 8BITMIME), so no server converts it: it arrives in
+    the encoding it was sent in, its lines as written. Sent as undeclared
+    8-bit, mail-devel stored it as base64 of CRLF lines, and the players of
+    an 18MS game by mail no longer found the sheet in their mails."""
+    text = "  ran 2+ Memphis–Grenada for $50\n\nTURNSHEET game: g turn: 72 player: 1 secret: ___\n"
+    out = Outgoing(key="k/1", to="p1@example.org", subject="OK", body=text, created=WHEN)
+    message = compose(out, "moderator@example.org")
+    assert envelope(message)[2].isascii()
+    with SmtpTransport(smtp_url(mail_world.smtp_url())) as transport:
+        transport.send(message)
+    (fetched,) = ImapSource(imap_url(mail_world.imap_url("p1@example.org"))).messages()
+    got = email.message_from_bytes(fetched.raw, policy=email.policy.default)
+    assert isinstance(got, EmailMessage)
+    assert got["Content-Transfer-Encoding"] == message["Content-Transfer-Encoding"]
+    body = got.get_body(("plain",))
+    assert body is not None
+    assert body.get_content().replace("\r\n", "\n") == text
 
 
 def test_imap_login_failure_is_one_clear_line(mail_world: MailWorld) -> None:

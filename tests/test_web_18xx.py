@@ -237,6 +237,81 @@ def test_a_move_the_rules_refuse_is_answered_with_the_reason(tmp_path: Path) -> 
     assert _moves(engine) == []
 
 
+def test_the_link_in_a_players_mails_opens_his_page_over_http(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The welcome, the "your move" mail and the receipt end with the signed
+    link to the player's own page (web/links.py), and that link, fetched
+    over HTTP from `turnproc web`, is his page with his move form."""
+    import urllib.request
+
+    from turnproc import sequential
+    from turnproc.config import load_settings
+    from turnproc.mail.inbound import ingest
+    from turnproc.store.models import OutboxMessage
+
+    url = f"sqlite:///{tmp_path / 'links.db'}"
+    monkeypatch.setenv("TURNPROC_DATABASE_URL", url)
+    monkeypatch.setenv("TURNPROC_WEB_KEY_FILE", str(tmp_path / "web.key"))
+    monkeypatch.setenv("TURNPROC_MAIL_FROM", "moderator@example.org")
+    monkeypatch.setenv("TURNPROC_CONFIG", str(tmp_path / "absent.toml"))
+    engine = open_database(url)
+    with _served(engine, load_settings()) as base:
+        monkeypatch.setenv("TURNPROC_WEB_URL", base)
+        with Session(engine) as session, session.begin():
+            sequential.create_game(
+                session,
+                scenario="18ms",
+                seats=[sequential.Seat(p, a, f"P{p}", s) for p, (a, s) in MS_SEATS.items()],
+                name="ms",
+                seed=1,
+                options={},
+                move_hours=48,
+                now=keys.utcnow(),
+            )
+
+        def mails(kind: str, to: str) -> list[str]:
+            with Session(engine) as session:
+                rows = session.scalars(
+                    select(OutboxMessage).where(
+                        OutboxMessage.kind == kind, OutboxMessage.to_address == to
+                    )
+                )
+                return [row.body for row in rows]
+
+        def link(body: str) -> str:
+            found = re.findall(rf"^{re.escape(base)}/play/\S+$", body, re.M)
+            assert len(found) == 1, body[-600:]
+            return found[0]
+
+        (welcome,) = mails("welcome", MS_SEATS[3][0])
+        (your_move,) = mails("your-move", MS_SEATS[3][0])  # 18MS: the last seat drafts first
+        assert link(welcome) == link(your_move)  # both signed as the game starts
+        with urllib.request.urlopen(link(your_move), timeout=30) as answer:
+            page = answer.read().decode()
+        assert "player 3 of ms" in page and '<select id="choice"' in page
+        # what he may do: each step's heading, then its orders as he writes them
+        assert '<p class="step">Buy one private' in page and '<code class="order">BID ' in page
+        with urllib.request.urlopen(link(mails("welcome", MS_SEATS[1][0])[0]), timeout=30) as a:
+            assert "player 1 of ms" in a.read().decode()
+        move = re.findall(r'<option value="([^"]+)">', page)[0]
+        mail = EmailMessage()
+        mail["From"] = MS_SEATS[3][0]
+        mail["To"] = "moderator@example.org"
+        mail["Subject"] = "my move"
+        mail["Message-ID"] = "<link-1@example.org>"
+        secret = MS_SEATS[3][1]
+        mail.set_content(f"TURNSHEET game: ms turn: 1 player: 3 secret: {secret}\n{move}\nEND\n")
+        assert ingest(engine, mail.as_bytes(), "test", keys.utcnow()).verdict == "accepted"
+        (receipt,) = mails("receipt", MS_SEATS[3][0])
+        with urllib.request.urlopen(link(receipt), timeout=30) as answer:
+            assert "player 3 of ms" in (mine := answer.read().decode())
+            assert "Not your move" in mine
+        (next_move,) = mails("your-move", MS_SEATS[2][0])
+        with urllib.request.urlopen(link(next_move), timeout=30) as answer:
+            assert '<select id="choice"' in answer.read().decode()
+
+
 # --- in a real browser: Debian's chromium and chromedriver ---------------------------------------
 
 

@@ -63,7 +63,11 @@ def compose(out: Outgoing, sender: str) -> EmailMessage:
         msg["References"] = out.in_reply_to
     msg["Auto-Submitted"] = out.auto_submitted
     msg[LOOP_HEADER] = LOOP_VALUE
-    msg.set_content(out.body, charset="utf-8")
+    # 7-bit clean: the envelope declares no BODY=8BITMIME (transport.envelope),
+    # and a relay that converts an undeclared 8-bit body may turn it into
+    # base64 of CRLF lines, which a reader's program shows with stray CRs.
+    cte = None if out.body.isascii() else "quoted-printable"
+    msg.set_content(out.body, charset="utf-8", cte=cte)
     for attachment in out.attachments:
         msg.add_attachment(
             attachment.content,

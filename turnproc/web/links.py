@@ -23,14 +23,18 @@ def player_url(settings: Settings, base: str, game_id: int, player: Player, now:
     return f"{base.rstrip('/')}/play/{token}"
 
 
-def mail_footer(game_id: int, player: Player, now: datetime) -> str:
+PAGE_REPORTS = "report, PDFs, and an order form that checks as you type"
+PAGE_MOVES = "a form with the moves the rules allow you, your holdings, the moves since your last"
+
+
+def mail_footer(game_id: int, player: Player, now: datetime, holds: str = PAGE_REPORTS) -> str:
     """The lines a player's mail ends with: his page's link, when the moderator
-    has set `web_url` (else nothing)."""
+    has set `web_url` (else nothing). `holds`: what the page holds, in words."""
     settings = load_settings()
     if not settings.web_url or not player.human or not player.secret_hash:
         return ""
     url = player_url(settings, settings.web_url, game_id, player, now)
     return (
-        "\n\nYour page (report, PDFs, and an order form that checks as you type;\n"
+        f"\n\nYour page ({holds};\n"
         f"keep this link to yourself, it works for {settings.web_link_days} days):\n{url}\n"
     )

@@ -17,7 +17,13 @@ import re
 from dataclasses import dataclass, field
 
 from turnproc.families.g18xx.engine import actions as act
-from turnproc.families.g18xx.engine.game import BID_STEP, ActionRefused, Game
+from turnproc.families.g18xx.engine.game import (
+    BID_STEP,
+    TILE_ABILITIES,
+    ActionRefused,
+    Game,
+    PrivateState,
+)
 from turnproc.families.g18xx.engine.track import neighbour
 from turnproc.families.g18xx.orders import parse_order
 
@@ -241,9 +247,11 @@ def _operating(game: Game, player: int, moves: Moves) -> None:
     if trains_lines:
         moves.sections.append(("Trains:", trains_lines))
     privates = _company_privates(game, player, company)
-    abilities = _abilities(game, company)
-    if privates or abilities:
-        moves.sections.append((f"Privates:{abilities}", privates))
+    if privates:
+        moves.sections.append(("Privates:", privates))
+    abilities = _abilities(game, player, company)
+    if abilities:
+        moves.sections.append((f"The abilities of {company}'s privates (USE):", abilities))
     ends = [order for order in ("DONE", "BANKRUPT") if legal(game, player, order)]
     lines = ["DONE (end the company's turn)"] if "DONE" in ends else []
     if "BANKRUPT" in ends and "DONE" not in ends:
@@ -299,28 +307,38 @@ def _tiles_left(game: Game) -> dict[str, int]:
     return left
 
 
-def _lays(game: Game, company: str) -> list[Lay]:
+def _lays(game: Game, company: str, private: PrivateState | None = None) -> list[Lay]:
+    """The company's own tile lays, or with `private` those of the private's
+    ability (its hexes and tiles, free where the ability makes it free)."""
     turn = game.turn
-    if turn is None or all(
+    if turn is None:
+        return []
+    ability = private.data.ability if private is not None else None
+    if ability is None and all(
         game.rules.tile_lay_refusal(game, turn, upgrade) for upgrade in (False, True)
     ):
         return []
     left = _tiles_left(game)
-    layout = game.title.layout
-    reached = game.reachable(company)
-    near = set(reached) | {game.companies[company].home}
-    for hex_name in list(near):
-        for edge in range(6):
-            near.add(neighbour(hex_name, edge, layout))
+    if ability is not None and ability.tiles:
+        left = {name: count for name, count in left.items() if name in ability.tiles}
+    if ability is not None and ability.hexes:
+        near = set(ability.hexes)
+    else:
+        near = set(game.reachable(company)) | {game.companies[company].home}
+        for hex_name in list(near):
+            for edge in range(6):
+                near.add(neighbour(hex_name, edge, game.title.layout))
+    free = private is not None and game.rules.ability_lay_is_free(private)
     out: list[Lay] = []
     for hex_name in sorted(near, key=_hex_order):
         hex_state = game.hexes.get(hex_name)
         if hex_state is None or hex_state.colour in ("red", "gray"):
             continue
         upgrade = hex_state.tile is not None
-        if game.rules.tile_lay_refusal(game, turn, upgrade) is not None:
+        if private is None and game.rules.tile_lay_refusal(game, turn, upgrade) is not None:
             continue
-        if game.cash[company] < hex_state.cost:
+        cost = 0 if free else hex_state.cost
+        if game.cash[company] < cost:
             continue
         wanted = UPGRADE.get(hex_state.colour)
         kinds = sorted(n.kind for n in hex_state.nodes)
@@ -328,9 +346,9 @@ def _lays(game: Game, company: str) -> list[Lay]:
             tile = game.title.tiles[name]
             if tile.colour != wanted or sorted(n.kind for n in tile.nodes) != kinds:
                 continue
-            rotations = game.legal_rotations(company, hex_name, name)
+            rotations = game.legal_rotations(company, hex_name, name, private)
             if rotations:
-                out.append(Lay(hex_name, name, tuple(rotations), hex_state.cost, upgrade))
+                out.append(Lay(hex_name, name, tuple(rotations), cost, upgrade))
     return out
 
 
@@ -339,19 +357,20 @@ def _tile_lays(game: Game, company: str) -> tuple[list[str], str]:
     its rotations (4.2.1), and the tiles left of each number."""
     left = _tiles_left(game)
     tiles_left = ", ".join(f"{name} x{count}" for name, count in left.items()) or "none"
-    lines: list[str] = []
-    for lay in _lays(game, company):
-        others = (
-            f" (or rotation {', '.join(str(r) for r in lay.rotations[1:])})"
-            if lay.rotations[1:]
-            else ""
-        )
-        what = "upgrade" if lay.upgrade else "lay"
-        price = f", terrain {money(lay.cost)}" if lay.cost else ""
-        lines.append(
-            f"LAY {lay.tile} {lay.hex} {lay.rotations[0]}{others}  [{what} on {lay.hex}{price}]"
-        )
-    return lines, tiles_left
+    return [_lay_line(lay) for lay in _lays(game, company)], tiles_left
+
+
+def _lay_line(lay: Lay, prefix: str = "") -> str:
+    others = (
+        f" (or rotation {', '.join(str(r) for r in lay.rotations[1:])})"
+        if lay.rotations[1:]
+        else ""
+    )
+    what = "upgrade" if lay.upgrade else "lay"
+    price = f", terrain {money(lay.cost)}" if lay.cost else ""
+    return (
+        f"{prefix}LAY {lay.tile} {lay.hex} {lay.rotations[0]}{others}  [{what} on {lay.hex}{price}]"
+    )
 
 
 def _hex_order(name: str) -> tuple[str, int]:
@@ -473,16 +492,76 @@ def _price_range(game: Game, player: int, order: str, price: int) -> tuple[int, 
     return lowest, low
 
 
-def _abilities(game: Game, company: str) -> str:
-    """The privates the company owns whose ability is left (USE, docs/18xx.md)."""
-    names = [
-        name
-        for name, private in game.privates.items()
-        if private.owner == company
-        and not private.closed
-        and private.data.ability is not None
-        and private.uses < private.data.ability.count
-    ]
-    if not names:
-        return ""
-    return f" {company} may also use {', '.join(names)}: USE <private> <order> (docs/18xx.md)."
+def _abilities(game: Game, player: int, company: str) -> list[str]:
+    """What the privates the company owns may still do for it now, each as a
+    USE order (docs/18xx.md): the extra or free tile lays (on their hexes,
+    with their tiles), the discounted or free stations, the discounted
+    trains. Abilities that act by themselves (a share, a train given) are
+    not orders and are not listed."""
+    lines: list[str] = []
+    for name, private in game.privates.items():
+        ability = private.data.ability
+        if private.owner != company or private.closed or ability is None:
+            continue
+        if private.uses >= ability.count:
+            continue
+        use = f"USE {name} "
+        if ability.kind in TILE_ABILITIES:
+            lays = _lays(game, company, private)
+            lines += [
+                _lay_line(lay, use) for lay in lays if legal(game, player, _lay_order(use, lay))
+            ]
+        elif ability.kind in ("token_discount", "free_token"):
+            lines += _ability_tokens(game, player, company, private)
+        elif ability.kind == "train_discount":
+            for kind, price in _bank_train_kinds(game):
+                order = f"{use}BUY TRAIN {kind}"
+                if kind in ability.trains and legal(game, player, order):
+                    paid = price - game.rules.train_discount(private)
+                    lines.append(f"{order} ({money(paid)} from the bank; {name} closes)")
+    return lines
+
+
+def _lay_order(prefix: str, lay: Lay) -> str:
+    return f"{prefix}LAY {lay.tile} {lay.hex} {lay.rotations[0]}"
+
+
+def _ability_tokens(game: Game, player: int, company: str, private: PrivateState) -> list[str]:
+    """The stations a private's ability places: in its hexes (W&SR's free
+    station need not connect, 12.III), else in the cities the company reaches."""
+    ability = private.data.ability
+    state = game.companies[company]
+    if ability is None or state.tokens_used >= len(state.token_costs):
+        return []
+    if ability.hexes:
+        places = [
+            (hex_name, index)
+            for hex_name in ability.hexes
+            for index, node in enumerate(game.hexes[hex_name].nodes)
+            if node.kind == "city"
+        ]
+    else:
+        places = sorted(game.reachable_cities(company))
+    cost = state.token_costs[state.tokens_used]
+    paid = 0 if ability.kind == "free_token" else cost * (100 - ability.percent) // 100
+    lines = []
+    for hex_name, index in places:
+        cities = [i for i, n in enumerate(game.hexes[hex_name].nodes) if n.kind == "city"]
+        if index not in cities:
+            continue
+        order = f"USE {private.data.id} TOKEN {hex_name}" + (f" {index}" if len(cities) > 1 else "")
+        if legal(game, player, order):
+            lines.append(f"{order} ({money(paid)} instead of {money(cost)})")
+    return lines
+
+
+def _bank_train_kinds(game: Game) -> list[tuple[str, int]]:
+    """The trains the bank sells now, each kind and variant once, with its price."""
+    kinds: dict[str, int] = {}
+    for train in game.available_trains():
+        if train.discarded:
+            continue
+        kinds.setdefault(train.type.name, train.type.price)
+        for variant in train.type.variants:
+            kinds.setdefault(variant.name, variant.price)
+    return list(kinds.items())

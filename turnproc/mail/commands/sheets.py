@@ -1,7 +1,7 @@
 """Turnsheets: a simultaneous game's sheet goes to the intake
 (turnproc/intake/submit.py) and its receipt is queued; a sequential (18xx)
 game's sheet is authenticated like a command and its orders applied at once
-(turnproc/sequential.py; docs/mail.md, section 4)."""
+(turnproc/sequential/; docs/mail.md, section 4)."""
 
 from turnproc.families.continental_rails.turnsheet.language import order_lines, parse_turnsheet
 from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
@@ -64,7 +64,7 @@ def turnsheet(letter: Letter) -> IngestOutcome:
 
 def sequential_move(letter: Letter, text: str) -> IngestOutcome | None:
     """A sheet naming a sequential game: authenticated like a command, its
-    orders applied at once (turnproc/sequential.py). None: not such a sheet."""
+    orders applied at once (turnproc/sequential/). None: not such a sheet."""
     probe = parse_turnsheet(text, Vocabulary(kinds={}, numbers={}))
     header = probe.header
     if header is None:

@@ -420,6 +420,12 @@ def _styles() -> dict[str, ParagraphStyle]:
         ),
         "body": ParagraphStyle("body", fontName="Helvetica", fontSize=8.5, leading=10.5),
         "cell": ParagraphStyle("cell", fontName="Helvetica", fontSize=7.5, leading=9),
+        "step": ParagraphStyle(
+            "step", fontName="Helvetica-Bold", fontSize=8.5, leading=10.5, spaceBefore=3
+        ),
+        "order": ParagraphStyle(
+            "order", fontName="Courier", fontSize=8.5, leading=10.5, leftIndent=14
+        ),
     }
 
 
@@ -638,7 +644,11 @@ def render_pdf(report: Report) -> bytes:
         story += [Paragraph(_esc(_capital(o.words)), s["body"]) for o in report.offers]
     if report.may_do:
         story += [Paragraph("What you may do now", s["h2"])]
-        story += [Paragraph(_esc(line), s["body"]) for line in report.may_do]
+        # a heading of the step, then its orders as the player copies them
+        story += [
+            Paragraph(_esc(line.strip()), s["order" if line.startswith("  ") else "step"])
+            for line in report.may_do
+        ]
     if report.log:
         heading = (
             "Since your last move"
