@@ -14,12 +14,6 @@ ROOT = Path(turnproc.__file__).parent
 OVER_THE_LIMIT_WHILE_SPLIT = {
     # The 18xx engine's one Game class, becoming rounds and steps.
     "families/g18xx/engine/game.py",
-    # The 18xx family's own pipeline, moving behind the GameFamily boundary.
-    "sequential.py",
-    # Continental Rails' report: the PDF, the map drawing and the report model.
-    "families/continental_rails/report/pdf.py",
-    "families/continental_rails/report/mapdraw.py",
-    "families/continental_rails/report/model.py",
 }
 
 
