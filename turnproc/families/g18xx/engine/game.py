@@ -300,7 +300,7 @@ class Game:
             blocker.admit(self, action)
             if action.type in blocker.actions:
                 return self._checked(blocker, action)
-        elif not any(action.type in s.actions for r in table.rounds.values() for s in r.steps):
+        elif action.type not in table.round_actions:
             raise ActionRefused(self._nothing_blocks(action))
         else:
             table.rounds[self.round].enter(self, action)

@@ -23,6 +23,7 @@ class Rounds:
     standing: tuple[Step, ...] = ()
     blocking: tuple[Step, ...] = ()
     actions: frozenset[str] = field(init=False)
+    round_actions: frozenset[str] = field(init=False)
 
     def __post_init__(self) -> None:
         steps = [
@@ -31,6 +32,8 @@ class Rounds:
             *(s for r in self.rounds.values() for s in r.steps),
         ]
         object.__setattr__(self, "actions", frozenset(a for s in steps for a in s.actions))
+        in_rounds = frozenset(a for r in self.rounds.values() for s in r.steps for a in s.actions)
+        object.__setattr__(self, "round_actions", in_rounds)
 
 
 def default_rounds() -> Rounds:
