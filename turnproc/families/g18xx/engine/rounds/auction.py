@@ -42,8 +42,10 @@ class DraftRound(Round):
 
 
 def auction_round() -> AuctionRound:
+    """The waterfall auction (3.1)."""
     return AuctionRound((AuctionPrivates(),))
 
 
 def draft_round() -> DraftRound:
+    """The draft of the privates (3.1)."""
     return DraftRound((DraftPrivate(),))

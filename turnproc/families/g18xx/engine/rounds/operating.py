@@ -44,6 +44,7 @@ def raising_cash(game: "Game", player: int) -> bool:
 
 
 def start(game: "Game") -> None:
+    """4: privates pay; the floated companies operate in market order (4b)."""
     if game.round == "stock":
         game.set_number += 1
         game.round_in_set = 0
@@ -81,6 +82,7 @@ def reorder_waiting(game: "Game") -> None:
 
 
 def begin_turn(game: "Game", company: str) -> None:
+    """4.2a: a company's turn begins with its home station, if not yet placed."""
     state = game.companies[company]
     game.turn = Turn(company, first=not state.operated)
     untracked = not game.hexes[state.home].track and game.rules.first_city_without_track()
@@ -89,6 +91,7 @@ def begin_turn(game: "Game", company: str) -> None:
 
 
 def finish_turn(game: "Game") -> None:
+    """4.2: the company's turn is over."""
     if game.turn is None:
         return
     dividend.pass_dividend_step(game)
@@ -139,6 +142,8 @@ def advance_to(game: "Game", company: str, step: int | None = None) -> None:
 
 
 def close(game: "Game") -> None:
+    """4, 5: the round closes; trains made obsolete go; a fixed last round
+    or an end trigger ends the game."""
     current = game.turn.company if game.turn is not None else None
     idle = [c for c in game.order if c not in game.done and c != current]
     if idle:
@@ -178,6 +183,7 @@ def finish(game: "Game") -> None:
 
 
 def rust(game: "Game", name: str, salvage: int) -> None:
+    """Trains of this name leave play; their companies get the salvage."""
     for train in game.trains:
         if train.name == name and not train.rusted:
             if train.owner is not None and train.owner in game.companies:
@@ -300,6 +306,7 @@ class OperatingRound(Round):
 
 
 def operating_round() -> OperatingRound:
+    """The operating round (4) and its steps, those of a company's turn (4.2) first."""
     return OperatingRound(
         (
             LayTrack(),

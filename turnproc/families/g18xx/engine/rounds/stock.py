@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
 
 def can_act(game: "Game", player: int) -> bool:
+    """3.2: whether the player could buy or sell."""
     return shares.may_sell_any(game, player) or shares.may_buy_any(game, player)
 
 
@@ -52,6 +53,7 @@ def pass_idle_players(game: "Game") -> None:
 
 
 def start(game: "Game") -> None:
+    """3: the stock round begins with the priority deal."""
     game.round = "stock"
     game.sold_this_round = {p: set() for p in game.players}
     game.stock_next = game.priority
@@ -96,6 +98,7 @@ class StockRound(Round):
 
 
 def stock_round() -> StockRound:
+    """The stock round (3) and its steps."""
     return StockRound(
         (
             shares.ParShares(),

@@ -83,6 +83,7 @@ def next_bidder(game: "Game", player: int) -> int:
 
 
 def pass_(game: "Game", player: int) -> None:
+    """3.1.1, 3.1.2: a pass in a contest or in the players' turns."""
     auction = game.auction
     if auction.contest is not None:
         # 3.1.1: the contest ends when all but the high bidder pass in a row
@@ -145,6 +146,7 @@ def settle(game: "Game") -> None:
 
 
 def sell_private(game: "Game", company: str, player: int, price: int) -> None:
+    """3.1: the private goes to the player at his bid (with the share it carries)."""
     game.check_cash(player, price)
     game.pay(player, BANK, price)
     game.privates[company].owner = player

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
 
 def check_discard(game: "Game", action: act.Action) -> None:
+    """4.2.5g: only the company over its limit acts, and only to discard."""
     company = game.discards[0]
     if action.type == "discard_train" and game.acting_company(action) == company:
         return

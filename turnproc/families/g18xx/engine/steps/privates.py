@@ -45,6 +45,7 @@ def buy_company(game: "Game", action: act.BuyCompany) -> None:
 def trade_private(
     game: "Game", private: PrivateState, seller: Holder, buyer: Holder, price: int
 ) -> None:
+    """The private changes hands at the price; offers on it lapse."""
     game.pay(buyer, seller, price)
     private.owner = buyer
     game.offers = [o for o in game.offers if o.private != private.data.id]
@@ -89,6 +90,7 @@ def agreed(
 
 
 def trade_refusal(game: "Game", private: PrivateState | None, name: str) -> str | None:
+    """3.2b: why players may not trade this private now, or None."""
     if not game.rules.players_trade_privates(game):
         return "players may not sell private companies to each other now"
     if game.round != "stock":
@@ -122,6 +124,7 @@ def player_buys_private(game: "Game", action: act.BuyCompany) -> None:
 
 
 def check_private_buyer(game: "Game", player: int, price: int) -> None:
+    """3.2, 3.3c: the buyer's one purchase a turn, certificate limit and cash."""
     if game.round == "stock" and game.stock_bought_this_turn and game.stock_next == player:
         raise ActionRefused("one certificate bought a turn (3.2); sell or PASS")
     if game.certificate_count(player) >= game.cert_limit:

@@ -85,6 +85,7 @@ def route_revenue(game: "Game", company: str, route: act.Route) -> int:
 
 
 def run_routes(game: "Game", action: act.RunRoutes) -> None:
+    """4.2.3: each train runs once; the revenue waits for the dividend step."""
     company = game.current_company(action)
     assert game.turn is not None
     if game.turn.ran:

@@ -47,6 +47,8 @@ def par(game: "Game", action: act.Par) -> None:
 
 
 def check_buy_limits(game: "Game", player: int, company: str, percent: int) -> None:
+    """3.2, 3.3: one purchase a turn, no rebuying what he sold, the
+    holding and certificate limits."""
     if game.round == "stock" and game.stock_bought_this_turn:
         # 3.2: one purchase a turn; a player who bought may still sell
         raise ActionRefused("one certificate bought a turn (3.2); sell or PASS")
@@ -62,6 +64,8 @@ def check_buy_limits(game: "Game", player: int, company: str, percent: int) -> N
 
 
 def buy_shares(game: "Game", action: act.BuyShares) -> None:
+    """3.2c: buy from the treasury at par or from the open market at its
+    price; the company floats once enough of it is sold."""
     player = game.player_of(action)
     certs = [game.cert(s) for s in action.shares]
     company = certs[0].company
@@ -106,6 +110,8 @@ def sell_shares(game: "Game", action: act.SellShares) -> None:
 
 
 def sell_bundle(game: "Game", player: int, certs: list[Cert], percent: int) -> None:
+    """3.2a: the market pays, the certificates go to the open market, the
+    price drops a row per share."""
     company = certs[0].company
     price = game.market.price(company) * percent // 10
     game.pay(BANK, player, price)
@@ -165,6 +171,7 @@ def may_buy_any(game: "Game", player: int) -> bool:
 
 
 def may_sell_any(game: "Game", player: int) -> bool:
+    """3.2a: whether the player could sell a share now."""
     if game.set_number == 0:
         return False
     for company, state in game.companies.items():

@@ -90,6 +90,8 @@ def place_token(game: "Game", action: act.PlaceToken) -> None:
 
 
 def check_pending_home(game: "Game", action: act.Action) -> None:
+    """Only the choice of the lifted home's city, or a private bought in the
+    chooser's turn, comes first."""
     owner, chooser = game.pending_homes[0]
     acting = game.acting_company(action)
     if action.type == "place_token" and acting == chooser:
@@ -104,6 +106,7 @@ def check_pending_home(game: "Game", action: act.Action) -> None:
 
 
 def place_home(game: "Game", company: str) -> None:
+    """4.2a: the home station (and any second home) in the first city of its hex."""
     state = game.companies[company]
     for home in (state.home, *game.rules.extra_homes(company)):
         hex_state = game.hexes[home]

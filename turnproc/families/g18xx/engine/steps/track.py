@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 
 def _exits(track: Iterable[tuple[object, object]], node: str) -> set[int]:
+    """The edges the track of a hex joins to this node."""
     return {x for a, b in track for x, y in ((a, b), (b, a)) if y == node and isinstance(x, int)}
 
 
@@ -52,6 +53,7 @@ def _tokens_following_track(
 
 
 def tile(game: "Game", tile_id: str) -> str:
+    """The tile's name, refusing a copy that does not exist or is on the map."""
     name, _, copy = tile_id.rpartition("-")
     tile = game.title.tiles.get(name)
     if tile is None or not copy.isdigit() or int(copy) >= tile.count:
@@ -132,6 +134,7 @@ def lift_homes(game: "Game", new_state: HexState, chooser: str) -> None:
 def legal_rotations(
     game: "Game", company: str, hex_name: str, name: str, private: PrivateState | None = None
 ) -> list[int]:
+    """4.2.1: the rotations in which the tile may go on the hex."""
     return [
         r for r in range(6) if tile_refusal(game, company, hex_name, name, r, private)[0] is None
     ]
@@ -223,6 +226,7 @@ def blocking_private(game: "Game", hex_name: str) -> PrivateState | None:
 
 
 def reachable(game: "Game", company: str) -> set[str]:
+    """4.2.1j: the hexes the company's track reaches from its stations."""
     homes = [
         (name, i)
         for name, h in game.hexes.items()

@@ -174,6 +174,7 @@ def card_side(game: "Game", train: Train, side: str) -> tuple[str, int, int, int
 
 
 def buy_used_train(game: "Game", company: str, train: Train, price: int) -> None:
+    """4.2.5: a train from another company, for at least $1."""
     seller = train.owner
     assert seller is not None
     if seller == company:
