@@ -437,8 +437,8 @@ def test_an_offer_for_a_private_is_told_to_every_player(world: World) -> None:
     with transaction(world.engine) as session:
         game = store.load(session, NAME).game
         private = next(p.data.id for p in game.privates.values() if p.owner == offerer)
-        following = game._after(offerer)
-        told = game._after(following)  # the offer goes past the next player
+        following = game.next_player(offerer)
+        told = game.next_player(following)  # the offer goes past the next player
     out = world.mail(offerer, f"OFFER {private} TO {told} FOR 25\nPASS")
     assert out.verdict == "accepted"
     words = f"player {offerer} offers {private} to player {told} for $25"

@@ -8,6 +8,7 @@ import pytest
 from tests.g18xx_fixtures import load_recorded
 from turnproc.families.g18xx.engine.actions import parse_action
 from turnproc.families.g18xx.engine.game import Game
+from turnproc.families.g18xx.engine.rounds.operating import advance_to
 from turnproc.families.g18xx.orders import MAX_ORDERS, apply_orders
 from turnproc.families.g18xx.replay import RECORDED_OPTIONS, standing_actions
 from turnproc.families.g18xx.titles.load import new_game
@@ -107,7 +108,7 @@ def test_run_best_spells_out_the_routes() -> None:
         game.apply_unchecked(parse_action(raw))
         rest.pop(0)
     company = rest[0]["entity"]
-    game._advance_to(company)
+    advance_to(game, company)
     president = game.companies[company].president
     assert president is not None
     best, _ = game.best_routes(company)

@@ -22,7 +22,7 @@ def test_best_routes_beat_or_match_every_recorded_run(name: str) -> None:
     for raw in standing_actions(data["actions"]):
         action = parse_action(raw)
         if isinstance(action, act.RunRoutes):
-            game._enter_round(action)
+            game.step_for(action)
             company = game.acting_company(action)
             assert company is not None
             best, picked = game.best_routes(company)

@@ -271,7 +271,7 @@ def test_18ms_players_trade_privates_in_the_rules_text_not_in_the_later_edition(
         first = game.to_move()
         assert first is not None
         mine = next(p for p in game.privates.values() if p.owner == first)
-        text = f"OFFER {mine.data.id} TO {game._after(first)} FOR 10"
+        text = f"OFFER {mine.data.id} TO {game.next_player(first)} FOR 10"
         if allowed:
             _ok(game, first, text)
         else:

@@ -190,11 +190,11 @@ def _simulate(args: argparse.Namespace) -> int:
     from turnproc.families.g18xx import ai
     from turnproc.families.g18xx.figures import game_figures, summary
     from turnproc.families.g18xx.report.files import write_reports
-    from turnproc.families.g18xx.titles.load import FOLDERS, new_game
+    from turnproc.families.g18xx.titles.load import new_game, titles
 
     title = args.title.upper()
-    if title not in FOLDERS:
-        raise TurnprocError(f"titles: {', '.join(sorted(FOLDERS))}")
+    if title not in titles():
+        raise TurnprocError(f"titles: {', '.join(titles())}")
     if not 1 <= args.games <= MAX_SIMULATED_GAMES:
         raise TurnprocError(f"--games is 1 to {MAX_SIMULATED_GAMES}")
     failed = 0

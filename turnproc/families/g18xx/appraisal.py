@@ -59,7 +59,7 @@ def revenue(
     if hexes is not None:
         trial.hexes = hexes
         trial.map_version = -game.map_version - 1  # its own links, for the trial map
-        trial._links_cache = None
+        trial.links_cache = None
     return trial.best_routes(company)[0]
 
 
