@@ -17,11 +17,11 @@ import re
 from dataclasses import dataclass, field
 
 from turnproc.families.g18xx.engine import actions as act
-from turnproc.families.g18xx.engine.game import (
+from turnproc.families.g18xx.engine.game import Game
+from turnproc.families.g18xx.engine.state import (
     BID_STEP,
     TILE_ABILITIES,
     ActionRefused,
-    Game,
     PrivateState,
 )
 from turnproc.families.g18xx.engine.track import neighbour
