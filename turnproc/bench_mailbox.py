@@ -260,7 +260,6 @@ _IMPORTS = {
         "turnproc.mail.outbound",
         "turnproc.mail.transport",
         "turnproc.mail.urls",
-        "turnproc.pipeline.reports",
     ),
 }
 
