@@ -176,6 +176,12 @@ def _send(args: argparse.Namespace) -> int:
     return 1 if report.dead or report.ambiguous else 0
 
 
+def send_queued() -> int:
+    """`mail send`, from another command of the same process (`turn run --due
+    --send`): the same claims on the outbox, the same output and exit code."""
+    return _send(argparse.Namespace(dry_run=None, json=False))
+
+
 def _requeue(args: argparse.Namespace) -> int:
     from turnproc.commands.db import database
     from turnproc.mail.outbound import requeue
