@@ -107,6 +107,40 @@ def test_mail_ingest_of_one_message_loads_no_reports_web_or_18xx(
         assert _within(loaded, ("turnproc.intake.submit", "jinja2")) == []
 
 
+def test_mail_send_of_stored_messages_loads_no_reports_or_rules_engine(tmp_path: Path) -> None:
+    from .mailservers import TroubledSmtp
+
+    server = TroubledSmtp()
+    try:
+        env = {
+            "TURNPROC_DATABASE_URL": f"sqlite:///{tmp_path / 'games.db'}",
+            "TURNPROC_SMTP_URL": server.smtp_url(),
+        }
+        players = tmp_path / "players.csv"
+        players.write_text(
+            f"position,character,real_name,email,secret\n3,,Ann,ann@example.org,{SECRET}\n"
+        )
+        new = ["game", "new", "--scenario", "continental-rails", "--name", "sheets"]
+        _loaded([*new, "--players", str(players)], env=env)
+        _loaded(["mail", "send"], env=env)  # the welcome, with the rules drawn
+        _loaded(["mail", "ingest", "-"], HELP_MAIL, env, setup=IN_PROCESS)
+        before = len(server.accepted)
+        loaded = _loaded(["mail", "send"], env=env)  # the answer to HELP
+        assert len(server.accepted) == before + 1
+    finally:
+        server.stop()
+    assert "turnproc.mail.outbound" in loaded
+    # No report is rendered again: neither ReportLab nor the rules engine's
+    # turn (its steps, the reports' pipeline) is loaded.
+    rules = (
+        "turnproc.pipeline.reports",
+        "turnproc.families.continental_rails.engine.resolve",
+        "turnproc.families.continental_rails.engine.steps",
+        "turnproc.families.continental_rails.report",
+    )
+    assert _within(loaded, (*REPORTS_AND_WEB, *rules, "jinja2")) == []
+
+
 def test_the_bench_times_whole_help_processes() -> None:
     from turnproc.bench import bench_cli_start
 

@@ -157,3 +157,64 @@ def test_an_ordinary_reply_is_answered() -> None:
     msg["Auto-Submitted"] = "no"
     msg.set_content("> quoted\nTURNSHEET ...")
     assert silence_reason(msg) is None
+
+
+def _as_smtplib_flattens(message: EmailMessage, policy: email.policy.Policy) -> bytes:
+    from email.generator import BytesGenerator
+    from io import BytesIO
+
+    buffer = BytesIO()
+    BytesGenerator(buffer, policy=policy).flatten(message)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("to", ["ann@example.org", "zoë@example.org"], ids=["ascii", "utf8"])
+def test_a_message_is_flattened_to_the_bytes_the_standard_generator_gives(to: str) -> None:
+    from turnproc.mail.transport import envelope
+
+    pdf = bytes(range(256)) * 2000  # 512 KB: about 9,000 lines of base64
+    out = Outgoing(
+        key="report/1/15/3",
+        to=to,
+        subject="Turn 15 report: Ünion Pacific",
+        body="Lines\r\nof every\rend\nand none",
+        created=datetime(2026, 1, 1, tzinfo=UTC),
+        attachments=(
+            Attachment("turn15.pdf", pdf, "application", "pdf"),
+            Attachment("turn15.txt", b"a\r\nb\rc\n.d\n", "text", "plain"),
+        ),
+        installation="k",
+    )
+    message = compose(out, "gm@example.com")
+    policy = email.policy.SMTP if to.isascii() else email.policy.SMTPUTF8
+    _, _, text, _ = envelope(message)
+    assert text == _as_smtplib_flattens(message, policy)
+    assert len(text) > len(pdf)
+    # A part whose text keeps every kind of line end, as a message read in does.
+    message.get_body().set_payload("one\rtwo\r\nthree\n\r\nfour")  # type: ignore[union-attr]
+    _, _, text, _ = envelope(message)
+    assert text == _as_smtplib_flattens(message, policy)
+    assert b"one\r\ntwo\r\nthree\r\n\r\nfour" in text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"",
+        b".",
+        b"..\r\n",
+        b"From: a\r\n\r\n.one\r\ntwo\r\n",
+        b"a\nb\rc\r\nd\r\r\ne\n\rf.\n.\r.g\r\n\r\n",
+        b"\r\n.\n.\r.",
+        b"no end",
+    ],
+)
+def test_the_data_block_is_what_rfc_5321_asks(text: bytes) -> None:
+    import re
+
+    from turnproc.mail.transport import data_block
+
+    # RFC 5321 4.5.2: CRLF line ends, a leading dot doubled, a line of one dot at the end.
+    expected = re.sub(rb"^\.", b"..", re.sub(rb"\r\n|\r|\n", b"\r\n", text), flags=re.MULTILINE)
+    expected += b"" if expected.endswith(b"\r\n") else b"\r\n"
+    assert data_block(text) == expected + b".\r\n"

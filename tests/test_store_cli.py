@@ -166,8 +166,9 @@ def test_the_standby_list_from_the_command_line(cli: Cli, tmp_path: Path) -> Non
 
 
 def test_schedule_and_the_missing_orders_gate_from_the_command_line(
-    cli: Cli, tmp_path: Path
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.delenv("TURNPROC_SMTP_URL", raising=False)
     players = tmp_path / "players.csv"
     rows = "".join(f"{p},,P{p},p{p}@example.org,pw{p}-river-maple\n" for p in (1, 2, 3))
     players.write_text("position,character,real_name,email,secret\n" + rows, encoding="utf-8")
@@ -187,3 +188,5 @@ def test_schedule_and_the_missing_orders_gate_from_the_command_line(
     assert "turn_refused" in cli("game", "log", "g")
     assert "now at turn 2" in cli("turn", "run", "g", "--force", "--accept-missing")
     assert "--accept-missing" in cli("turn", "run", "--due", "--accept-missing", code=2)
+    assert "--send goes with --due" in cli("turn", "run", "g", "--send", code=2)
+    assert "--send needs a mail server" in cli("turn", "run", "--due", "--send", code=2)

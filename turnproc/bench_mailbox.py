@@ -47,6 +47,9 @@ PROGRAM = Path(turnproc.__file__).resolve().parent
 SENDER = "turns@bench.invalid"
 # The cron line of docs/mail.md, in order, by the name of each one's figure.
 COMMANDS = (("turn_run", ("turn", "run", "--due")), ("mail_send", ("mail", "send")))
+# The cron line's option that sends the outbox in the turn run's own process
+# (docs/mail.md): an extra figure, `turn_to_mailbox_one_process_s`.
+ONE_PROCESS = (("turn_run_send", ("turn", "run", "--due", "--send")),)
 # Where a command run by `--inside` writes the CPU seconds of its parts.
 PARTS_ENV = "TURNPROC_BENCH_PARTS_FILE"
 
@@ -124,7 +127,12 @@ def _children_cpu() -> float:
     return used.ru_utime + used.ru_stime
 
 
-def _one_run(scenario_name: str, state: "GameState", parts: bool = False) -> dict[str, float]:
+def _one_run(
+    scenario_name: str,
+    state: "GameState",
+    parts: bool = False,
+    commands: tuple[tuple[str, tuple[str, ...]], ...] = COMMANDS,
+) -> dict[str, float]:
     """Wall and CPU seconds of one due turn and its mail, in a fresh database;
     with `parts`, those of each command's parts as well (`_inside`)."""
     with tempfile.TemporaryDirectory(prefix="turnproc-mailbox-") as folder:
@@ -148,7 +156,7 @@ def _one_run(scenario_name: str, state: "GameState", parts: bool = False) -> dic
         figures: dict[str, float] = {}
         try:
             start, start_cpu = time.perf_counter(), _children_cpu()
-            for name, command in COMMANDS:
+            for name, command in commands:
                 before = _children_cpu()
                 done = subprocess.run(
                     [sys.executable, "-m", *program, *command],
@@ -195,7 +203,10 @@ def bench_turn_to_mailbox(scenario_name: str, state: "GameState", runs: int) -> 
 
     if len(state.tycoons) != PLAYERS:
         raise Unavailable(f"the bench game has {len(state.tycoons)} players, not {PLAYERS}")
-    return _medians([_one_run(scenario_name, state) for _ in range(runs)])
+    figures = _medians([_one_run(scenario_name, state) for _ in range(runs)])
+    one = _medians([_one_run(scenario_name, state, commands=ONE_PROCESS) for _ in range(runs)])
+    figures["turn_to_mailbox_one_process_s"] = one["turn_to_mailbox_s"]
+    return figures
 
 
 def _cpu() -> tuple[float, float]:
@@ -260,7 +271,6 @@ _IMPORTS = {
         "turnproc.mail.outbound",
         "turnproc.mail.transport",
         "turnproc.mail.urls",
-        "turnproc.pipeline.reports",
     ),
 }
 

@@ -6,7 +6,7 @@ import imaplib
 import json
 import sys
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,9 +16,12 @@ from turnproc.core.text import for_terminal
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
+    from sqlalchemy.orm import Session
 
     from turnproc.mail.inbound import IngestOutcome
+    from turnproc.mail.outbound import PdfRenderer
     from turnproc.mail.sources import Incoming
+    from turnproc.store.models import Report
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -77,13 +80,36 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p_requeue.set_defaults(handler=_requeue)
 
 
+def _report_pdfs(session: "Session", reports: "Sequence[Report]") -> dict[int, bytes]:
+    """`pipeline.reports.report_pdfs`, imported only when a report must be
+    rendered again (a resend): a send of stored PDFs loads no engine."""
+    from turnproc.pipeline.reports import report_pdfs
+
+    return report_pdfs(session, reports)
+
+
+class _OutboxPdfs:
+    """`pipeline.reports.OutboxPdfs`, made on its first use (a resend): the
+    usual send hands over the PDFs the turn stored, and loads neither the
+    rules engine nor the reports for them."""
+
+    def __init__(self) -> None:
+        self._render: PdfRenderer | None = None
+
+    def __call__(self, session: "Session", reports: "Sequence[Report]") -> dict[int, bytes]:
+        if self._render is None:
+            from turnproc.pipeline.reports import OutboxPdfs
+
+            self._render = OutboxPdfs()
+        return self._render(session, reports)
+
+
 def _send(args: argparse.Namespace) -> int:
     from turnproc.commands.db import database
     from turnproc.config import load_settings
     from turnproc.mail.outbound import send_outbox, write_eml
     from turnproc.mail.transport import SmtpTransport
     from turnproc.mail.urls import smtp_url
-    from turnproc.pipeline import reports
     from turnproc.store import repository as repo
     from turnproc.store.db import transaction
 
@@ -92,9 +118,7 @@ def _send(args: argparse.Namespace) -> int:
     if args.dry_run is not None:
         with transaction(engine) as session:
             rows = [row for row in repo.outbox(session) if row.status in ("queued", "failed")]
-            paths = write_eml(
-                session, rows, args.dry_run, settings.mail_from, render=reports.report_pdfs
-            )
+            paths = write_eml(session, rows, args.dry_run, settings.mail_from, render=_report_pdfs)
         if args.json:
             print(json.dumps({"written": [str(p) for p in paths]}))
         else:
@@ -108,7 +132,7 @@ def _send(args: argparse.Namespace) -> int:
             transport,
             settings.mail_from,
             moderator=settings.moderator_email,
-            render=reports.OutboxPdfs(),
+            render=_OutboxPdfs(),
         )
     if args.json:
         print(
@@ -150,6 +174,12 @@ def _send(args: argparse.Namespace) -> int:
         if report.stopped:
             print(f"stopped: {report.stopped}; {report.waiting} message(s) wait for the next run")
     return 1 if report.dead or report.ambiguous else 0
+
+
+def send_queued() -> int:
+    """`mail send`, from another command of the same process (`turn run --due
+    --send`): the same claims on the outbox, the same output and exit code."""
+    return _send(argparse.Namespace(dry_run=None, json=False))
 
 
 def _requeue(args: argparse.Namespace) -> int:

@@ -40,6 +40,11 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         action="store_true",
         help="with --due: run the due turns without first reading the mailbox",
     )
+    p.add_argument(
+        "--send",
+        action="store_true",
+        help="with --due: then send the outbox in this process, as `mail send` does",
+    )
     p.add_argument("--force", action="store_true", help="run even before the deadline")
     p.add_argument("--preview", action="store_true", help="resolve and show, store nothing")
     p.add_argument("--turn", type=int, help="only if the game is at this turn (safe to repeat)")
@@ -71,6 +76,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 def _run(args: argparse.Namespace) -> int:
     if (args.maildir is not None or args.no_drain) and not args.due:
         raise UsageError("--maildir and --no-drain go with --due")
+    if args.send and (not args.due or args.json):
+        raise UsageError("--send goes with --due, without --json (`mail send --json` after it)")
     from turnproc.commands.db import database
     from turnproc.pipeline import schedule, turns
     from turnproc.store import repository
@@ -210,6 +217,8 @@ def _run_due(args: argparse.Namespace) -> int:
 
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
+    if args.send and not load_settings().smtp_url:
+        raise UsageError("--send needs a mail server: set TURNPROC_SMTP_URL")
     url = load_settings().database_url
     engine = database()
     workers = args.workers
@@ -268,7 +277,12 @@ def _run_due(args: argparse.Namespace) -> int:
             print(f"turnproc: {failure}", file=sys.stderr)
         if not outcomes and not failures:
             print("no game is due")
-    return 1 if failures else 0
+    code = 1 if failures else 0
+    if args.send:  # the turns are committed: their reports wait in the outbox
+        from turnproc.commands.mail import send_queued
+
+        code = max(code, send_queued())
+    return code
 
 
 def _rollback(args: argparse.Namespace) -> int:

@@ -18,7 +18,6 @@ message undecided.
 """
 
 import email.policy
-import re
 import smtplib
 import ssl
 from collections.abc import Callable
@@ -70,6 +69,23 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+class _Generator(BytesGenerator):
+    """`BytesGenerator` writing a part's text in one piece: the same bytes.
+    The standard one writes a PDF's base64 line by line, two writes a line
+    (about 8,000 lines a report), which cost more than all else in
+    flattening a report's message."""
+
+    def _write_lines(self, lines: str) -> None:
+        # The standard one writes the pieces of NLCRE.split(lines) (at each
+        # CRLF, lone CR and lone LF) joined by the line end, the last one only
+        # if it is not empty: each line end becomes one LF, then each LF the
+        # line end.
+        if lines:
+            line_end: str = self._NL  # type: ignore[attr-defined]  # set by flatten
+            lines = lines.replace("\r\n", "\n").replace("\r", "\n")
+            self.write(lines if line_end == "\n" else lines.replace("\n", line_end))
+
+
 def envelope(message: EmailMessage) -> tuple[str, list[str], bytes, list[str]]:
     """(sender, recipients, the text as sent, MAIL options), as
     `smtplib.SMTP.send_message` would derive them."""
@@ -79,19 +95,23 @@ def envelope(message: EmailMessage) -> tuple[str, list[str], bytes, list[str]]:
     international = not "".join([sender, *recipients]).isascii()
     buffer = BytesIO()
     policy = email.policy.SMTPUTF8 if international else email.policy.SMTP
-    BytesGenerator(buffer, policy=policy).flatten(message)
+    _Generator(buffer, policy=policy).flatten(message)
     options = ["SMTPUTF8", "BODY=8BITMIME"] if international else []
     return sender, recipients, buffer.getvalue(), options
-
-
-_LINE_END = re.compile(rb"\r\n|\r|\n")
-_LEADING_DOT = re.compile(rb"^\.", re.MULTILINE)
 
 
 def data_block(text: bytes) -> bytes:
     """The text as DATA carries it: CRLF line ends, leading dots doubled,
     ended by a line holding a single dot (RFC 5321 4.5.2)."""
-    text = _LEADING_DOT.sub(b"..", _LINE_END.sub(b"\r\n", text))
+    # Each CRLF, lone CR and lone LF becomes one LF, then each LF a CRLF; a
+    # dot that begins a line is doubled. (str.replace rather than a regular
+    # expression's substitution: the same bytes, in a fraction of the time.)
+    # A text flattened for SMTP has only CRLFs, and is left as it is.
+    if not text.count(b"\r\n") == text.count(b"\r") == text.count(b"\n"):
+        text = text.replace(b"\r\n", b"\n").replace(b"\r", b"\n").replace(b"\n", b"\r\n")
+    text = text.replace(b"\n.", b"\n..")
+    if text.startswith(b"."):
+        text = b"." + text
     if not text.endswith(b"\r\n"):
         text += b"\r\n"
     return text + b".\r\n"
