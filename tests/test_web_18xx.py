@@ -160,7 +160,7 @@ def _fresh_ms(tmp_path: Path, label: str) -> tuple[Engine, Settings, int]:
 
 
 def _link(engine: Engine, settings: Settings, game_id: int, position: int) -> str:
-    from turnproc.web.links import player_url
+    from turnproc.pipeline.links import player_url
 
     with Session(engine) as session:
         player = session.scalar(
