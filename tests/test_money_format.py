@@ -24,8 +24,8 @@ _OWN_FORMATS = frozenset(
         "sequential.py",
         "commands/replay.py",
         "commands/g18xx.py",
-        "balance.py",
-        "exploits.py",
+        "families/continental_rails/tools/balance.py",
+        "families/continental_rails/tools/exploits.py",
     }
 )
 
