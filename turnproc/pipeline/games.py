@@ -13,8 +13,8 @@ from sqlalchemy.orm import Session
 from turnproc.core.errors import TurnprocError, UsageError
 from turnproc.core.ledger import BANK, LedgerEntry, railroad_account, tycoon_account
 from turnproc.core.money import money
+from turnproc.families.boundary import Seat
 from turnproc.families.continental_rails.engine.events import ModeratorAdjustment
-from turnproc.families.continental_rails.engine.setup import PlayerSetup
 from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.families.registry import family_of
 from turnproc.intake.auth import generate_secret, hash_secret
@@ -78,10 +78,10 @@ def create_game(
     seed = secrets.randbelow(2**31) if seed is None else seed
     name = name or f"{loaded.name}-{seed}"
     entries = sorted(players, key=lambda e: e.position)
-    setups = [PlayerSetup(position=e.position, character=e.character, human=True) for e in entries]
+    seats = [Seat(position=e.position, character=e.character, human=True) for e in entries]
     family = family_of(loaded)
-    state = family.carry_records(
-        family.new_game(loaded, seed, setups, name), repository.game_records(session)
+    state: GameState = family.carry_records(
+        family.new_game(loaded, seed, seats, name), repository.game_records(session)
     )
     if any(e.position > len(state.tycoons) for e in entries):
         raise UsageError(f"this scenario has positions 1-{len(state.tycoons)}")
