@@ -30,6 +30,21 @@ class Seat:
     human: bool = False
 
 
+@dataclass(frozen=True)
+class Adjustment:
+    """A moderator's correction between turns (`turnproc game adjust`): `cash`
+    dollars (negative: taken) between the bank and `position`'s or `railroad`'s
+    account, `shares` of `railroad` given to (or taken from) `position`,
+    `issued` shares more (or fewer) of `railroad` in the market."""
+
+    position: int | None
+    railroad: str | None
+    cash: int
+    shares: int
+    issued: int
+    reason: str
+
+
 class OrderNote(Protocol):
     """One of a player's orders refused or cut, as his receipt and the
     moderator's preview word it."""
@@ -58,6 +73,13 @@ class GameFamily(Generic[StateT, OrdersT, ResultT]):
     # A turn's refusals (the result's rejections) for one position, one note
     # per cause, in the order of his turnsheet.
     order_notes: Callable[[Sequence[Any], int], Sequence[OrderNote]]
+    # A moderator's adjustment applied to a copy of the state (game name for
+    # the messages): (the new state, its ledger entries, the event the next
+    # report's news shows). Raises UsageError when it does not fit the game.
+    adjust: Callable[[StateT, str, Adjustment], tuple[StateT, list[LedgerEntry], Any]]
+    # A player's announcement (PRESS, 9.1) for the next report's news, as the
+    # family's event: (author's position, None when anonymous; text; anonymous).
+    announcement: Callable[[int | None, str, bool], Any]
     # Starts rendering a turn's reports and returns at once (an object whose
     # result() waits for them). Imported on first use: rendering pulls in
     # ReportLab, which intake and the engine's users do not need.

@@ -5,8 +5,9 @@ from typing import Any
 
 from turnproc.core.ledger import LedgerEntry
 from turnproc.families.boundary import GameFamily, OrderNote, Seat
-from turnproc.families.continental_rails import ai
+from turnproc.families.continental_rails import adjustment, ai
 from turnproc.families.continental_rails.engine import invariants, resolve, setup
+from turnproc.families.continental_rails.engine.events import Announcement
 from turnproc.families.continental_rails.engine.orders import PlayerOrders
 from turnproc.families.continental_rails.engine.resolve import TurnResult
 from turnproc.families.continental_rails.engine.state import GameState, RecordHolder
@@ -44,6 +45,10 @@ def _cr_order_notes(rejections: Sequence[Any], position: int) -> Sequence[OrderN
     return order_notes(list(rejections), position)
 
 
+def _cr_announcement(position: int | None, text: str, anonymous: bool) -> Announcement:
+    return Announcement(position=position, text=text, anonymous=anonymous)
+
+
 def _cr_report_renderer() -> Callable[..., Any]:
     from turnproc.families.continental_rails.report.render import start_turn_reports
 
@@ -59,5 +64,7 @@ CONTINENTAL_RAILS: GameFamily[GameState, PlayerOrders, TurnResult] = GameFamily(
     carry_records=_cr_carry_records,
     add_records=_cr_add_records,
     order_notes=_cr_order_notes,
+    adjust=adjustment.adjust,
+    announcement=_cr_announcement,
     report_renderer=_cr_report_renderer,
 )
