@@ -32,4 +32,4 @@ bench: $(STAMP)
 	$(BIN)/turnproc bench
 
 clean:
-	rm -rf $(VENV) demo-output .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) demo-output .pytest_cache .mypy_cache .ruff_cache .import_linter_cache
