@@ -21,6 +21,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check turnproc tests
 	$(BIN)/ruff format --check turnproc tests
+	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -31,4 +32,4 @@ bench: $(STAMP)
 	$(BIN)/turnproc bench
 
 clean:
-	rm -rf $(VENV) demo-output .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) demo-output .pytest_cache .mypy_cache .ruff_cache .import_linter_cache

@@ -3,8 +3,8 @@ conserved after every step, and the games are lively (issue 4)."""
 
 from collections import Counter
 
+from turnproc.families.continental_rails.tools.simulate import aggregate, game_seed, play_game
 from turnproc.scenario.model import Scenario
-from turnproc.simulate import aggregate, game_seed, play_game
 
 GAMES = 3
 TURNS = 15  # past the Civil War; the balance run plays whole games

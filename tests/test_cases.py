@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from turnproc.cases import CaseError, load_case, run_case
+from turnproc.families.continental_rails.tools.cases import CaseError, load_case, run_case
 from turnproc.scenario.model import Scenario
 
 CASES = sorted((Path(__file__).parent.parent / "cases").glob("*.toml"))

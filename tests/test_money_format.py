@@ -23,8 +23,8 @@ _OWN_FORMATS = frozenset(
         "intake/auth.py",
         "commands/replay.py",
         "commands/g18xx.py",
-        "balance.py",
-        "exploits.py",
+        "families/continental_rails/tools/balance.py",
+        "families/continental_rails/tools/exploits.py",
     }
 )
 

@@ -8,7 +8,17 @@ from pathlib import Path
 import turnproc
 
 PIPELINE = Path(turnproc.__file__).parent / "pipeline"
-LAYERS = ["policies", "stored", "schedule", "reruns", "reports", "players", "games", "turns"]
+LAYERS = [
+    "links",
+    "policies",
+    "stored",
+    "schedule",
+    "reruns",
+    "reports",
+    "players",
+    "games",
+    "turns",
+]
 
 
 def _pipeline_imports(path: Path) -> set[str]:

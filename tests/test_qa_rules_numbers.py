@@ -3,7 +3,8 @@ sections on tycoons, PCs, railroads, climate, land, the Civil War, bank
 failures and random events) are the numbers the engine uses: each is computed
 here from the scenario data and the engine's own functions and must appear in
 the text. When the data is tuned, this test names every sentence to update.
-(Tables are generated from the data by turnproc.rulesdoc and need no check.)"""
+(Tables are generated from the data by
+turnproc.families.continental_rails.tools.rulesdoc and need no check.)"""
 
 from turnproc.families.continental_rails.engine import pcs
 from turnproc.families.continental_rails.engine.climate_table import ClimateTable
@@ -32,7 +33,7 @@ from turnproc.families.continental_rails.engine.steps.rights_of_way import (
     building_params,
     land_grant,
 )
-from turnproc.rulesdoc import SECTIONS_DIR
+from turnproc.families.continental_rails.tools.rulesdoc import SECTIONS_DIR
 from turnproc.scenario.model import Scenario
 
 NORMAL = 4

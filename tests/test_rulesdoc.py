@@ -5,13 +5,13 @@ from pathlib import Path
 
 import pytest
 
-from turnproc import rulesdoc
+from turnproc.families.continental_rails.tools import rulesdoc
 from turnproc.scenario.model import Scenario
 
 
 def test_rules_md_is_current(scenario: Scenario) -> None:
     assert rulesdoc.OUTPUT.read_text(encoding="utf-8") == rulesdoc.assemble(scenario), (
-        "docs/rules.md is stale: run python -m turnproc.rulesdoc"
+        "docs/rules.md is stale: run python -m turnproc.families.continental_rails.tools.rulesdoc"
     )
 
 

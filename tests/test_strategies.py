@@ -6,11 +6,16 @@ import json
 import pytest
 
 from turnproc.cli import main
-from turnproc.exploits import measure, seat_of
 from turnproc.families.continental_rails.engine.setup import PlayerSetup, new_game
-from turnproc.families.continental_rails.engine.strategies import STRATEGIES, strategy_orders
+from turnproc.families.continental_rails.tools.exploits import measure, seat_of
+from turnproc.families.continental_rails.tools.simulate import (
+    game_seed,
+    parse_strategy_seats,
+    play_game,
+    strategy_player_orders,
+)
+from turnproc.families.continental_rails.tools.strategies import STRATEGIES, strategy_orders
 from turnproc.scenario.model import Scenario
-from turnproc.simulate import game_seed, parse_strategy_seats, play_game, strategy_player_orders
 
 
 def test_every_strategy_plays_a_seat_and_conserves_money_and_shares(scenario: Scenario) -> None:

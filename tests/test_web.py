@@ -27,13 +27,14 @@ from turnproc.cli import main
 from turnproc.config import Settings, load_settings
 from turnproc.families.continental_rails.report.maps import PALETTE
 from turnproc.mail.inbound import ingest
+from turnproc.pipeline import links
+from turnproc.pipeline.links import player_url
 from turnproc.store import repository as repo
 from turnproc.store.db import open_database
 from turnproc.store.models import OrdersInForce, OutboxMessage, Submission
 from turnproc.web import keys, orders
 from turnproc.web.app import Web, create_app
 from turnproc.web.limits import Limit, RateLimiter
-from turnproc.web.links import player_url
 
 GAME = "webtest"
 HOSTILE = "<img src=x onerror=alert(1)> & Co"
@@ -266,9 +267,9 @@ def test_a_link_opens_its_own_players_page_and_nothing_else(
     assert ann_private not in page
     # Bob's link with the position changed to Ann's: the signature no longer holds.
     body, mac = bob.rsplit("/", 1)[1].split(".")
-    payload = keys._unb64(body).decode().split(".")
+    payload = links.unb64(body).decode().split(".")
     payload[2] = "1"
-    forged = keys._b64(".".join(payload).encode()) + "." + mac
+    forged = links.b64(".".join(payload).encode()) + "." + mac
     refused = client.get(f"/play/{forged}")
     assert refused.status_code == 404
     assert ann_private not in refused.text and HOSTILE not in refused.text
@@ -538,9 +539,9 @@ def test_browser_another_players_link_cannot_read_this_players_page(
     driver, site = browser_site
     bob = world.link(2, base=site)
     body, mac = bob.rsplit("/", 1)[1].split(".")
-    payload = keys._unb64(body).decode().split(".")
+    payload = links.unb64(body).decode().split(".")
     payload[2] = "1"
-    driver.get(f"{site}/play/{keys._b64('.'.join(payload).encode())}.{mac}")
+    driver.get(f"{site}/play/{links.b64('.'.join(payload).encode())}.{mac}")
     assert "not valid" in driver.page_source
     assert "player 1 of" not in driver.page_source
     driver.get(bob)

@@ -160,7 +160,7 @@ def _fresh_ms(tmp_path: Path, label: str) -> tuple[Engine, Settings, int]:
 
 
 def _link(engine: Engine, settings: Settings, game_id: int, position: int) -> str:
-    from turnproc.web.links import player_url
+    from turnproc.pipeline.links import player_url
 
     with Session(engine) as session:
         player = session.scalar(
@@ -241,7 +241,7 @@ def test_the_link_in_a_players_mails_opens_his_page_over_http(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The welcome, the "your move" mail and the receipt end with the signed
-    link to the player's own page (web/links.py), and that link, fetched
+    link to the player's own page (pipeline/links.py), and that link, fetched
     over HTTP from `turnproc web`, is his page with his move form."""
     import urllib.request
 

@@ -35,9 +35,9 @@ from turnproc.families.continental_rails.engine.orders import PlayerOrders
 from turnproc.families.continental_rails.engine.resolve import resolve_turn
 from turnproc.families.continental_rails.engine.setup import PlayerSetup, new_game
 from turnproc.families.continental_rails.engine.state import GameState
+from turnproc.families.continental_rails.tools.simulate import play_game
 from turnproc.scenario.loader import load_scenario
 from turnproc.scenario.model import Scenario
-from turnproc.simulate import play_game
 
 KEYS = (
     "resolve_turn_s",

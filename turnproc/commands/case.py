@@ -19,7 +19,12 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 
 def _run(args: argparse.Namespace) -> int:
-    from turnproc.cases import CaseError, CaseVerdict, load_case, run_case
+    from turnproc.families.continental_rails.tools.cases import (
+        CaseError,
+        CaseVerdict,
+        load_case,
+        run_case,
+    )
     from turnproc.families.g18xx import c1832_cases
     from turnproc.families.g18xx import dixie18_cases as dixie_cases
     from turnproc.scenario.loader import load_scenario

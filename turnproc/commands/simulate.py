@@ -12,7 +12,7 @@ from turnproc.core.errors import UsageError
 from turnproc.core.money import money
 
 if TYPE_CHECKING:
-    from turnproc.simulate import GameStats
+    from turnproc.families.continental_rails.tools.simulate import GameStats
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -116,8 +116,12 @@ def _simulate(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from turnproc.families.continental_rails.tools.simulate import (
+        aggregate,
+        parse_strategy_seats,
+        simulate,
+    )
     from turnproc.scenario.loader import resolve_path
-    from turnproc.simulate import aggregate, parse_strategy_seats, simulate
 
     if args.games < 1 or args.turns < 1:
         raise UsageError("--games and --turns must be at least 1")

@@ -34,8 +34,8 @@ def _web(args: argparse.Namespace) -> int:
     if args.link is not None:
         if args.player is None:
             raise UsageError("--link needs --player")
+        from turnproc.pipeline.links import player_url
         from turnproc.web.keys import utcnow
-        from turnproc.web.links import player_url
 
         base = args.base or settings.web_url or f"http://{args.host}:{args.port}"
         with transaction(engine) as session:

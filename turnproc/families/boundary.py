@@ -3,36 +3,83 @@
 The pipeline reaches a game's rules only through the `GameFamily` of its
 scenario (the `family` key of scenario.toml): the start of a game, the rules
 engine, the computer players, the conservation checks, the records carried
-from game to game, and the reports. Until a second family plays, the
-family's types are Continental Rails' own.
+from game to game, and the reports. The boundary knows no family's types: a
+`GameFamily` is generic in the family's state, orders and turn result, and
+each family fills them with its own (families/*/family.py).
 """
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from turnproc.core.ledger import LedgerEntry
-from turnproc.families.continental_rails.engine import setup
-from turnproc.families.continental_rails.engine.orders import PlayerOrders
-from turnproc.families.continental_rails.engine.resolve import TurnResult
-from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.scenario.model import Scenario
+
+StateT = TypeVar("StateT")
+OrdersT = TypeVar("OrdersT")
+ResultT = TypeVar("ResultT")
 
 
 @dataclass(frozen=True)
-class GameFamily:
+class Seat:
+    """Who holds a position when a game starts: a human with the name he chose
+    (None: the scenario's own), or the computer."""
+
+    position: int
+    character: str | None = None
+    human: bool = False
+
+
+@dataclass(frozen=True)
+class Adjustment:
+    """A moderator's correction between turns (`turnproc game adjust`): `cash`
+    dollars (negative: taken) between the bank and `position`'s or `railroad`'s
+    account, `shares` of `railroad` given to (or taken from) `position`,
+    `issued` shares more (or fewer) of `railroad` in the market."""
+
+    position: int | None
+    railroad: str | None
+    cash: int
+    shares: int
+    issued: int
+    reason: str
+
+
+class OrderNote(Protocol):
+    """One of a player's orders refused or cut, as his receipt and the
+    moderator's preview word it."""
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def hint(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class GameFamily(Generic[StateT, OrdersT, ResultT]):
     """What the pipeline needs from one family of games."""
 
     name: str
-    new_game: Callable[[Scenario, int, list[setup.PlayerSetup], str], GameState]
-    resolve_turn: Callable[[Scenario, GameState, Mapping[int, PlayerOrders]], TurnResult]
-    computer_orders: Callable[[Scenario, GameState, int], PlayerOrders]
-    turn_problems: Callable[[GameState, GameState, list[LedgerEntry]], list[str]]
+    new_game: Callable[[Scenario, int, list[Seat], str], StateT]
+    resolve_turn: Callable[[Scenario, StateT, Mapping[int, OrdersT]], ResultT]
+    computer_orders: Callable[[Scenario, StateT, int], OrdersT]
+    turn_problems: Callable[[StateT, StateT, list[LedgerEntry]], list[str]]
     # 11.3 A new game starts with the records of the games that ended before
     # it, kept as rows (category, score, character, game): `carry_records`
     # puts them in a new game's state, `add_records` folds a final state in.
-    carry_records: Callable[[GameState, list[dict[str, Any]]], GameState]
-    add_records: Callable[[Scenario, list[dict[str, Any]], GameState], list[dict[str, Any]]]
+    carry_records: Callable[[StateT, list[dict[str, Any]]], StateT]
+    add_records: Callable[[Scenario, list[dict[str, Any]], StateT], list[dict[str, Any]]]
+    # A turn's refusals (the result's rejections) for one position, one note
+    # per cause, in the order of his turnsheet.
+    order_notes: Callable[[Sequence[Any], int], Sequence[OrderNote]]
+    # A moderator's adjustment applied to a copy of the state (game name for
+    # the messages): (the new state, its ledger entries, the event the next
+    # report's news shows). Raises UsageError when it does not fit the game.
+    adjust: Callable[[StateT, str, Adjustment], tuple[StateT, list[LedgerEntry], Any]]
+    # A player's announcement (PRESS, 9.1) for the next report's news, as the
+    # family's event: (author's position, None when anonymous; text; anonymous).
+    announcement: Callable[[int | None, str, bool], Any]
     # Starts rendering a turn's reports and returns at once (an object whose
     # result() waits for them). Imported on first use: rendering pulls in
     # ReportLab, which intake and the engine's users do not need.

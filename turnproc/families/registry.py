@@ -4,13 +4,15 @@ engine; `turnproc/families/__init__.py` stays empty so that a module of one
 family (its events, its turnsheet language) loads without the others.
 """
 
+from typing import Any
+
 from turnproc.core.errors import TurnprocError
 from turnproc.families.boundary import GameFamily, SequentialFamily
 from turnproc.families.continental_rails.family import CONTINENTAL_RAILS
 from turnproc.families.g18xx.family import G18XX
 from turnproc.scenario.model import Scenario
 
-FAMILIES: dict[str, GameFamily] = {CONTINENTAL_RAILS.name: CONTINENTAL_RAILS}
+FAMILIES: dict[str, GameFamily[Any, Any, Any]] = {CONTINENTAL_RAILS.name: CONTINENTAL_RAILS}
 
 
 SEQUENTIAL: dict[str, SequentialFamily] = {G18XX.name: G18XX}
@@ -24,7 +26,7 @@ def sequential_family(scenario: str) -> SequentialFamily | None:
     return None
 
 
-def family_of(scenario: Scenario) -> GameFamily:
+def family_of(scenario: Scenario) -> GameFamily[Any, Any, Any]:
     """The family a scenario belongs to (scenario.toml `family`)."""
     name = str(scenario.params.get("scenario", {}).get("family", "continental-rails"))
     try:

@@ -11,10 +11,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from turnproc.core.errors import TurnprocError, UsageError
-from turnproc.core.ledger import BANK, LedgerEntry, railroad_account, tycoon_account
-from turnproc.core.money import money
-from turnproc.families.continental_rails.engine.events import ModeratorAdjustment
-from turnproc.families.continental_rails.engine.setup import PlayerSetup
+from turnproc.families.boundary import Adjustment, Seat
 from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.families.registry import family_of
 from turnproc.intake.auth import generate_secret, hash_secret
@@ -78,10 +75,10 @@ def create_game(
     seed = secrets.randbelow(2**31) if seed is None else seed
     name = name or f"{loaded.name}-{seed}"
     entries = sorted(players, key=lambda e: e.position)
-    setups = [PlayerSetup(position=e.position, character=e.character, human=True) for e in entries]
+    seats = [Seat(position=e.position, character=e.character, human=True) for e in entries]
     family = family_of(loaded)
-    state = family.carry_records(
-        family.new_game(loaded, seed, setups, name), repository.game_records(session)
+    state: GameState = family.carry_records(
+        family.new_game(loaded, seed, seats, name), repository.game_records(session)
     )
     if any(e.position > len(state.tycoons) for e in entries):
         raise UsageError(f"this scenario has positions 1-{len(state.tycoons)}")
@@ -181,7 +178,7 @@ def adjust(
     cash: int = 0,
     shares: int = 0,
     issued: int = 0,
-) -> ModeratorAdjustment:
+) -> Any:
     """A manual correction of the current state, balanced in the ledger against
     the bank, logged with its reason and shown in the next report's news."""
     if not reason.strip():
@@ -195,65 +192,22 @@ def adjust(
     start = mapping.state_from_json(
         repository.turn_state(session, game.id, game.current_turn).state
     )
-    state = start.model_copy(deep=True)
-    if position is not None and not 1 <= position <= len(state.tycoons):
-        raise UsageError(f"no position {position} in {game.name}")
-    if railroad is not None and railroad not in state.railroads:
-        known = ", ".join(sorted(state.railroads)) or "none"
-        raise UsageError(f"no railroad {railroad!r} in {game.name} (railroads: {known})")
-    if (shares or issued) and railroad is None:
-        raise UsageError("--shares and --issued need --railroad")
-    if shares and position is None:
-        raise UsageError("--shares needs --position (whose holding changes)")
-    if cash and (position is None) == (railroad is None):
-        raise UsageError("--cash needs exactly one of --position or --railroad")
-    entries: list[LedgerEntry] = []
-    if cash:
-        account = (
-            tycoon_account(position) if position is not None else railroad_account(railroad or "")
-        )
-        if position is not None:
-            holder: Any = state.tycoon(position)
-        else:
-            holder = state.railroads[railroad or ""]
-        if holder.cash + cash < 0:
-            raise UsageError(f"{account} has {money(holder.cash)}; cannot take {money(-cash)}")
-        holder.cash += cash
-        src, dst = (BANK, account) if cash > 0 else (account, BANK)
-        entries.append(
-            LedgerEntry(
-                src=src,
-                dst=dst,
-                amount=abs(cash),
-                reason="moderator_adjustment",
-                ref=reason.strip()[:200],
-            )
-        )
-    if shares:
-        tycoon = state.tycoon(position or 0)
-        code = railroad or ""
-        held = tycoon.holdings.get(code, 0) + shares
-        if held < 0:
-            raise UsageError(
-                f"position {position} holds {held - shares} {code}; cannot take {-shares}"
-            )
-        if held:
-            tycoon.holdings[code] = held
-        else:
-            tycoon.holdings.pop(code, None)
-    if issued:
-        state.railroads[railroad or ""].issued += issued
-    problems = family_of(scenario).turn_problems(start, state, entries)
+    family = family_of(scenario)
+    state, entries, event = family.adjust(
+        start,
+        game.name,
+        Adjustment(
+            position=position,
+            railroad=railroad,
+            cash=cash,
+            shares=shares,
+            issued=issued,
+            reason=reason.strip(),
+        ),
+    )
+    problems = family.turn_problems(start, state, entries)
     if problems:
         raise UsageError(f"adjustment refused: {problems[0]}")
-    event = ModeratorAdjustment(
-        position=position,
-        railroad=railroad,
-        cash=cash,
-        shares=shares,
-        issued=issued,
-        reason=reason.strip(),
-    )
     turn = game.current_turn
     repository.replace_turn_state(session, game.id, turn, mapping.state_json(state))
     repository.replace_standings(session, game.id, turn, mapping.standings_rows(state, scenario))

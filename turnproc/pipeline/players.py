@@ -15,6 +15,7 @@ from turnproc.core.errors import UsageError
 from turnproc.core.text import clean_name
 from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.intake.auth import generate_secret, hash_secret, weak_secret
+from turnproc.pipeline.links import mail_footer
 from turnproc.pipeline.reports import (
     RenderedReport,
     _report_input,
@@ -26,7 +27,6 @@ from turnproc.pipeline.schedule import _when, missed_turn_rule
 from turnproc.pipeline.stored import scenario_for
 from turnproc.store import mapping, repository
 from turnproc.store.models import Game, Player, StandbyPlayer
-from turnproc.web.links import mail_footer
 
 
 @dataclass(frozen=True)

@@ -18,13 +18,13 @@ from turnproc.families.continental_rails.engine.orders import PlayerOrders
 from turnproc.families.continental_rails.engine.resolve import TurnResult
 from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.families.registry import family_of
+from turnproc.pipeline.links import mail_footer
 from turnproc.pipeline.reruns import RERUN_LOG, stored_rerun_reason
 from turnproc.pipeline.schedule import _when
 from turnproc.pipeline.stored import scenario_for
 from turnproc.scenario.model import Scenario
 from turnproc.store import mapping, repository
 from turnproc.store.models import Game, Player, Report, pack
-from turnproc.web.links import mail_footer
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,6 @@ from turnproc.core.errors import TurnprocError, UsageError
 from turnproc.families.continental_rails.engine.events import ModeratorAdjustment
 from turnproc.families.continental_rails.engine.orders import PlayerOrders
 from turnproc.families.continental_rails.engine.state import GameState
-from turnproc.families.continental_rails.report.model import order_notes
 from turnproc.families.registry import family_of
 from turnproc.pipeline.games import add_game_records, adjust, rebuild_game_records
 from turnproc.pipeline.players import _apply_missed_turn_policy, follow_character_names
@@ -255,7 +254,7 @@ def run_turn(
         outcome.refused = {
             position: [f"{note.text} {note.hint}" for note in notes]
             for position in sorted({r.position for r in result.rejections})
-            if (notes := order_notes(result.rejections, position))
+            if (notes := family_of(scenario).order_notes(result.rejections, position))
         }
         outcome.message = f"preview of {game.name} turn {turn}: nothing stored"
         return outcome

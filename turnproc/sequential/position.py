@@ -21,7 +21,7 @@ from turnproc.families.registry import sequential_family
 from turnproc.playerdocs import player_doc
 from turnproc.store import g18xx as store
 from turnproc.store.models import Game, Game18xx, Move18xx, Player
-from turnproc.web.links import PAGE_MOVES, mail_footer
+from turnproc.pipeline.links import PAGE_MOVES, mail_footer
 
 
 @dataclass
@@ -138,7 +138,7 @@ def sheet(game_row: Game, position: int, orders: str = "") -> str:
 
 
 def page_link(game_row: Game, player: Player, now: datetime) -> str:
-    """The link to the player's own web page (web/links.py), for the end of
+    """The link to the player's own web page (pipeline/links.py), for the end of
     his mail: nothing when the moderator has set no `web_url`."""
     return mail_footer(game_row.id, player, now, PAGE_MOVES)
 

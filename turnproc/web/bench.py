@@ -19,9 +19,8 @@ from typing import Any
 
 from turnproc import __version__
 from turnproc.config import Settings
-from turnproc.families.continental_rails import ai
-from turnproc.families.continental_rails.engine.resolve import resolve_turn
-from turnproc.families.continental_rails.engine.setup import PlayerSetup, new_game
+from turnproc.families.boundary import Seat
+from turnproc.families.registry import family_of
 from turnproc.scenario.loader import load_scenario
 from turnproc.store import mapping
 from turnproc.store import repository as repo
@@ -32,7 +31,8 @@ TURNS = 25
 
 def _store_game(url: str, scenario_name: str, seed: int, turns: int) -> int:
     scenario = load_scenario(scenario_name)
-    state = new_game(scenario, seed, [PlayerSetup(position=p) for p in range(1, 16)])
+    family = family_of(scenario)
+    state = family.new_game(scenario, seed, [Seat(position=p) for p in range(1, 16)], "")
     now = datetime.now(UTC)
     engine = open_database(url)
     with transaction(engine) as session:
@@ -54,9 +54,10 @@ def _store_game(url: str, scenario_name: str, seed: int, turns: int) -> int:
         repo.replace_standings(session, game.id, 1, mapping.standings_rows(state, scenario))
         for turn in range(1, turns + 1):
             orders = {
-                t.position: ai.computer_orders(scenario, state, t.position) for t in state.tycoons
+                t.position: family.computer_orders(scenario, state, t.position)
+                for t in state.tycoons
             }
-            result = resolve_turn(scenario, state, orders)
+            result = family.resolve_turn(scenario, state, orders)
             repo.add_computer_orders(session, game.id, turn, orders.values(), now)
             repo.add_events(session, game.id, turn, result.events, origin="turn")
             repo.add_rejections(session, game.id, turn, result.rejections)

@@ -1,76 +1,19 @@
-"""The signing key, players' link tokens and the order form's CSRF tokens.
+"""Reading players' link tokens (made by pipeline/links.py, with the same
+signing key) and the order form's CSRF tokens."""
 
-A player's own page is reached by `/play/TOKEN`: TOKEN names the game and
-position, when it expires, and a fingerprint of the player's secret hash and
-address, signed with HMAC-SHA256. The secret itself is never in it. When a
-position changes hands (game assign, a standby player taking over) the new
-player gets a new secret, so the old player's links stop working at once.
-
-The key comes from the configuration (`web_secret_key`) or, when none is set,
-from `web_key_file`, written with a new random key (mode 0600) on first use,
-so the web server and the batch that mails the links sign alike.
-"""
-
-import base64
-import hashlib
 import hmac
-import os
 import secrets
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
-from turnproc.config import Settings
-from turnproc.core.errors import TurnprocError
+from turnproc.pipeline.links import TOKEN_VERSION, b64, signature, unb64
+from turnproc.pipeline.links import WebKeyError as WebKeyError
+from turnproc.pipeline.links import fingerprint as fingerprint
+from turnproc.pipeline.links import make_token as make_token
+from turnproc.pipeline.links import signing_key as signing_key
 
-_VERSION = "1"
-_MAC_BYTES = 18
 FORM_LIFETIME = timedelta(days=1)  # an order form older than this is sent again
-
-
-class WebKeyError(TurnprocError):
-    """The signing key cannot be read or made."""
-
-
-def signing_key(settings: Settings) -> bytes:
-    """The key from the configuration, or from its key file (made if absent)."""
-    if settings.web_secret_key:
-        if len(settings.web_secret_key) < 32:
-            raise WebKeyError("web_secret_key must have at least 32 characters")
-        return settings.web_secret_key.encode("utf-8")
-    path = Path(settings.web_key_file)
-    try:
-        if not path.exists():
-            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(descriptor, "w", encoding="ascii") as handle:
-                handle.write(secrets.token_urlsafe(48) + "\n")
-        key = path.read_text(encoding="ascii").strip()
-    except FileExistsError:  # another process made it a moment ago
-        key = path.read_text(encoding="ascii").strip()
-    except OSError as exc:
-        raise WebKeyError(f"cannot read or make the web signing key {path}: {exc}") from None
-    if len(key) < 32:
-        raise WebKeyError(f"the web signing key in {path} is too short; delete the file")
-    return key.encode("ascii")
-
-
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
-
-
-def _unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
-def fingerprint(secret_hash: str | None, email: str | None) -> str:
-    """What ties a token to the person now playing the position."""
-    seed = f"{secret_hash or ''}|{(email or '').strip().lower()}"
-    return hashlib.sha256(seed.encode("utf-8")).hexdigest()[:16]
-
-
-def _mac(key: bytes, purpose: str, payload: str) -> bytes:
-    return hmac.new(key, f"{purpose}|{payload}".encode(), hashlib.sha256).digest()[:_MAC_BYTES]
 
 
 @dataclass(frozen=True)
@@ -81,28 +24,20 @@ class PlayerToken:
     fingerprint: str
 
 
-def make_token(
-    key: bytes, game_id: int, position: int, print_: str, now: datetime, days: int
-) -> str:
-    expires = int((now + timedelta(days=days)).timestamp())
-    payload = f"{_VERSION}.{game_id}.{position}.{expires}.{print_}"
-    return f"{_b64(payload.encode('ascii'))}.{_b64(_mac(key, 'player', payload))}"
-
-
 def read_token(key: bytes, token: str, now: datetime) -> PlayerToken | None:
     """The token's contents if its signature holds and it has not expired."""
     if len(token) > 200 or token.count(".") != 1:
         return None
     body, mac = token.split(".")
     try:
-        payload = _unb64(body).decode("ascii")
-        given = _unb64(mac)
+        payload = unb64(body).decode("ascii")
+        given = unb64(mac)
     except (ValueError, UnicodeDecodeError):
         return None
-    if not hmac.compare_digest(given, _mac(key, "player", payload)):
+    if not hmac.compare_digest(given, signature(key, "player", payload)):
         return None
     parts = payload.split(".")
-    if len(parts) != 5 or parts[0] != _VERSION:
+    if len(parts) != 5 or parts[0] != TOKEN_VERSION:
         return None
     try:
         game_id, position, expires = int(parts[1]), int(parts[2]), int(parts[3])
@@ -121,7 +56,7 @@ def new_form_id(now: datetime) -> str:
 
 def form_csrf(key: bytes, browser: str, token: str, form_id: str) -> str:
     """The CSRF field of one form for one browser (its cookie) and player link."""
-    return _b64(_mac(key, "csrf", f"{browser}|{token}|{form_id}"))
+    return b64(signature(key, "csrf", f"{browser}|{token}|{form_id}"))
 
 
 def check_csrf(

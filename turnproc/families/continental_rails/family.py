@@ -1,20 +1,24 @@
 """Continental Rails as the pipeline sees it: its `GameFamily`."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from turnproc.core.ledger import LedgerEntry
-from turnproc.families.boundary import GameFamily
-from turnproc.families.continental_rails import ai
+from turnproc.families.boundary import GameFamily, OrderNote, Seat
+from turnproc.families.continental_rails import adjustment, ai
 from turnproc.families.continental_rails.engine import invariants, resolve, setup
+from turnproc.families.continental_rails.engine.events import Announcement
+from turnproc.families.continental_rails.engine.orders import PlayerOrders
+from turnproc.families.continental_rails.engine.resolve import TurnResult
 from turnproc.families.continental_rails.engine.state import GameState, RecordHolder
 from turnproc.families.continental_rails.engine.steps import victory
 from turnproc.scenario.model import Scenario
 
 
-def _cr_new_game(
-    scenario: Scenario, seed: int, players: list[setup.PlayerSetup], name: str
-) -> GameState:
+def _cr_new_game(scenario: Scenario, seed: int, seats: list[Seat], name: str) -> GameState:
+    players = [
+        setup.PlayerSetup(position=s.position, character=s.character, human=s.human) for s in seats
+    ]
     return setup.new_game(scenario, seed, players, game=name)
 
 
@@ -34,13 +38,24 @@ def _cr_add_records(
     return [r.model_dump() for r in merged]
 
 
+def _cr_order_notes(rejections: Sequence[Any], position: int) -> Sequence[OrderNote]:
+    # The report's model loads the turnsheet's wording: imported on first use.
+    from turnproc.families.continental_rails.report.model import order_notes
+
+    return order_notes(list(rejections), position)
+
+
+def _cr_announcement(position: int | None, text: str, anonymous: bool) -> Announcement:
+    return Announcement(position=position, text=text, anonymous=anonymous)
+
+
 def _cr_report_renderer() -> Callable[..., Any]:
     from turnproc.families.continental_rails.report.render import start_turn_reports
 
     return start_turn_reports
 
 
-CONTINENTAL_RAILS = GameFamily(
+CONTINENTAL_RAILS: GameFamily[GameState, PlayerOrders, TurnResult] = GameFamily(
     name="continental-rails",
     new_game=_cr_new_game,
     resolve_turn=resolve.resolve_turn,
@@ -48,5 +63,8 @@ CONTINENTAL_RAILS = GameFamily(
     turn_problems=_cr_turn_problems,
     carry_records=_cr_carry_records,
     add_records=_cr_add_records,
+    order_notes=_cr_order_notes,
+    adjust=adjustment.adjust,
+    announcement=_cr_announcement,
     report_renderer=_cr_report_renderer,
 )

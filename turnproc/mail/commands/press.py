@@ -2,8 +2,10 @@
 docs/mail.md, section 4)."""
 
 from turnproc.core.text import clean, neutralised
+from turnproc.families.registry import family_of
 from turnproc.mail.commands.letter import IngestOutcome, Letter, Refused
 from turnproc.mail.commands.syntax import Command
+from turnproc.pipeline.stored import scenario_for
 from turnproc.store import repository as repo
 from turnproc.store.models import Game, Player
 
@@ -26,12 +28,9 @@ def press(letter: Letter, command: Command, game: Game, player: Player) -> Inges
             f"{MAX_ANNOUNCEMENT_CHARS} are printed",
             "shorten it",
         )
-    from turnproc.families.continental_rails.engine.events import Announcement
-
     anonymous = "anonymous" in command.flags or game.anonymous
-    event = Announcement(
-        position=None if anonymous else player.position, text=text, anonymous=anonymous
-    )
+    family = family_of(scenario_for(game.scenario))
+    event = family.announcement(None if anonymous else player.position, text, anonymous)
     repo.add_events(letter.session, game.id, game.current_turn, [event], origin="moderator")
     repo.log_action(
         letter.session,

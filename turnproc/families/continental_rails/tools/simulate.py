@@ -19,13 +19,14 @@ from pydantic import BaseModel, Field
 
 from turnproc.core.collection import few_collections
 from turnproc.families.continental_rails import ai
-from turnproc.families.continental_rails.engine import invariants, strategies, valuation
+from turnproc.families.continental_rails.engine import invariants, valuation
 from turnproc.families.continental_rails.engine.context import TurnContext
 from turnproc.families.continental_rails.engine.orders import PlayerOrders
 from turnproc.families.continental_rails.engine.resolve import resolve_turn
 from turnproc.families.continental_rails.engine.setup import PlayerSetup, new_game
 from turnproc.families.continental_rails.engine.state import VP_CATEGORIES, GameState
 from turnproc.families.continental_rails.engine.steps import operations
+from turnproc.families.continental_rails.tools import strategies
 from turnproc.families.continental_rails.turnsheet.check import check_orders, lines_of
 from turnproc.scenario.loader import load_scenario
 from turnproc.scenario.model import Scenario

@@ -1,0 +1,1 @@
+"""The database: tables, queries, the state as rows, migrations."""
