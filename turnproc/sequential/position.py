@@ -18,10 +18,10 @@ from turnproc.families.g18xx.report.model import bank_words, offer_words, standi
 from turnproc.families.g18xx.report.rules_pdf import ORDERS, order_language
 from turnproc.families.g18xx.report.rules_pdf import pdf_name as rules_pdf_name
 from turnproc.families.registry import sequential_family
+from turnproc.pipeline.links import PAGE_MOVES, mail_footer
 from turnproc.playerdocs import player_doc
 from turnproc.store import g18xx as store
 from turnproc.store.models import Game, Game18xx, Move18xx, Player
-from turnproc.pipeline.links import PAGE_MOVES, mail_footer
 
 
 @dataclass
