@@ -48,7 +48,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p_in.set_defaults(handler=_ingest)
 
     p_retry = sub.add_parser(
-        "retry", help="process stored messages again that failed (verdict error)"
+        "retry",
+        help="process stored messages again: failed, quarantined, or delayed (after a rollback)",
     )
     p_retry.add_argument("ids", type=int, nargs="+", metavar="ID", help="submission numbers")
     p_retry.add_argument("--json", action="store_true", help="print JSON")

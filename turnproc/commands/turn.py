@@ -6,7 +6,7 @@ import os
 import socket
 import sys
 from concurrent.futures import ProcessPoolExecutor, wait
-from datetime import datetime
+from datetime import datetime, timedelta
 from multiprocessing import get_context
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,6 +39,12 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         "--no-drain",
         action="store_true",
         help="with --due: run the due turns without first reading the mailbox",
+    )
+    p.add_argument(
+        "--grace",
+        metavar="LENGTH",
+        help="with --due: hold a game whose deadline has passed until LENGTH more has "
+        "passed (e.g. 10m; at most 12h), for mail still on its way from the mail server",
     )
     p.add_argument(
         "--send",
@@ -74,8 +80,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 
 def _run(args: argparse.Namespace) -> int:
-    if (args.maildir is not None or args.no_drain) and not args.due:
-        raise UsageError("--maildir and --no-drain go with --due")
+    if (args.maildir is not None or args.no_drain or args.grace is not None) and not args.due:
+        raise UsageError("--maildir, --no-drain and --grace go with --due")
     if args.send and (not args.due or args.json):
         raise UsageError("--send goes with --due, without --json (`mail send --json` after it)")
     from turnproc.commands.db import database
@@ -149,7 +155,9 @@ def _worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def _due_worker(url: str, due_by: datetime) -> tuple[list[dict[str, Any]], list[str]]:
+def _due_worker(
+    url: str, due_by: datetime, grace: timedelta
+) -> tuple[list[dict[str, Any]], list[str]]:
     """One worker process of `turn run --due --workers N`: (outcomes, failures)."""
     from turnproc.config import load_settings
     from turnproc.pipeline import turns
@@ -165,7 +173,12 @@ def _due_worker(url: str, due_by: datetime) -> tuple[list[dict[str, Any]], list[
 
     try:
         done = turns.run_due(
-            engine, _worker_name(), on_game=on_game, moderator=moderator, due_by=due_by
+            engine,
+            _worker_name(),
+            on_game=on_game,
+            moderator=moderator,
+            due_by=due_by,
+            grace=grace,
         )
         outcomes = [o.as_dict() for o in done]
     finally:
@@ -174,7 +187,13 @@ def _due_worker(url: str, due_by: datetime) -> tuple[list[dict[str, Any]], list[
 
 
 def _run_due_in_workers(
-    engine: "Engine", url: str, workers: int, progress: "Progress", task: "TaskID", due_by: datetime
+    engine: "Engine",
+    url: str,
+    workers: int,
+    progress: "Progress",
+    task: "TaskID",
+    due_by: datetime,
+    grace: timedelta,
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """`turn run --due` in `workers` spawned processes. The progress bar counts
     the games due now that have moved past their turn, read from the database
@@ -184,14 +203,15 @@ def _run_due_in_workers(
     from turnproc.store.db import transaction
 
     with transaction(engine) as session:
-        due = {game_id: turn for game_id, turn, _name in schedule.due_games(session, due_by)}
+        ready, _held = schedule.due_and_held(session, due_by, grace)
+        due = {game_id: turn for game_id, turn, _name in ready}
     progress.update(task, total=len(due))
     outcomes: list[dict[str, Any]] = []
     failures: list[str] = []
     # Not a multiprocessing.Pool: its daemonic workers could not start the
     # renderer's own worker processes.
     with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
-        running = [pool.submit(_due_worker, url, due_by) for _ in range(workers)]
+        running = [pool.submit(_due_worker, url, due_by, grace) for _ in range(workers)]
         while running:
             finished, pending = wait(running, timeout=0.5)
             running = list(pending)
@@ -217,6 +237,7 @@ def _run_due(args: argparse.Namespace) -> int:
 
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
+    grace = schedule.parse_grace(args.grace) if args.grace is not None else timedelta(0)
     if args.send and not load_settings().smtp_url:
         raise UsageError("--send needs a mail server: set TURNPROC_SMTP_URL")
     url = load_settings().database_url
@@ -232,6 +253,7 @@ def _run_due(args: argparse.Namespace) -> int:
     drained = [] if args.no_drain else drain(engine, due_by, args.maildir, args.json)
     outcomes: list[dict[str, Any]] = []
     failures: list[str] = []
+    held = _held_for_grace(engine, due_by, grace)
     show = sys.stderr.isatty() and not args.json
     with Progress(
         TextColumn("{task.description}"),
@@ -243,7 +265,9 @@ def _run_due(args: argparse.Namespace) -> int:
     ) as progress:
         task = progress.add_task("due games", total=None)
         if workers > 1:
-            outcomes, failures = _run_due_in_workers(engine, url, workers, progress, task, due_by)
+            outcomes, failures = _run_due_in_workers(
+                engine, url, workers, progress, task, due_by, grace
+            )
         else:
 
             def on_start(count: int) -> None:
@@ -261,6 +285,8 @@ def _run_due(args: argparse.Namespace) -> int:
                 on_start=on_start,
                 moderator=load_settings().moderator_email,
                 due_by=due_by,
+                grace=grace,
+                now=schedule.utcnow,
             )
             outcomes = [o.as_dict() for o in done]
     if args.json:
@@ -268,14 +294,20 @@ def _run_due(args: argparse.Namespace) -> int:
             "processed": outcomes,
             "failed": failures,
             "mail_read_first": [o.as_dict() for o in drained],
+            "held_for_grace": held,
         }
         print(json.dumps(data, indent=2, sort_keys=True))
     else:
         for o in outcomes:
             print(f"{o['game']}: turn {o['turn']} processed")
+        for hold in held:
+            print(
+                f"{hold['game']}: turn {hold['turn']} held for grace until {hold['until']} "
+                "(mail that arrived before the deadline may still be on its way)"
+            )
         for failure in failures:
             print(f"turnproc: {failure}", file=sys.stderr)
-        if not outcomes and not failures:
+        if not outcomes and not failures and not held:
             print("no game is due")
     code = 1 if failures else 0
     if args.send:  # the turns are committed: their reports wait in the outbox
@@ -283,6 +315,29 @@ def _run_due(args: argparse.Namespace) -> int:
 
         code = max(code, send_queued())
     return code
+
+
+def _held_for_grace(engine: "Engine", due_by: datetime, grace: timedelta) -> list[dict[str, Any]]:
+    """The games past their deadline that `--grace` holds in this run: game,
+    id, turn and when the hold ends (UTC, ISO 8601)."""
+    if not grace:
+        return []
+    from turnproc.pipeline import schedule
+    from turnproc.store import repository
+    from turnproc.store.db import transaction
+
+    with transaction(engine) as session:
+        _ready, held = schedule.due_and_held(session, due_by, grace)
+        games = [repository.get_game(session, game_id) for game_id, _turn, _name in held]
+        return [
+            {
+                "game": game.name,
+                "game_id": game.id,
+                "turn": turn,
+                "until": (game.due_at + grace).isoformat() if game.due_at else None,
+            }
+            for game, (_id, turn, _name) in zip(games, held, strict=True)
+        ]
 
 
 def _rollback(args: argparse.Namespace) -> int:

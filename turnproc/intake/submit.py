@@ -206,6 +206,9 @@ class _Intake:
                 first.message if first else "no turnsheet found", first.hint if first else ""
             )
         self._authenticate(header.game, header.position, header.secret)
+        delayed = self._delayed(header.turn, evaluation)
+        if delayed is not None:
+            return delayed
         self._check_turn(header.turn)
         return self._decide(evaluation, state)
 
@@ -304,6 +307,77 @@ class _Intake:
                 )
 
     # --- verdicts ------------------------------------------------------------------
+
+    def _delayed(self, turn: int, evaluation: Evaluation) -> SubmitOutcome | None:
+        """A sheet for a turn that has run, which arrived before that turn took
+        its last sheet: the mail reached us late (held by a mail server, read
+        behind a flood). It is kept with verdict `delayed`, the player told,
+        and logged once; after `turn rollback` to its turn, `mail retry`
+        applies it (docs/mail.md, Late delivery). None: not such a sheet."""
+        game, position = self.game, self.position
+        assert game is not None and position is not None
+        if turn >= game.current_turn:
+            return None
+        times = repo.turn_run_times(self.session, game.id, turn)
+        if times is None or self.received_at > times[0]:
+            return None
+        closed, ran = times
+        row = self._record(
+            received_at=self.received_at,
+            verdict="delayed",
+            game_id=game.id,
+            turn=turn,
+            position=position,
+            message_id=self.message_id,
+            sender=self.sender,
+            raw=self.data,
+            text=self.text,
+        )
+        if row is None:  # the same Message-ID arrived meanwhile
+            return _duplicate("", game.name, game.id, turn, position, self.message_id or "")
+        facts = ReceiptFacts(
+            verdict="delayed",
+            game=game.name,
+            turn=turn,
+            position=position,
+            character=self.player.character if self.player else "",
+            received_at=self.received_at,
+            message_id=self.message_id,
+            sheet=evaluation.sheet,
+            closed_at=closed,
+            ran_at=ran,
+        )
+        receipt = build_receipt(facts)
+        repo.set_receipt(self.session, row.id, "delayed", receipt.text)
+        reason = (
+            f"submission #{row.id} of player {position} for turn {turn} arrived "
+            f"{self.received_at:%Y-%m-%d %H:%M:%S} UTC, before the turn closed "
+            f"({closed:%Y-%m-%d %H:%M:%S} UTC), and was read after it ran "
+            f"({ran:%Y-%m-%d %H:%M:%S} UTC)"
+        )
+        if not repo.logged_before(self.session, "sheet_delayed", game.id, reason):
+            repo.log_action(
+                self.session,
+                game_id=game.id,
+                turn=turn,
+                action="sheet_delayed",
+                reason=reason,
+                now=self.received_at,
+                details={"submission": row.id, "position": position, "sender": self.sender},
+            )
+        player = self.player
+        return SubmitOutcome(
+            verdict="delayed",
+            receipt=receipt,
+            game_id=game.id,
+            turn=turn,
+            position=position,
+            submission_id=row.id,
+            message_id=self.message_id,
+            reply_to=(player.email if player and player.email else self.sender) or None,
+            answer=True,
+            notify_moderator=False,
+        )
 
     def _decide(self, evaluation: Evaluation, state: GameState) -> SubmitOutcome:
         game, position = self.game, self.position

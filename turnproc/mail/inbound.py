@@ -80,7 +80,9 @@ RESUME_AFTER = timedelta(minutes=10)
 # A message whose processing is cut short (killed by the budget, or the whole
 # process dying) this many times is quarantined instead of tried again.
 MAX_ATTEMPTS = 2
-RETRIED = ("error", "received", "quarantined")
+# `delayed`: a sheet read after its turn ran, applied by a retry once the
+# moderator has rolled the turn back.
+RETRIED = ("error", "received", "quarantined", "delayed")
 
 # The rooms: commands anyone may send, and commands of an authenticated player.
 _ANYONES: dict[str, Callable[[Letter, Command], IngestOutcome]] = {
@@ -178,7 +180,8 @@ def retry(
     by_moderator: bool = True,
 ) -> list[IngestOutcome]:
     """Process stored messages again: those that failed ("error") once the cause
-    is fixed, that were quarantined, or that were never processed ("received").
+    is fixed, that were quarantined, that were never processed ("received"), or
+    sheets read after their turn ran ("delayed"), once it is rolled back.
     Each keeps its arrival time, so a sheet that arrived before the deadline
     still counts. `by_moderator`: the moderator asked (`mail retry`), so a
     quarantined message gets one more attempt under the same budget."""
@@ -191,8 +194,8 @@ def retry(
             if row.verdict not in RETRIED:
                 raise TurnprocError(
                     f"message #{submission_id} was processed already ({row.verdict}); "
-                    "only messages that failed, were quarantined or were never processed "
-                    "are retried"
+                    "only messages that failed, were quarantined, were delayed or were "
+                    "never processed are retried"
                 )
             raw, received_at = row.raw or b"", row.received_at
         _, synthetic = message_id_of(parse_headers(bound_headers(raw).raw), raw)

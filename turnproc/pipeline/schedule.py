@@ -4,6 +4,7 @@ early once every human player is in), the moderator's schedule changes
 players, and the reminders sent as a deadline nears.
 """
 
+import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -74,6 +75,49 @@ def is_due(session: Session, game: Game, now: datetime) -> bool:
 def due_games(session: Session, now: datetime) -> list[tuple[int, int, str]]:
     """(id, turn, name) of every game whose turn is due, earliest deadline first."""
     return repository.due_game_rows(session, now)
+
+
+# The longest hold of `turn run --due --grace`: as long as an arrival time
+# from our own server's Received header is believed (mail.sources), and
+# short enough that a typing slip ("--grace 10h" for 10 m) costs no more
+# than half a day.
+GRACE_LIMIT = timedelta(hours=12)
+
+_GRACE_UNITS = {"s": 1, "m": 60, "h": 3600}
+
+
+def parse_grace(text: str) -> timedelta:
+    """The due run's grace: "10m", "90s", "2h" or "1h30m", at most GRACE_LIMIT."""
+    parts = re.fullmatch(r"(?:\d{1,6}[smh])+", text.strip().lower())
+    if parts is None:
+        raise UsageError(f"--grace {text!r}: give a length like 10m, 90s or 2h")
+    seconds = sum(
+        int(number) * _GRACE_UNITS[unit]
+        for number, unit in re.findall(r"(\d+)([smh])", text.strip().lower())
+    )
+    grace = timedelta(seconds=seconds)
+    if grace > GRACE_LIMIT:
+        raise UsageError(
+            f"--grace {text}: at most 12h; mail held longer than that by a mail server "
+            "is not waited for (move the deadline with `turnproc game schedule` instead)"
+        )
+    return grace
+
+
+def due_and_held(
+    session: Session, now: datetime, grace: timedelta
+) -> tuple[list[tuple[int, int, str]], list[tuple[int, int, str]]]:
+    """The games of `due_games(now)` split into those to run and those held
+    for `grace`: a game whose deadline (plus its own grace) has passed waits
+    until `grace` more has passed, for mail our server took in before the
+    deadline and has not handed over yet. A game due early (every human
+    player's orders in) is not held. Both lists earliest deadline first."""
+    due = due_games(session, now)
+    if not grace:
+        return due, []
+    # Due `grace` ago, or due early now: two reads of the same index scans.
+    ready = {row[0] for row in due_games(session, now - grace)}
+    return [row for row in due if row[0] in ready], [row for row in due if row[0] not in ready]
 
 
 def queue_reminders(session: Session, now: datetime) -> int:

@@ -38,7 +38,7 @@ from turnproc.pipeline.reports import (
     start_reports,
 )
 from turnproc.pipeline.reruns import RERUN_LOG, rerun_reason
-from turnproc.pipeline.schedule import _when, due_games, is_due, queue_reminders, utcnow
+from turnproc.pipeline.schedule import _when, due_and_held, is_due, queue_reminders, utcnow
 from turnproc.pipeline.stored import PROGRAM_VERSION, scenario_for
 from turnproc.scenario.model import Scenario
 from turnproc.store import mapping, repository
@@ -113,6 +113,7 @@ def run_turn(
     game: Game | None = None,
     accept_missing: bool = False,
     next_deadline: datetime | None = None,
+    closed_at: datetime | None = None,
 ) -> TurnOutcome:
     """Resolve the game's current turn inside the caller's transaction.
 
@@ -121,7 +122,10 @@ def run_turn(
     `preview` resolves and reports but writes nothing. `accept_missing` runs a
     turn the missing-orders gate would hold (see `missing_orders_problem`).
     `next_deadline` is the next turn's deadline (default: `now` plus the
-    game's turn days); the reports print it.
+    game's turn days); the reports print it. `closed_at`: when the turn took
+    its last sheet (default: its deadline plus grace, or `now` if earlier),
+    logged so that a sheet that arrived by then but is read after the run is
+    known as delayed, not late (intake/submit.py).
     """
     timings: dict[str, float] = {}
     with _timed(timings, "load"):
@@ -265,6 +269,7 @@ def run_turn(
             session, game.id, turn, stored, report_input.deadline, mailed_positions(players)
         )
         _queue_reports(session, game, turn, players, stored, report_ids, now)
+        closes = closed_at or _closing(game, now)
         game.current_turn = turn + 1
         follow_character_names(list(players.values()), result.state)
         game.deadline = next_deadline or now + timedelta(days=game.turn_days)
@@ -291,11 +296,20 @@ def run_turn(
                 "events": len(result.events),
                 "export_sha256": outcome.export_sha256,
                 "replaces": replaces,
+                "closed_at": closes.isoformat(),
             },
         )
         session.flush()
     outcome.message = f"{game.name} turn {turn} processed; now at turn {turn + 1}"
     return outcome
+
+
+def _closing(game: Game, now: datetime) -> datetime:
+    """When a turn run at `now` took its last sheet: the deadline plus the
+    game's grace, or `now` for a turn run before then (or without a deadline)."""
+    if game.deadline is None:
+        return now
+    return min(game.deadline + timedelta(minutes=game.grace_minutes or 0), now)
 
 
 def _refuse(game: Game, turn: int, problems: list[str]) -> NoReturn:
@@ -374,6 +388,8 @@ def run_due(
     on_start: Callable[[int], None] | None = None,
     moderator: str | None = None,
     due_by: datetime | None = None,
+    grace: timedelta = timedelta(0),
+    on_held: Callable[[list[tuple[int, int, str]]], None] | None = None,
 ) -> list[TurnOutcome]:
     """Process every due game once. Each game is claimed with a row lock
     (SKIP LOCKED on PostgreSQL) and checked to be still at the turn seen, so
@@ -382,10 +398,14 @@ def run_due(
     empty error means another worker took the game. A turn refused (a sanity
     gate, a failing engine) is logged and mailed to `moderator` once, however
     often the run is repeated. `due_by`: only games due by then (the moment
-    up to which the mailbox was read first); default now."""
+    up to which the mailbox was read first); default now. `grace`: a game
+    past its deadline waits that much longer (`due_and_held`); `on_held`
+    hears (id, turn, name) of the games held."""
     with transaction(engine) as session:
         queue_reminders(session, now())
-        due = due_games(session, due_by or now())
+        due, held = due_and_held(session, due_by or now(), grace)
+    if on_held is not None:
+        on_held(held)
     if on_start is not None:
         on_start(len(due))
     outcomes: list[TurnOutcome] = []
@@ -517,6 +537,8 @@ def rerun(session: Session, game_key: str | int, now: datetime, reason: str = ""
     old = mapping.export_state(repository.turn_state(session, game.id, game.current_turn).state)
     turn = game.current_turn - 1
     deadline = game.deadline
+    # The turn run again took its sheets until the first run's closing time.
+    times = repository.turn_run_times(session, game.id, turn)
     later = repository.events(session, game.id, game.current_turn, origin="moderator")
     mailed = {
         m.position
@@ -534,6 +556,7 @@ def rerun(session: Session, game_key: str | int, now: datetime, reason: str = ""
         game=game,
         accept_missing=True,
         next_deadline=deadline,
+        closed_at=times[0] if times else None,
     )
     for event in later:
         if not isinstance(event, ModeratorAdjustment):

@@ -136,10 +136,11 @@ class Letter:
         pdf_name: str | None = None,
         json_attachment: str | None = None,
         report_id: int | None = None,
+        key: str | None = None,
     ) -> None:
         repo.queue_mail(
             self.session,
-            key=f"{kind}/inbound/{self.submission_id}",
+            key=key or f"{kind}/inbound/{self.submission_id}",
             kind=kind,
             to_address=to or self.sender,
             subject=subject[:300],

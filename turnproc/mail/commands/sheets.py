@@ -6,7 +6,7 @@ game's sheet is authenticated like a command and its orders applied at once
 from turnproc.families.continental_rails.turnsheet.language import order_lines, parse_turnsheet
 from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
 from turnproc.families.registry import sequential_family
-from turnproc.mail.alerts import refusal_digest
+from turnproc.mail.alerts import refusal_digest, tell_moderator
 from turnproc.mail.commands.letter import IngestOutcome, Letter, Refused
 from turnproc.mail.commands.syntax import Command
 from turnproc.store import repository as repo
@@ -32,6 +32,7 @@ def turnsheet(letter: Letter) -> IngestOutcome:
     answered = bool(outcome.answer and outcome.reply_to)
     if answered and not repo.players_by_email(letter.session, outcome.reply_to or ""):
         answered = letter.stranger_may_be_answered()
+    delayed = outcome.verdict == "delayed"
     if answered:
         letter.reply(
             outcome.receipt.subject,
@@ -40,8 +41,13 @@ def turnsheet(letter: Letter) -> IngestOutcome:
             game=game,
             position=outcome.position,
             turn=outcome.turn,
+            # Its own key: the receipt of the same message applied by `mail
+            # retry` after a rollback is a new answer, not this one again.
+            key=f"receipt/delayed/{letter.submission_id}" if delayed else None,
         )
     alert = None
+    if delayed and game is not None:
+        alert = _tell_of_delay(letter, game.name, outcome.turn, outcome.position)
     if outcome.notify_moderator and letter.sender:
         alert = refusal_digest(
             letter.session,
@@ -59,6 +65,31 @@ def turnsheet(letter: Letter) -> IngestOutcome:
         detail=outcome.receipt.subject,
         answered=answered,
         alert=alert,
+    )
+
+
+def _tell_of_delay(letter: Letter, game: str, turn: int | None, position: int | None) -> str:
+    """The moderator hears once of a sheet that came in time and was read too
+    late (the alert's key is the submission's), with the way to apply it."""
+    number = letter.submission_id
+    return tell_moderator(
+        letter.session,
+        letter.moderator,
+        key=f"alert/delayed/{number}",
+        subject=f"turnproc: [{game}] turnsheet #{number} arrived in time for turn {turn} "
+        "but was read after the turn ran",
+        body=(
+            f"Submission #{number}, the turnsheet of player {position} for turn {turn} of "
+            f"{game}, arrived at {letter.received_at:%Y-%m-%d %H:%M:%S} UTC, before the "
+            "turn closed, but reached the program only after the turn had been resolved "
+            "(the mail server handed it over late). The turn ran without it. It is kept "
+            "with verdict `delayed`; the player was told.\n\nTo apply it: "
+            f"`turnproc turn rollback {game} --to {turn} --reason ...`, then "
+            f"`turnproc mail retry {number}`, then `turnproc turn run {game} --force`. "
+            "To leave the turn as it ran, do nothing. `turnproc turn run --due --grace "
+            "10m` waits for such mail before running a turn (docs/mail.md).\n"
+        ),
+        now=letter.received_at,
     )
 
 

@@ -42,6 +42,7 @@ from turnproc.store.repository.moderation import (
     remove_standby,
     standby_refusal,
     standbys,
+    turn_run_times,
     waits_on_a_standby_list,
 )
 from turnproc.store.repository.outbox import (
@@ -201,6 +202,7 @@ __all__ = [
     "submission_by_message_id",
     "submissions",
     "turn_digests",
+    "turn_run_times",
     "turn_state",
     "update_submission",
     "waits_on_a_standby_list",

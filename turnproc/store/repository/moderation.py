@@ -62,6 +62,27 @@ def recent_missed_counts(session: Session, game_id: int, turns: int) -> list[int
     return [len(json.loads(details).get("missed", [])) for details in rows]
 
 
+def turn_run_times(session: Session, game_id: int, turn: int) -> tuple[datetime, datetime] | None:
+    """When the latest run of the game's `turn` closed its orders (the
+    deadline plus grace, or the moment of the run if it came earlier) and when
+    it ran, from the moderator's log; None if the turn has not run (or ran
+    before the closing time was logged)."""
+    row = session.scalar(
+        select(ModeratorLog)
+        .where(
+            ModeratorLog.game_id == game_id,
+            ModeratorLog.action == "turn_run",
+            ModeratorLog.turn == turn,
+        )
+        .order_by(ModeratorLog.id.desc())
+        .limit(1)
+    )
+    if row is None:
+        return None
+    closed = json.loads(row.details).get("closed_at")
+    return (datetime.fromisoformat(closed), row.at) if closed else None
+
+
 def last_log_entry(session: Session, game_id: int) -> ModeratorLog | None:
     return session.scalar(
         select(ModeratorLog)

@@ -27,13 +27,16 @@ from turnproc.intake.errors import TurnsheetError
 # A receipt fits a screen or two: past this many errors or notes it summarises.
 SHOWN = 12
 
-Verdict = Literal["accepted", "errors", "refused", "duplicate"]
+# `delayed`: a sheet that arrived before its turn closed but was read after
+# the turn ran (the mail reached the program late); kept, not applied.
+Verdict = Literal["accepted", "errors", "refused", "duplicate", "delayed"]
 
 _FIRST = {
     "accepted": "OK",
     "errors": "ERRORS",
     "refused": "REFUSED",
     "duplicate": "DUPLICATE",
+    "delayed": "DELAYED",
 }
 
 
@@ -70,6 +73,9 @@ class ReceiptFacts:
     railroads: dict[str, AccountWalk] = field(default_factory=dict)
     deadline: datetime | None = None
     now: datetime | None = None
+    # A delayed sheet: when its turn took its last sheet, and when it ran.
+    closed_at: datetime | None = None
+    ran_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -115,6 +121,11 @@ def build_receipt(facts: ReceiptFacts) -> Receipt:
         headline = f"ERRORS: {count} error{'s' if count != 1 else ''} in your turnsheet for {where}"
     elif facts.verdict == "duplicate":
         headline = f"DUPLICATE: this message was processed before ({where})"
+    elif facts.verdict == "delayed":
+        headline = (
+            f"DELAYED: your turnsheet for {where} arrived before the deadline, "
+            "but after the turn was resolved"
+        )
     else:
         headline = f"REFUSED: {facts.refusal}"
     orders = [_echo(line) for line in (facts.sheet.lines if facts.sheet else [])]
@@ -160,6 +171,8 @@ def build_receipt(facts: ReceiptFacts) -> Receipt:
             for code, walk in facts.railroads.items()
             if code in ordered
         ],
+        "closed_at": _when(facts.closed_at) if facts.closed_at else "",
+        "ran_at": _when(facts.ran_at) if facts.ran_at else "",
         "deadline": _when(facts.deadline) if facts.deadline else None,
         "time_left": time_left(facts.deadline, facts.now) if facts.deadline and facts.now else None,
         "money": money,
