@@ -389,7 +389,6 @@ def run_due(
     moderator: str | None = None,
     due_by: datetime | None = None,
     grace: timedelta = timedelta(0),
-    on_held: Callable[[list[tuple[int, int, str]]], None] | None = None,
 ) -> list[TurnOutcome]:
     """Process every due game once. Each game is claimed with a row lock
     (SKIP LOCKED on PostgreSQL) and checked to be still at the turn seen, so
@@ -399,13 +398,10 @@ def run_due(
     gate, a failing engine) is logged and mailed to `moderator` once, however
     often the run is repeated. `due_by`: only games due by then (the moment
     up to which the mailbox was read first); default now. `grace`: a game
-    past its deadline waits that much longer (`due_and_held`); `on_held`
-    hears (id, turn, name) of the games held."""
+    past its deadline waits that much longer (`due_and_held`)."""
     with transaction(engine) as session:
         queue_reminders(session, now())
-        due, held = due_and_held(session, due_by or now(), grace)
-    if on_held is not None:
-        on_held(held)
+        due, _held = due_and_held(session, due_by or now(), grace)
     if on_start is not None:
         on_start(len(due))
     outcomes: list[TurnOutcome] = []
