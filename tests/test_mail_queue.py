@@ -27,6 +27,7 @@ import pytest
 from turnproc.cli import main
 from turnproc.commands import mail as mail_command
 from turnproc.core.errors import UsageError
+from turnproc.families.continental_rails.engine.orders import PlayerOrders
 from turnproc.pipeline import schedule
 from turnproc.store import repository as repo
 from turnproc.store.db import transaction
@@ -166,6 +167,20 @@ def test_the_grace_is_at_most_12_hours(
     assert schedule.parse_grace("1h30m") == timedelta(minutes=90)
     with pytest.raises(UsageError):
         schedule.parse_grace("12h1s")
+
+
+def test_a_game_due_early_is_not_held(site: World) -> None:
+    """Every human player's orders in: the game would have run before its
+    deadline, so the grace does not hold it; without them it is held."""
+    after = DEADLINE + timedelta(minutes=1)
+    grace = timedelta(minutes=10)
+    with transaction(site.engine) as session:
+        assert schedule.due_and_held(session, after, grace) == ([], [(site.game_id, 2, GAME)])
+        for position in (1, 2):
+            orders = PlayerOrders(position=position, source="player")
+            repo.set_orders_in_force(session, site.game_id, 2, orders, DEADLINE)
+    with transaction(site.engine) as session:
+        assert schedule.due_and_held(session, after, grace) == ([(site.game_id, 2, GAME)], [])
 
 
 def test_a_sheet_that_came_in_time_but_was_read_after_its_turn_is_kept(
