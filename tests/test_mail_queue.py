@@ -202,7 +202,9 @@ def test_a_sheet_that_came_in_time_but_was_read_after_its_turn_is_kept(
     assert row.raw is not None and b"BORROW 150" in row.raw
     [answer] = outbox(site, "receipt", ANN)
     assert answer.in_reply_to == "<queued@ann>"
-    assert "arrived before the deadline, but after the turn was resolved" in answer.subject
+    assert (
+        "arrived before the deadline, but reached us after the turn was resolved" in answer.subject
+    )
     assert "kept, not lost" in answer.body
     [alert] = outbox(site, "alert", MODERATOR)
     assert f"#{row.id}" in alert.subject and f"turnproc mail retry {row.id}" in alert.body

@@ -124,7 +124,7 @@ def build_receipt(facts: ReceiptFacts) -> Receipt:
     elif facts.verdict == "delayed":
         headline = (
             f"DELAYED: your turnsheet for {where} arrived before the deadline, "
-            "but after the turn was resolved"
+            "but reached us after the turn was resolved"
         )
     else:
         headline = f"REFUSED: {facts.refusal}"
