@@ -9,6 +9,9 @@ puts a valid sheet's orders in force and never changes anything else:
   secret, a sender address not registered for the player, an older or later
   turn, a game not running, a sheet after the deadline: REFUSED, recorded,
   nothing changes;
+- a sheet for a turn that has run, which arrived before that turn closed
+  (read late: a mail server held it): DELAYED, recorded, nothing changes;
+  `mail retry` applies it once the turn is rolled back;
 - any line with an error: ERRORS, recorded, the orders in force stay as they
   were (all-or-nothing: see docs/turnsheet.md for why);
 - otherwise: OK, and the sheet's orders replace those in force.
