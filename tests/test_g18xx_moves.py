@@ -134,4 +134,16 @@ def test_the_legal_lays_are_drawn_on_the_movers_map() -> None:
             assert f"LAY {name} {lay.hex} {first}" in text
     others = [p for p in game.players if p != mover]
     assert build_report(game, others[0]).lays == ()
-    assert f"{report.lays[0].tiles[0]}" in pdf_text(render_pdf(report))
+    # the map names the tiles; the table under it gives each hex's tiles,
+    # rotations and cost, as the LAY lines do
+    text = pdf_text(render_pdf(report))
+    assert f"{report.lays[0].tiles[0]}" in text
+    assert "Your tile lays now" in text and "Tiles (rotations)" in text
+    for lay in report.lays:
+        words = []
+        for tile in lay.tiles:
+            name, rotations = tile.split(" r")
+            words.append(f"{name} ({rotations.replace(',', ', ')})")
+            for rotation in rotations.split(","):
+                assert legal(game, mover, f"LAY {name} {lay.hex} {rotation}")
+        assert re.search(rf"{lay.hex}\b.*{re.escape(', '.join(words))}", text), lay

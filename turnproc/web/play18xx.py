@@ -27,7 +27,12 @@ from turnproc.families.g18xx.engine.actions import parse_action
 from turnproc.families.g18xx.engine.game import Game as Engine18xx
 from turnproc.families.g18xx.engine.title import Tile
 from turnproc.families.g18xx.moves import legal_moves, tile_lays
-from turnproc.families.g18xx.report.model import Report, build_report, since_last_move
+from turnproc.families.g18xx.report.model import (
+    Report,
+    build_report,
+    since_last_move,
+    tile_number,
+)
 from turnproc.sequential import sheet
 from turnproc.store import g18xx as store
 from turnproc.store.models import Game, Player
@@ -153,15 +158,10 @@ def form_choices(game: Engine18xx, player: int) -> Choices:
         costs[lay.hex] = lay.cost
     printed = {h.hex: h.name for h in game.title.hexes}
     track = tuple(
-        HexChoice(h, printed.get(h), _tile_number(game.hexes[h].tile), costs[h], tuple(t))
+        HexChoice(h, printed.get(h), tile_number(game.hexes[h].tile), costs[h], tuple(t))
         for h, t in by_hex.items()
     )
     return Choices(tuple(sections), track, tiles_left)
-
-
-def _tile_number(tile: str | None) -> str | None:
-    """The number of a tile on the map ("57" of its copy "57-1")."""
-    return tile.rpartition("-")[0] or tile if tile else None
 
 
 def legal_orders(game: Engine18xx, player: int) -> Iterator[str]:
