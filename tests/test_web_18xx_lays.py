@@ -122,6 +122,8 @@ def test_the_form_offers_what_the_mail_lists_and_only_that(
     hexes = re.findall(r'<div class="lay-hex" data-hex="([^"]+)">', page)
     lays = [o for o in offered if o.startswith("LAY ")]
     assert hexes and {lay.split()[2] for lay in lays} == set(hexes)
+    # his map outlines those hexes, each a polygon that picks it
+    assert re.findall(r'<polygon class="pick" data-hex="([^"]+)"', page) == hexes
     assert page.count('<svg class="tile"') == len(lays)
     choice = page.split('<select id="choice"', 1)[1].split("</select>", 1)[0]
     assert "LAY " not in choice and "DONE" in choice
@@ -180,9 +182,16 @@ def test_browser_picks_a_hex_then_a_tile_in_a_rotation(
         assert hexes and not any(h.is_displayed() for h in hexes)  # until a hex is picked
         pick = Select(browser.find_element("id", "lay-hex"))
         target = str(pick.options[-1].get_attribute("value"))
-        pick.select_by_value(target)
+        # on his map, the hexes of his lays are outlined: a click picks one
+        outlined = browser.find_elements("css selector", "svg.lay-map polygon.pick")
+        assert {str(p.get_attribute("data-hex")) for p in outlined} == {
+            str(o.get_attribute("value")) for o in pick.options[1:]
+        }
+        next(p for p in outlined if p.get_attribute("data-hex") == target).click()
+        assert pick.first_selected_option.get_attribute("value") == target
         shown = [h for h in hexes if h.is_displayed()]
         assert [h.get_attribute("data-hex") for h in shown] == [target]
+        _shot(browser, "g18xx-lay-map", tmp_path)
         rotations = shown[0].find_elements("css selector", "label.rotation")
         assert rotations and all(
             r.find_element("tag name", "svg").size["width"] > 40 for r in rotations

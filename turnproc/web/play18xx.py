@@ -36,10 +36,11 @@ from turnproc.families.g18xx.report.model import (
 from turnproc.sequential import sheet
 from turnproc.store import g18xx as store
 from turnproc.store.models import Game, Player
-from turnproc.web.g18xx import key_of, row_of_game
+from turnproc.web.g18xx import key_of, lay_map_svg, row_of_game
 from turnproc.web.pages import _Cache
 
 _CHOICES = _Cache(256)  # (game key, position) -> the moves offered
+_LAY_MAPS = _Cache(64, max_bytes=32 * 1024 * 1024)  # (game key, position) -> his map
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,7 @@ class Seat18xx:
     my_move: bool
     choices: Choices
     sheet_head: str  # the sheet's first line, as his mail carries it
+    lay_map: Markup | None = None  # his map, a click on a lay hex picks it
 
 
 def seat(session: Session, game: Game, player: Player) -> Seat18xx | None:
@@ -126,11 +128,14 @@ def seat(session: Session, game: Game, player: Player) -> Seat18xx | None:
     )
     mine = engine.to_move() == player.position and row.status == "active"
     choices = Choices()
+    lay_map = None
     if mine:
         key = (key_of(session, row), player.position)
         choices = _CHOICES.get(key, lambda: form_choices(engine, player.position))
+        if choices.track:
+            lay_map = _LAY_MAPS.get(key, lambda: lay_map_svg(report))
     head = sheet(game, player.position).splitlines()[0]
-    return Seat18xx(row.id, row.title, report, mine, choices, head)
+    return Seat18xx(row.id, row.title, report, mine, choices, head, lay_map)
 
 
 def form_choices(game: Engine18xx, player: int) -> Choices:

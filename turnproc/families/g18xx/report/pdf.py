@@ -171,11 +171,13 @@ class MapFlowable(Flowable):
         height: float,
         legend_below: bool = False,
         room_below: float = 0,
+        trim: bool = False,
     ) -> None:
         """`legend_below`: the legend under the map (a portrait page), else
         in a column of its own to the left. `room_below`: the height of what
         is to follow the map on its page (the reader's tile lays): the map
-        shrinks, if it must, to leave it room."""
+        shrinks, if it must, to leave it room. `trim` (as `room_below`
+        does): the flowable is only as high as the map and its legend."""
         super().__init__()
         self.report = report
         self.width = width
@@ -203,11 +205,11 @@ class MapFlowable(Flowable):
         if room_below:
             # the map takes the height it needs, shrunk by a tenth at most
             # to leave room for what follows, which else goes to the next page
-            legend = height - tall
-            fits = min(room / span_x, (height - room_below - legend) / span_y)
+            fits = min(room / span_x, (tall - room_below) / span_y)
             if fits >= 0.9 * self.scale:
                 self.scale = min(self.scale, fits)
-            self.height = height = min(height, span_y * self.scale + legend)
+        if room_below or trim:
+            self.height = height = min(height, span_y * self.scale + height - tall)
         self.geo = _Geometry(report.layout, self.scale)
         self.origin = (
             -min(xs) * self.scale
