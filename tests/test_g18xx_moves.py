@@ -7,7 +7,7 @@ import re
 import pytest
 
 from tests.g18xx_mail_play import recorded_orders
-from turnproc.families.g18xx.moves import alternatives, legal, legal_moves
+from turnproc.families.g18xx.moves import Moves, alternatives, legal, legal_moves
 from turnproc.families.g18xx.orders import apply_orders
 from turnproc.families.g18xx.titles.load import new_game
 
@@ -71,6 +71,18 @@ def test_a_line_names_its_alternatives_as_complete_orders() -> None:
     ]
     assert alternatives("BID AGS 35 (or more, by $5 steps; highest bid $30)") == ["BID AGS 35"]
     assert alternatives("BUY TRAIN 2 ($80 from the bank)") == ["BUY TRAIN 2"]
+    lines = ["PAR IC 70 (or par 75; home A1)", "LAY 4 H4 1 (or rotation 4)  [lay on H4]"]
+    assert Moves([("Buy:", lines)]).choices() == [
+        (
+            "Buy:",
+            [
+                ("PAR IC 70", "PAR IC 70 (home A1)"),
+                ("PAR IC 75", "PAR IC 75 (home A1)"),
+                ("LAY 4 H4 1", "LAY 4 H4 1 [lay on H4]"),
+                ("LAY 4 H4 4", "LAY 4 H4 4 [lay on H4]"),
+            ],
+        )
+    ]
 
 
 @pytest.mark.parametrize(

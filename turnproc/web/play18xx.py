@@ -80,7 +80,7 @@ class HexChoice:
 @dataclass(frozen=True)
 class Section:
     """A section of the legal moves: its heading, and the orders offered as
-    (order, the line of the mail that lists it)."""
+    (order, its line in the mail, less the alternatives offered on their own)."""
 
     heading: str
     options: tuple[tuple[str, str], ...]
