@@ -1,8 +1,9 @@
 """An 18xx player's move form in an operating round (docs/web.md): it offers
 the moves his "your move" mail lists, no other, the tile lays hex by hex
 (pick a hex, see its tiles in each rotation); a lay made through the form is
-the same move as the same lay by mail; in Chromium, a player picks a hex and
-a rotation and his lay is applied.
+the same move as the same lay by mail; in Chromium, a player picks a hex on
+his map and a rotation and his lay is applied; the PDF of his "your move"
+mail lists the same lays in its table "Your tile lays now".
 
 The game is a new 18MS game played to its first operating round by the
 moderator's `18xx move` (sequential.intake.moderator_move): the privates
@@ -221,3 +222,40 @@ def _wait_for(browser: Any, selector: str) -> None:
 def browser() -> Iterator[Any]:
     with chromium() as driver:
         yield driver
+
+
+def test_the_your_move_pdf_lists_the_same_lays_as_the_form(
+    at_first_lay: Path, tmp_path: Path
+) -> None:
+    """The "your move" mail of the president to move carries the PDF whose
+    table "Your tile lays now" gives each hex the form offers, with its tiles
+    and their rotations."""
+    from sqlalchemy import select
+
+    from tests.mail_players import pdf_text
+    from turnproc.store.models import OutboxMessage
+    from turnproc.web.play18xx import form_choices
+
+    engine, _, _ = _copy(at_first_lay, tmp_path, "pdf")
+    game = _engine_game(engine)
+    player = game.to_move()
+    assert player is not None
+    with Session(engine) as session:
+        mails = session.scalars(
+            select(OutboxMessage)
+            .where(
+                OutboxMessage.kind == "your-move", OutboxMessage.to_address == MS_SEATS[player][0]
+            )
+            .order_by(OutboxMessage.id)
+        ).all()
+    assert mails and mails[-1].pdf is not None
+    text = pdf_text(mails[-1].pdf)
+    assert "Your tile lays now" in text
+    track = form_choices(game, player).track
+    assert track
+    for hex_choice in track:
+        tiles = ", ".join(
+            f"{t.tile} ({', '.join(str(r.rotation) for r in t.rotations)})"
+            for t in hex_choice.tiles
+        )
+        assert re.search(rf"{hex_choice.hex}\b.*{re.escape(tiles)}", text), (tiles, text[-800:])
