@@ -7,7 +7,7 @@ import re
 import pytest
 
 from tests.g18xx_mail_play import recorded_orders
-from turnproc.families.g18xx.moves import legal, legal_moves
+from turnproc.families.g18xx.moves import Moves, alternatives, legal, legal_moves
 from turnproc.families.g18xx.orders import apply_orders
 from turnproc.families.g18xx.titles.load import new_game
 
@@ -48,6 +48,43 @@ def _listed(order: str, text: str) -> bool:
     return False
 
 
+def test_a_line_names_its_alternatives_as_complete_orders() -> None:
+    """The web form offers each as an order of its own (web/play18xx.py)."""
+    assert alternatives("LAY 57 H6 1 (or rotation 4)  [lay on H6]") == [
+        "LAY 57 H6 1",
+        "LAY 57 H6 4",
+    ]
+    assert alternatives("USE M&M LAY 7 H4 0 (or rotation 2, 5)  [lay on H4]") == [
+        "USE M&M LAY 7 H4 0",
+        "USE M&M LAY 7 H4 2",
+        "USE M&M LAY 7 H4 5",
+    ]
+    assert alternatives("PAR GMO 65 (or par 70, 75; the president's 20%; home H6)") == [
+        "PAR GMO 65",
+        "PAR GMO 70",
+        "PAR GMO 75",
+    ]
+    assert alternatives("SELL 1 IC (or 2, 3 shares; $70 a share; ...)") == [
+        "SELL 1 IC",
+        "SELL 2 IC",
+        "SELL 3 IC",
+    ]
+    assert alternatives("BID AGS 35 (or more, by $5 steps; highest bid $30)") == ["BID AGS 35"]
+    assert alternatives("BUY TRAIN 2 ($80 from the bank)") == ["BUY TRAIN 2"]
+    lines = ["PAR IC 70 (or par 75; home A1)", "LAY 4 H4 1 (or rotation 4)  [lay on H4]"]
+    assert Moves([("Buy:", lines)]).choices() == [
+        (
+            "Buy:",
+            [
+                ("PAR IC 70", "PAR IC 70 (home A1)"),
+                ("PAR IC 75", "PAR IC 75 (home A1)"),
+                ("LAY 4 H4 1", "LAY 4 H4 1 [lay on H4]"),
+                ("LAY 4 H4 4", "LAY 4 H4 4 [lay on H4]"),
+            ],
+        )
+    ]
+
+
 @pytest.mark.parametrize(
     ("name", "title", "options"),
     [
@@ -73,9 +110,10 @@ def test_the_orders_of_a_recorded_game_are_listed_as_legal(
             if listed.startswith("USE "):
                 assert legal(game, seat, listed), (index, listed)
                 offered += 1
-        if index % 25 == 0:  # each listed order is one the engine takes
-            for listed in moves.orders():
-                assert legal(game, seat, listed), (index, listed)
+        if index % 25 == 0:  # each listed order is one the engine takes, alternatives too
+            for _, options in moves.choices():
+                for listed, _ in options:
+                    assert legal(game, seat, listed), (index, listed)
             checked += 1
         assert apply_orders(game, seat, order).refused is None
     assert not unlisted, unlisted[:5]
@@ -108,4 +146,16 @@ def test_the_legal_lays_are_drawn_on_the_movers_map() -> None:
             assert f"LAY {name} {lay.hex} {first}" in text
     others = [p for p in game.players if p != mover]
     assert build_report(game, others[0]).lays == ()
-    assert f"{report.lays[0].tiles[0]}" in pdf_text(render_pdf(report))
+    # the map names the tiles; the table under it gives each hex's tiles,
+    # rotations and cost, as the LAY lines do
+    text = pdf_text(render_pdf(report))
+    assert f"{report.lays[0].tiles[0]}" in text
+    assert "Your tile lays now" in text and "Tiles (rotations)" in text
+    for lay in report.lays:
+        words = []
+        for tile in lay.tiles:
+            name, rotations = tile.split(" r")
+            words.append(f"{name} ({rotations.replace(',', ', ')})")
+            for rotation in rotations.split(","):
+                assert legal(game, mover, f"LAY {name} {lay.hex} {rotation}")
+        assert re.search(rf"{lay.hex}\b.*{re.escape(', '.join(words))}", text), lay

@@ -187,8 +187,8 @@ def _position(engine: Engine) -> object:
 
 
 def test_a_move_made_on_the_web_equals_the_same_move_by_mail(tmp_path: Path) -> None:
+    from turnproc.families.g18xx.moves import legal as _takes
     from turnproc.mail.inbound import ingest
-    from turnproc.web.play18xx import _takes
 
     web_engine, settings, game_id = _fresh_ms(tmp_path, "web")
     mail_engine, _, _ = _fresh_ms(tmp_path, "mail")
@@ -317,6 +317,14 @@ def test_the_link_in_a_players_mails_opens_his_page_over_http(
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    with chromium() as driver:
+        yield driver
+
+
+@contextmanager
+def chromium() -> Iterator[Any]:
+    """Headless Chromium driven by chromedriver; skips the test without them
+    (fails with TURNPROC_REQUIRE_CHROMIUM set)."""
     from tests.test_web import CHROMEDRIVER, CHROMIUM
 
     if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):

@@ -387,8 +387,13 @@ def create_app(engine: Engine, settings: Settings, web: Web | None = None) -> St
         refusal = _form_refusal(web, request, found, form)
         text = str(form.get("sheet", ""))
         if found.sequential:
-            # The move picked from those offered, else the orders written.
-            move = str(form.get("choice", "")).strip() or str(form.get("orders", ""))
+            # The move picked from those offered (a tile lay picked hex by hex),
+            # else the orders written.
+            move = (
+                str(form.get("choice", "")).strip()
+                or str(form.get("lay", "")).strip()
+                or str(form.get("orders", ""))
+            )
             if not move.strip() and refusal is None:
                 refusal = "pick a move, or write your orders"
             text = await run_in_threadpool(_sheet18xx, web, found, move[: orders.MAX_SHEET_CHARS])

@@ -11,7 +11,7 @@ import json
 from collections.abc import Hashable
 from dataclasses import dataclass
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
@@ -127,6 +127,33 @@ def map_svg(page: Page18xx, title: str) -> str:
         return canvas.svg(title)
 
     return _MAPS.get(page.key, draw)
+
+
+LAY_MAP_WIDTH, LAY_MAP_HEIGHT = 640.0, 900.0  # the frame a player's map is fitted in
+
+
+def lay_map_svg(report: Report) -> Markup:
+    """The map as the reader's report draws it, his tile lays outlined, each
+    of those hexes covered by a polygon that picks it in his move form
+    (`data-hex`; site.js), for an SVG inline in his page."""
+    flowable = MapFlowable(report, LAY_MAP_WIDTH, LAY_MAP_HEIGHT, legend_below=True, trim=True)
+    canvas = Canvas18xx(flowable.width, flowable.height, ids="laymap")
+    flowable.canv = canvas
+    flowable.draw()
+    picks = []
+    for lay in report.lays:
+        x, y = flowable._at(lay.hex)
+        points = " ".join(
+            f"{_num(px)},{_num(canvas.flip(py))}" for px, py in flowable.geo.corners(x, y)
+        )
+        place = f"{lay.hex} {lay.name}" if lay.name else lay.hex
+        picks.append(
+            f'<polygon class="pick" data-hex="{escape(lay.hex)}" points="{points}">'
+            f"<title>{escape(place)}: tiles {escape(', '.join(lay.tiles))}</title></polygon>"
+        )
+    svg = canvas.svg("your map: the hexes you may lay or upgrade are outlined")
+    svg = svg.replace("<svg ", '<svg class="lay-map" ', 1)
+    return Markup(svg.removesuffix("</svg>") + "".join(picks) + "</svg>")
 
 
 def bank(report: Report) -> str:

@@ -49,6 +49,49 @@ class Moves:
         """The complete order that starts each line."""
         return [_ORDER.split(line, maxsplit=1)[0] for _, lines in self.sections for line in lines]
 
+    def choices(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        """Each section's complete orders, each with its line: the order that
+        starts a line, then the alternatives its note names as complete
+        orders ("or rotation 1, 3", "or par 67, 71", "or 2, 3 shares"), each
+        with the line's note less those alternatives. Amounts a note leaves
+        open ("or more, by $5 steps", "any price from $1") are not spelled
+        out: such orders are written."""
+        out: list[tuple[str, list[tuple[str, str]]]] = []
+        for heading, lines in self.sections:
+            options = []
+            for line in lines:
+                orders = alternatives(line)
+                note = line[len(orders[0]) :]
+                if len(orders) > 1:  # each its own line: the note without "or ..."
+                    note = _OR_CLAUSE.sub(lambda m: "(" if m.group(1) == ";" else "", note)
+                    note = note.replace("  [", " [").rstrip()
+                options += [(order, order + note) for order in orders]
+            out.append((heading, options))
+        return out
+
+
+_OR_CLAUSE = re.compile(r"\(or [^;)]*(;|\)) ?")  # a note's "(or rotation 1, 3)", "(or par 75; "
+_ROTATIONS = re.compile(r"\(or rotation ([\d, ]+)\)")
+_PARS = re.compile(r"\(or par ([\d, ]+);")
+_SHARES = re.compile(r"\(or ([\d, ]+) shares;")
+
+
+def alternatives(line: str) -> list[str]:
+    """The complete orders a line of the legal moves lists: its first order,
+    then those its note names."""
+    first = _ORDER.split(line, maxsplit=1)[0]
+    words = first.split()
+    out = [first]
+    for pattern, place in ((_ROTATIONS, -1), (_PARS, -1), (_SHARES, 1)):
+        found = pattern.search(line)
+        if found is None:
+            continue
+        for value in found.group(1).split(","):
+            other = list(words)
+            other[place if place >= 0 else len(other) + place] = value.strip()
+            out.append(" ".join(other))
+    return out
+
 
 def money(amount: int) -> str:
     return f"${amount:,}"

@@ -82,3 +82,34 @@
     view.addEventListener("pointerup", function () { drag = null; });
   });
 })();
+
+(function tileLays() {
+  // An 18xx move form: pick a hex, then see its tiles and their rotations.
+  const pick = document.getElementById("lay-hex");
+  if (!pick) return;
+  const form = pick.form;
+  const hexes = form.querySelectorAll(".lay-hex");
+  const choice = document.getElementById("choice");
+  const picks = form.querySelectorAll("svg.lay-map polygon.pick");
+  function show() {
+    hexes.forEach(function (div) { div.hidden = div.dataset.hex !== pick.value; });
+    picks.forEach(function (p) { p.classList.toggle("picked", p.dataset.hex === pick.value); });
+  }
+  picks.forEach(function (polygon) {
+    polygon.addEventListener("click", function () {
+      pick.value = polygon.dataset.hex;
+      pick.dispatchEvent(new Event("change"));
+    });
+  });
+  pick.addEventListener("change", function () {
+    form.querySelectorAll("input[name=lay]:checked").forEach(function (r) { r.checked = false; });
+    show();
+  });
+  form.querySelectorAll("input[name=lay]").forEach(function (radio) {
+    radio.addEventListener("change", function () { if (choice) choice.value = ""; });
+  });
+  if (choice) choice.addEventListener("change", function () {
+    if (choice.value) form.querySelectorAll("input[name=lay]:checked").forEach(function (r) { r.checked = false; });
+  });
+  show();
+})();

@@ -53,10 +53,14 @@ class HexView(_Model):
 
 class LayView(_Model):
     """A hex the reader's company may lay or upgrade now, with the tiles that
-    fit and their rotations ("57 r0,3"), drawn on his map."""
+    fit and their rotations ("57 r0,3"), drawn on his map and listed in the
+    table "Your tile lays now"."""
 
     hex: str
     tiles: tuple[str, ...]
+    name: str | None = None  # the city's or town's name printed on the map
+    cost: int = 0  # the terrain cost the company pays
+    upgrade: str | None = None  # the number of the tile it replaces
 
 
 class MarketCell(_Model):
@@ -406,10 +410,27 @@ def _lay_views(game: Game, reader: int | None) -> tuple[LayView, ...]:
     if reader is None or game.ended:
         return ()
     by_hex: dict[str, list[str]] = {}
+    costs: dict[str, int] = {}
     for lay in tile_lays(game, reader):
         rotations = ",".join(str(r) for r in lay.rotations)
         by_hex.setdefault(lay.hex, []).append(f"{lay.tile} r{rotations}")
-    return tuple(LayView(hex=h, tiles=tuple(t)) for h, t in by_hex.items())
+        costs[lay.hex] = lay.cost
+    printed = {h.hex: h.name for h in game.title.hexes}
+    return tuple(
+        LayView(
+            hex=h,
+            tiles=tuple(t),
+            name=printed.get(h),
+            cost=costs[h],
+            upgrade=tile_number(game.hexes[h].tile),
+        )
+        for h, t in by_hex.items()
+    )
+
+
+def tile_number(tile: str | None) -> str | None:
+    """The number of a tile on the map ("57" of its copy "57-1")."""
+    return (tile.rpartition("-")[0] or tile) if tile else None
 
 
 def build_report(

@@ -15,6 +15,7 @@ from reportlab.platypus import (
     BaseDocTemplate,
     Flowable,
     Frame,
+    KeepTogether,
     NextPageTemplate,
     PageBreak,
     PageTemplate,
@@ -130,14 +131,53 @@ def _legend_label(company: CompanyView) -> str:
     return label
 
 
+def _lay_label(lay: LayView) -> list[str]:
+    """What a hex of the reader's tile lays says on the map: each tile with
+    its rotations ("57 r0,3") when there are three tiles or fewer, else the
+    tile numbers, three a line."""
+    if len(lay.tiles) <= 3:
+        return list(lay.tiles)
+    numbers = [tile.split(" r")[0] for tile in lay.tiles]
+    return [" ".join(numbers[i : i + 3]) for i in range(0, len(numbers), 3)]
+
+
+def lay_rows(report: Report) -> list[list[object]]:
+    """The table "Your tile lays now": a row for each hex, the tiles that
+    fit there each with its rotations, and the terrain cost."""
+    rows: list[list[object]] = [["Hex", "Lay or upgrade", "Tiles (rotations)", "Cost"]]
+    for lay in report.lays:
+        tiles = []
+        for tile in lay.tiles:
+            number, _, rotations = tile.partition(" r")
+            tiles.append(f"{number} ({rotations.replace(',', ', ')})")
+        rows.append(
+            [
+                f"{lay.hex} {lay.name}" if lay.name else lay.hex,
+                f"upgrade of tile {lay.upgrade}" if lay.upgrade else "lay",
+                ", ".join(tiles),
+                f"${lay.cost:,}" if lay.cost else "none",
+            ]
+        )
+    return rows
+
+
 class MapFlowable(Flowable):
     """The whole map scaled to the frame."""
 
     def __init__(
-        self, report: Report, width: float, height: float, legend_below: bool = False
+        self,
+        report: Report,
+        width: float,
+        height: float,
+        legend_below: bool = False,
+        room_below: float = 0,
+        trim: bool = False,
     ) -> None:
         """`legend_below`: the legend under the map (a portrait page), else
-        in a column of its own to the left."""
+        in a column of its own to the left. `room_below`: the height of what
+        is to follow the map on its page (the reader's tile lays): the map
+        shrinks, if it must, to leave it room. `trim` (as `room_below`
+        does): the flowable is only as high as the map and its legend."""
         super().__init__()
         self.report = report
         self.width = width
@@ -162,6 +202,14 @@ class MapFlowable(Flowable):
             room = width
             tall = height - len(report.companies) * (LEGEND_DOT + 4) - 8
         self.scale = min(room / span_x, tall / span_y)
+        if room_below:
+            # the map takes the height it needs, shrunk by a tenth at most
+            # to leave room for what follows, which else goes to the next page
+            fits = min(room / span_x, (tall - room_below) / span_y)
+            if fits >= 0.9 * self.scale:
+                self.scale = min(self.scale, fits)
+        if room_below or trim:
+            self.height = height = min(height, span_y * self.scale + height - tall)
         self.geo = _Geometry(report.layout, self.scale)
         self.origin = (
             -min(xs) * self.scale
@@ -194,7 +242,8 @@ class MapFlowable(Flowable):
 
     def _draw_lay(self, lay: LayView) -> None:
         """A hex the reader may lay or upgrade now: outlined, with the tiles
-        that fit and their rotations ("57 r0,3") written across it."""
+        that fit written across it, and their rotations when they fit in
+        three lines ("57 r0,3"); the table "Your tile lays now" gives them all."""
         canvas = self.canv
         x, y = self._at(lay.hex)
         r = self.geo.r
@@ -209,11 +258,9 @@ class MapFlowable(Flowable):
             path.lineTo(*corner)
         path.close()
         canvas.drawPath(path, stroke=1, fill=0)
-        size = r * 0.17
-        lines = list(lay.tiles[:4]) + (
-            [f"+{len(lay.tiles) - 4} more"] if len(lay.tiles) > 4 else []
-        )
-        top = y + size * (len(lines) - 1) / 2 + r * 0.15
+        size = r * 0.22
+        lines = _lay_label(lay)
+        top = y + size * 1.1 * (len(lines) - 1) / 2 - size * 0.35
         canvas.setFont("Helvetica-Bold", size)
         for index, text in enumerate(lines):
             width = stringWidth(text, "Helvetica-Bold", size)
@@ -504,6 +551,35 @@ def _map_is_wide(report: Report) -> bool:
     return span_x >= span_y
 
 
+LAY_WIDTHS = (0.17, 0.17, 0.56, 0.1)  # of the table's width
+
+
+def _lay_parts(report: Report, width: float) -> list[Flowable]:
+    """The heading "Your tile lays now", its table and how to write a lay."""
+    if not report.lays:
+        return []
+    s = _styles()
+    table = _grid(lay_rows(report), [width * share for share in LAY_WIDTHS])
+    table.hAlign = "LEFT"
+    number, _, rotations = report.lays[0].tiles[0].partition(" r")
+    example = f"LAY {number} {report.lays[0].hex} {rotations.split(',')[0]}"
+    how = f"Write LAY &lt;tile&gt; &lt;hex&gt; &lt;rotation&gt;, e.g. {_esc(example)}."
+    return [Paragraph("Your tile lays now", s["h2"]), table, Paragraph(how, s["body"])]
+
+
+def _lay_table(report: Report, width: float) -> list[Flowable]:
+    """The reader's tile lays under the map, kept together (on the next page
+    if they do not fit under it)."""
+    parts = _lay_parts(report, width)
+    return [Spacer(1, 6), KeepTogether(parts)] if parts else []
+
+
+def _lays_height(report: Report, width: float) -> float:
+    """The height the reader's tile lays take under the map."""
+    parts = _lay_parts(report, width)
+    return sum(p.wrap(width, 10_000)[1] + p.getSpaceBefore() for p in parts) + 6 * bool(parts)
+
+
 def render_pdf(report: Report) -> bytes:
     """The report as PDF bytes, the same bytes for the same report."""
     buffer = io.BytesIO()
@@ -544,7 +620,9 @@ def render_pdf(report: Report) -> bytes:
             map_width - 12,
             map_height - 12 - _heading_height(report, map_width),
             legend_below=map_page is not PAGE,
+            room_below=_lays_height(report, map_width - 12),
         ),
+        *_lay_table(report, map_width - 12),
         PageBreak(),
         Paragraph("Stock market", s["h1"]),
         Spacer(1, 4),
