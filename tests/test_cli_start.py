@@ -139,6 +139,9 @@ def test_mail_send_of_stored_messages_loads_no_reports_or_rules_engine(tmp_path:
         "turnproc.families.continental_rails.report",
     )
     assert _within(loaded, (*REPORTS_AND_WEB, *rules, "jinja2")) == []
+    # Nor the engine's models (the store loads stored events and orders into
+    # them on use), nor PostgreSQL's dialect and drivers on SQLite.
+    assert _within(loaded, ("turnproc.families", "sqlalchemy.dialects.postgresql")) == []
 
 
 def test_the_bench_times_whole_help_processes() -> None:
