@@ -142,6 +142,8 @@ def test_mail_send_of_stored_messages_loads_no_reports_or_rules_engine(tmp_path:
     # Nor the engine's models (the store loads stored events and orders into
     # them on use), nor PostgreSQL's dialect and drivers on SQLite.
     assert _within(loaded, ("turnproc.families", "sqlalchemy.dialects.postgresql")) == []
+    # The settings are read without pydantic, which nothing else here needs.
+    assert _within(loaded, ("pydantic", "pydantic_core")) == []
 
 
 def test_the_bench_times_whole_help_processes() -> None:
