@@ -139,6 +139,11 @@ def test_mail_send_of_stored_messages_loads_no_reports_or_rules_engine(tmp_path:
         "turnproc.families.continental_rails.report",
     )
     assert _within(loaded, (*REPORTS_AND_WEB, *rules, "jinja2")) == []
+    # Nor the engine's models (the store loads stored events and orders into
+    # them on use), nor PostgreSQL's dialect and drivers on SQLite.
+    assert _within(loaded, ("turnproc.families", "sqlalchemy.dialects.postgresql")) == []
+    # The settings are read without pydantic, which nothing else here needs.
+    assert _within(loaded, ("pydantic", "pydantic_core")) == []
 
 
 def test_the_bench_times_whole_help_processes() -> None:
@@ -147,3 +152,12 @@ def test_the_bench_times_whole_help_processes() -> None:
     figures = bench_cli_start(runs=1)
     assert set(figures) == {"cli_start_s", "cli_start_cpu_s"}
     assert figures["cli_start_s"] > 0 and figures["cli_start_cpu_s"] > 0
+
+
+def test_a_cron_turn_run_loads_no_progress_bar(tmp_path: Path) -> None:
+    """`turn run --due` with no terminal to show a progress bar on (cron)
+    does not load rich's progress."""
+    env = {"TURNPROC_DATABASE_URL": f"sqlite:///{tmp_path / 'games.db'}"}
+    loaded = _loaded(["turn", "run", "--due", "--no-drain"], env=env)
+    assert "turnproc.pipeline.turns" in loaded
+    assert _within(loaded, ("rich.progress", "rich.live")) == []

@@ -48,3 +48,19 @@ def test_the_public_path_draws_the_same_reports(
     assert public != private  # the other path was taken: fonts and maps written otherwise
     assert any("Map:" in page for page in _pages(public))
     assert _pages(public) == _pages(private)
+
+
+def test_a_reports_pages_are_deflated_alone(
+    scenario: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each page's own stream is deflated (at zlib's fastest level) and not
+    written in ASCII85 as well (report/embedding.py)."""
+    start, result, meta = sample_turn(scenario)
+    report = build_report(scenario, start, result, meta, 1)
+    monkeypatch.setattr(internals, "PRIVATE", True)
+    pdf = render_pdf(report, MapPages(scenario))
+    pages = PdfReader(io.BytesIO(pdf)).pages
+    assert any("Map:" in page for page in _pages(pdf))
+    for page in pages:
+        contents = page["/Contents"].get_object()
+        assert contents["/Filter"] == ["/FlateDecode"]

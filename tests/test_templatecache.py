@@ -100,3 +100,15 @@ def test_a_folder_others_may_write_in_is_not_used(
     assert compiled(_env(), SOURCE).render(name="A", shares=1, railroad="b")
     assert list(shared.iterdir()) == []
     assert templatecache._usable(shared) is None
+
+
+def test_the_turnsheet_and_receipt_templates_are_kept(folder: Path) -> None:
+    from turnproc.families.continental_rails.turnsheet import templating
+
+    templating.template.cache_clear()  # as in a new process
+    try:
+        templating.template("turnsheet.txt.j2")
+        templating.template("receipt.txt.j2")
+        assert len(list(folder.glob("*.code"))) == 2
+    finally:
+        templating.template.cache_clear()

@@ -13,7 +13,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
@@ -57,7 +57,7 @@ class World:
     def link(self, position: int, base: str = "http://testserver", days: int = 30) -> str:
         with Session(self.engine) as session:
             player = repo.get_player(session, self.game_id, position)
-            settings = self.settings.model_copy(update={"web_link_days": days})
+            settings = replace(self.settings, web_link_days=days)
             return player_url(settings, base, self.game_id, player, keys.utcnow())
 
     def count(self, model: Any, **where: Any) -> int:

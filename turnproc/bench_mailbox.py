@@ -261,7 +261,6 @@ _IMPORTS = {
         "turnproc.config",
         "turnproc.pipeline.schedule",
         "turnproc.pipeline.turns",
-        "rich.progress",
         "turnproc.families.continental_rails.report.render",
     ),
     "mail_send": (

@@ -3,14 +3,11 @@ forgetting it to roll a game back."""
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
-from turnproc.core.ledger import LedgerEntry
-from turnproc.families.continental_rails.engine.events import Event, Rejection
-from turnproc.families.continental_rails.engine.orders import PlayerOrders
 from turnproc.store import mapping
 from turnproc.store.models import (
     EventRow,
@@ -22,6 +19,11 @@ from turnproc.store.models import (
     Standing,
     TurnState,
 )
+
+if TYPE_CHECKING:  # stored rows load into these classes in mapping, on use
+    from turnproc.core.ledger import LedgerEntry
+    from turnproc.families.continental_rails.engine.events import Event, Rejection
+    from turnproc.families.continental_rails.engine.orders import PlayerOrders
 
 # --- what a turn produced ----------------------------------------------------
 
@@ -37,7 +39,7 @@ def _insert(session: Session, model: Any, rows: list[dict[str, Any]]) -> None:
 
 
 def add_computer_orders(
-    session: Session, game_id: int, turn: int, orders: Iterable[PlayerOrders], now: datetime
+    session: Session, game_id: int, turn: int, orders: "Iterable[PlayerOrders]", now: datetime
 ) -> None:
     """Record the orders the computer gave for positions that had none in force."""
     _insert(
@@ -66,7 +68,7 @@ def _next_seq(session: Session, model: Any, game_id: int, turn: int) -> int:
 
 
 def add_events(
-    session: Session, game_id: int, turn: int, events: Iterable[Event], origin: str
+    session: Session, game_id: int, turn: int, events: "Iterable[Event]", origin: str
 ) -> None:
     seq = _next_seq(session, EventRow, game_id, turn)
     _insert(
@@ -99,7 +101,7 @@ _EVENT_FIELDS = (
 )
 
 
-def events(session: Session, game_id: int, turn: int, origin: str | None = None) -> list[Event]:
+def events(session: Session, game_id: int, turn: int, origin: str | None = None) -> "list[Event]":
     """The events of a turn in stored order (moderator adjustments first)."""
     query = select(*_EVENT_FIELDS).where(EventRow.game_id == game_id, EventRow.turn == turn)
     if origin is not None:
@@ -108,7 +110,7 @@ def events(session: Session, game_id: int, turn: int, origin: str | None = None)
 
 
 def add_rejections(
-    session: Session, game_id: int, turn: int, rejections: Iterable[Rejection]
+    session: Session, game_id: int, turn: int, rejections: "Iterable[Rejection]"
 ) -> None:
     seq = _next_seq(session, RejectionRow, game_id, turn)
     _insert(
@@ -129,7 +131,7 @@ def add_rejections(
     )
 
 
-def rejections(session: Session, game_id: int, turn: int) -> list[Rejection]:
+def rejections(session: Session, game_id: int, turn: int) -> "list[Rejection]":
     query = (
         select(RejectionRow.data)
         .where(RejectionRow.game_id == game_id, RejectionRow.turn == turn)
@@ -139,7 +141,7 @@ def rejections(session: Session, game_id: int, turn: int) -> list[Rejection]:
 
 
 def add_ledger(
-    session: Session, game_id: int, turn: int, entries: Iterable[LedgerEntry], origin: str
+    session: Session, game_id: int, turn: int, entries: "Iterable[LedgerEntry]", origin: str
 ) -> None:
     seq = _next_seq(session, LedgerRow, game_id, turn)
     _insert(
@@ -164,7 +166,7 @@ def add_ledger(
 
 def ledger(
     session: Session, game_id: int, turn: int, origin: str | None = None
-) -> list[LedgerEntry]:
+) -> "list[LedgerEntry]":
     query = select(LedgerRow).where(LedgerRow.game_id == game_id, LedgerRow.turn == turn)
     if origin is not None:
         query = query.where(LedgerRow.origin == origin)

@@ -2,13 +2,16 @@
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
-from turnproc.families.continental_rails.engine.orders import PlayerOrders
 from turnproc.store.models import OrdersInForce, Submission
 from turnproc.store.repository.games import refresh_all_in
+
+if TYPE_CHECKING:  # read here only where stored orders are loaded
+    from turnproc.families.continental_rails.engine.orders import PlayerOrders
 
 # --- submissions (called by the turnsheet intake) ----------------------------
 
@@ -154,7 +157,7 @@ def set_orders_in_force(
     session: Session,
     game_id: int,
     turn: int,
-    orders: PlayerOrders,
+    orders: "PlayerOrders",
     now: datetime,
     submission_id: int | None = None,
     source: str | None = None,
@@ -183,13 +186,15 @@ def set_orders_in_force(
 
 def orders_in_force(
     session: Session, game_id: int, turn: int, include_computer: bool = False
-) -> dict[int, PlayerOrders]:
+) -> "dict[int, PlayerOrders]":
     """Orders in force for a turn by position; computer-made ones only if asked."""
     query = select(OrdersInForce).where(
         OrdersInForce.game_id == game_id, OrdersInForce.turn == turn
     )
     if not include_computer:
         query = query.where(OrdersInForce.source != "computer")
+    from turnproc.families.continental_rails.engine.orders import PlayerOrders
+
     return {
         row.position: PlayerOrders.model_validate_json(row.orders)
         for row in session.scalars(query.order_by(OrdersInForce.position))
@@ -198,8 +203,10 @@ def orders_in_force(
 
 def last_player_orders(
     session: Session, game_id: int, position: int, before: int
-) -> PlayerOrders | None:
+) -> "PlayerOrders | None":
     """The orders a player last sent for `position` for a turn before `before`."""
+    from turnproc.families.continental_rails.engine.orders import PlayerOrders
+
     row = session.scalar(
         select(OrdersInForce)
         .where(

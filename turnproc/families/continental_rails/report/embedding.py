@@ -9,10 +9,18 @@ same: here each distinct subset is built and compressed once per process
 (`_made`) and every report that has it gets the same objects, written as
 ReportLab writes them, in the same order, to the same bytes.
 
+Its pages' own streams (the text, tables and the maps' per-reader parts) are
+deflated at zlib's fastest level (`PAGE_LEVEL`) rather than ReportLab's
+default 6, and not then written in ASCII85 as ReportLab does by default
+(`rl_config.useA85`; the mail carries the PDF in base64 anyway): the same
+drawing, the PDF 3% smaller, the turn's 15 reports 0.09 CPU-s faster (0.89
+-> 0.80 in one process).
+
 `report_canvas` is the canvas a report is drawn on; the bench's floor, which
 replays the report's drawing calls on ReportLab's own canvas, leaves the
 fonts to ReportLab, as every report does with a ReportLab release other than
-the one checked (internals.py).
+the one checked (internals.py), and deflates its pages as the report does
+(`deflate_pages_fast`).
 """
 
 import zlib
@@ -143,9 +151,49 @@ class _Fonts(list[Any]):
         super().append(font)
 
 
+PAGE_LEVEL = 1  # zlib's level for a report page's own stream
+
+
+class _FastFlate:
+    """ReportLab's FlateDecode filter (`pdfdoc.PDFZCompress`) at `PAGE_LEVEL`."""
+
+    pdfname = pdfdoc.PDFZCompress.pdfname
+
+    def encode(self, text: str | bytes) -> bytes:
+        data = text.encode("utf8") if isinstance(text, str) else text
+        return zlib.compress(data, PAGE_LEVEL)
+
+    def decode(self, encoded: bytes) -> bytes:
+        return zlib.decompress(encoded)
+
+
+_FAST_FLATE = _FastFlate()
+
+
+def _add_page(doc: pdfdoc.PDFDocument, page: pdfdoc.PDFPage) -> None:
+    """`PDFDocument.addPage`, the page's stream made as `PDFPage.check_format`
+    makes it on saving, with the faster filter alone (no ASCII85)."""
+    if page.compression and not page.Contents and page.stream:
+        stream = pdfdoc.PDFStream()
+        stream.filters = [_FAST_FLATE]
+        stream.content = page.stream
+        stream.__Comment__ = "page stream"
+        page.Contents = stream
+    pdfdoc.PDFDocument.addPage(doc, page)
+
+
+def deflate_pages_fast(canvas: Canvas) -> None:
+    """The pages `canvas` makes from now on deflated at `PAGE_LEVEL`, not in
+    ASCII85 (with the checked ReportLab release; else as ReportLab writes them)."""
+    if internals.PRIVATE:
+        doc = canvas._doc
+        doc.addPage = lambda page: _add_page(doc, page)
+
+
 def report_canvas(*args: Any, **kwargs: Any) -> Canvas:
-    """ReportLab's canvas, whose document embeds fonts through `_made`
-    (with the checked ReportLab release; else ReportLab embeds them)."""
+    """ReportLab's canvas, whose document embeds fonts through `_made` and
+    deflates its pages faster (with the checked ReportLab release; else
+    ReportLab embeds and deflates them)."""
     canvas = Canvas(*args, **kwargs)
     if not internals.PRIVATE:
         return canvas
@@ -153,4 +201,5 @@ def report_canvas(*args: Any, **kwargs: Any) -> Canvas:
     if doc.delayedFonts:  # fonts are named at their first string, never before
         raise RuntimeError("a new canvas has fonts to write already")
     doc.delayedFonts = _Fonts()
+    deflate_pages_fast(canvas)
     return canvas

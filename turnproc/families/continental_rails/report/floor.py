@@ -25,6 +25,7 @@ from reportlab.pdfbase.pdfdoc import (
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.pdfgen.textobject import PDFTextObject
 
+from turnproc.families.continental_rails.report.embedding import deflate_pages_fast
 from turnproc.families.continental_rails.report.model import PlayerReport
 from turnproc.families.continental_rails.report.pdf import PAGE, render_pdf
 
@@ -84,6 +85,7 @@ class _Recording(Canvas):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.ops, self.depth = [], 1
         super().__init__(*args, **kwargs)
+        deflate_pages_fast(self)  # as the report's own canvas
         self.depth = 0
 
     def beginText(self, x: float = 0, y: float = 0, direction: Any = None) -> PDFTextObject:
@@ -174,6 +176,7 @@ def replay(ops: list[Op]) -> bytes:
     """The same drawing calls on a plain canvas, written as a PDF."""
     buffer = io.BytesIO()
     canvas = Canvas(buffer, pagesize=PAGE, invariant=1)
+    deflate_pages_fast(canvas)  # as the report's own canvas
     texts: dict[int, PDFTextObject] = {}
     for name, args, kwargs in ops:
         if name == "__text__":
