@@ -84,6 +84,10 @@ class GameFamily(Generic[StateT, OrdersT, ResultT]):
     # result() waits for them). Imported on first use: rendering pulls in
     # ReportLab, which intake and the engine's users do not need.
     report_renderer: Callable[[], Callable[..., Any]]
+    # The rules PDF a welcome mail carries, as (file name, bytes), given the
+    # name the mail's row keeps for its PDF (None: none); None when the name
+    # is another family's. Renders with ReportLab: imported on first use.
+    rules_pdf: Callable[[str | None], tuple[str, bytes] | None]
 
 
 @dataclass(frozen=True)
@@ -101,3 +105,7 @@ class SequentialFamily:
     # last move, as (PDF bytes, JSON text), attached to "your move" mails.
     # Imported on first use (ReportLab).
     move_report: Callable[[], Callable[[Any, int, tuple[str, ...]], tuple[bytes, str]] | None]
+    # The rules PDF of the title whose rules PDF is named so, as (file name,
+    # bytes); None when the name is none of the family's. Renders with
+    # ReportLab: imported on first use.
+    rules_pdf: Callable[[str | None], tuple[str, bytes] | None]

@@ -55,6 +55,16 @@ def _cr_report_renderer() -> Callable[..., Any]:
     return start_turn_reports
 
 
+def _cr_rules_pdf(pdf_name: str | None) -> tuple[str, bytes]:
+    # The one rules PDF of the family, whatever the mail's PDF is named.
+    from turnproc.families.continental_rails.report.rules_pdf import (
+        RULES_PDF_NAME,
+        game_rules_pdf,
+    )
+
+    return RULES_PDF_NAME, game_rules_pdf()
+
+
 CONTINENTAL_RAILS: GameFamily[GameState, PlayerOrders, TurnResult] = GameFamily(
     name="continental-rails",
     new_game=_cr_new_game,
@@ -67,4 +77,5 @@ CONTINENTAL_RAILS: GameFamily[GameState, PlayerOrders, TurnResult] = GameFamily(
     adjust=adjustment.adjust,
     announcement=_cr_announcement,
     report_renderer=_cr_report_renderer,
+    rules_pdf=_cr_rules_pdf,
 )
