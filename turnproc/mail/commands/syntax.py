@@ -6,9 +6,9 @@ the list of commands players are sent."""
 import re
 from dataclasses import dataclass
 
+from turnproc.core.sheet_errors import SheetTooLarge
 from turnproc.families.continental_rails.turnsheet.language import parse_turnsheet
 from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
-from turnproc.intake.errors import SheetTooLarge
 
 _COMMAND_RE = re.compile(
     r"^[\s*_]*(help|rules|resend|press|announce|announcement|standby|contact)\b[\s:]*(.*)$",

@@ -27,6 +27,18 @@ sheet's text: header, sections, where the orders end), `actions` (one order
 line and its arguments) and `writing` (orders written back).
 """
 
+# The errors reading a sheet reports, named here as well: the order checks and
+# the receipt import them with the language.
+from turnproc.core.sheet_errors import (
+    AmbiguousAction,
+    BadAmount,
+    HeaderError,
+    SheetSyntaxError,
+    SheetTooLarge,
+    TurnsheetError,
+    UnknownAction,
+    UnknownName,
+)
 from turnproc.families.continental_rails.turnsheet.language.grammar import (
     MAX_AMOUNT,
     MAX_LINE_CHARS,
@@ -46,19 +58,6 @@ from turnproc.families.continental_rails.turnsheet.language.reading import (
     parse_turnsheet,
 )
 from turnproc.families.continental_rails.turnsheet.language.writing import format_order
-
-# The errors reading a sheet reports, named here as well: the order checks and
-# the receipt import them with the language.
-from turnproc.intake.errors import (
-    AmbiguousAction,
-    BadAmount,
-    HeaderError,
-    SheetSyntaxError,
-    SheetTooLarge,
-    TurnsheetError,
-    UnknownAction,
-    UnknownName,
-)
 
 __all__ = [
     "MAX_AMOUNT",

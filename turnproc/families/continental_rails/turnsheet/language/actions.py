@@ -8,6 +8,13 @@ from functools import lru_cache
 
 from pydantic import ValidationError
 
+from turnproc.core.sheet_errors import (
+    AmbiguousAction,
+    BadAmount,
+    SheetSyntaxError,
+    UnknownAction,
+    UnknownName,
+)
 from turnproc.families.continental_rails.engine import orders as o
 from turnproc.families.continental_rails.turnsheet.language.grammar import (
     _ALL_WORDS,
@@ -25,13 +32,6 @@ from turnproc.families.continental_rails.turnsheet.language.grammar import (
 )
 from turnproc.families.continental_rails.turnsheet.language.parsed import _Line
 from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
-from turnproc.intake.errors import (
-    AmbiguousAction,
-    BadAmount,
-    SheetSyntaxError,
-    UnknownAction,
-    UnknownName,
-)
 
 # --- reading one order ----------------------------------------------------------
 

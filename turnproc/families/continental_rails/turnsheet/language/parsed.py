@@ -3,9 +3,9 @@ they were read from, notes and errors."""
 
 from dataclasses import dataclass, field
 
+from turnproc.core.sheet_errors import TurnsheetError
 from turnproc.families.continental_rails.engine import orders as o
 from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
-from turnproc.intake.errors import TurnsheetError
 
 
 @dataclass(frozen=True)

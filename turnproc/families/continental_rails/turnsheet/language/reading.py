@@ -3,6 +3,13 @@ orders end (quoted replies, signatures, separators)."""
 
 import re
 
+from turnproc.core.sheet_errors import (
+    HeaderError,
+    SheetSyntaxError,
+    SheetTooLarge,
+    TurnsheetError,
+    UnknownName,
+)
 from turnproc.families.continental_rails.turnsheet.language.actions import _parse_order, _suggest
 from turnproc.families.continental_rails.turnsheet.language.grammar import (
     _BLANK_RE,
@@ -25,13 +32,6 @@ from turnproc.families.continental_rails.turnsheet.language.parsed import (
     _Line,
 )
 from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
-from turnproc.intake.errors import (
-    HeaderError,
-    SheetSyntaxError,
-    SheetTooLarge,
-    TurnsheetError,
-    UnknownName,
-)
 
 
 def _unquote(raw: str) -> tuple[int, str]:
