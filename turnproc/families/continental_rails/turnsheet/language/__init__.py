@@ -39,11 +39,10 @@ from turnproc.core.sheet_errors import (
     UnknownAction,
     UnknownName,
 )
+from turnproc.core.sheet_header import MAX_LINE_CHARS, MAX_SHEET_CHARS, SheetHeader, order_lines
 from turnproc.families.continental_rails.turnsheet.language.grammar import (
     MAX_AMOUNT,
-    MAX_LINE_CHARS,
     MAX_ORDERS,
-    MAX_SHEET_CHARS,
     PERSONAL,
     RAILROAD,
 )
@@ -51,12 +50,8 @@ from turnproc.families.continental_rails.turnsheet.language.parsed import (
     Note,
     OrderLine,
     ParsedSheet,
-    SheetHeader,
 )
-from turnproc.families.continental_rails.turnsheet.language.reading import (
-    order_lines,
-    parse_turnsheet,
-)
+from turnproc.families.continental_rails.turnsheet.language.reading import parse_turnsheet
 from turnproc.families.continental_rails.turnsheet.language.writing import format_order
 
 __all__ = [
