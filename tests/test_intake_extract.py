@@ -2,7 +2,7 @@
 
 import pytest
 
-from turnproc.intake.errors import NoTextFound, SheetTooLarge
+from turnproc.core.sheet_errors import NoTextFound, SheetTooLarge
 from turnproc.intake.extract import looks_like_email, sheet_text, text_from_message
 
 SHEET = "TURNSHEET game: g turn: 1 player: 3 secret: s\nBUY 1 NYC\nEND\n"

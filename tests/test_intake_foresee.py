@@ -7,6 +7,7 @@ import re
 import pytest
 
 from tests import intake_world as world
+from turnproc.core.sheet_errors import TurnsheetError
 from turnproc.families.continental_rails.engine import reasons
 from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.families.continental_rails.engine.steps.improvements import (
@@ -28,7 +29,6 @@ from turnproc.families.continental_rails.turnsheet.language import format_order,
 from turnproc.families.continental_rails.turnsheet.receipt import SHOWN, ReceiptFacts, build_receipt
 from turnproc.families.continental_rails.turnsheet.render import render_turnsheet
 from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
-from turnproc.intake.errors import TurnsheetError
 from turnproc.intake.extract import text_from_message
 
 SCENARIO = world.scenario()

@@ -9,10 +9,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests import intake_world as world
+from turnproc.core.sheet_errors import SheetTooLarge, TurnsheetError
 from turnproc.families.continental_rails.turnsheet.check import evaluate
 from turnproc.families.continental_rails.turnsheet.language import format_order, parse_turnsheet
 from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
-from turnproc.intake.errors import SheetTooLarge, TurnsheetError
 from turnproc.intake.extract import text_from_message
 
 SCENARIO = world.scenario()

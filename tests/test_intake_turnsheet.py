@@ -3,14 +3,7 @@
 import pytest
 
 from tests import intake_world as world
-from turnproc.families.continental_rails.engine import orders as o
-from turnproc.families.continental_rails.turnsheet.language import (
-    MAX_SHEET_CHARS,
-    format_order,
-    parse_turnsheet,
-)
-from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
-from turnproc.intake.errors import (
+from turnproc.core.sheet_errors import (
     AmbiguousAction,
     BadAmount,
     HeaderError,
@@ -19,6 +12,13 @@ from turnproc.intake.errors import (
     UnknownAction,
     UnknownName,
 )
+from turnproc.families.continental_rails.engine import orders as o
+from turnproc.families.continental_rails.turnsheet.language import (
+    MAX_SHEET_CHARS,
+    format_order,
+    parse_turnsheet,
+)
+from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
 
 VOCAB = Vocabulary.from_scenario(world.scenario(), world.state())
 HEADER = world.HEADER

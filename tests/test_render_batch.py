@@ -297,7 +297,8 @@ def test_every_railroad_has_a_look_of_its_own_past_the_palette() -> None:
     twenty-ninth on a white middle line, so 42 railroads never share a look."""
     from types import SimpleNamespace
 
-    from turnproc.families.continental_rails.report.maps import PALETTE, _colours
+    from turnproc.core.palette import PALETTE
+    from turnproc.families.continental_rails.report.maps import _colours
 
     railroads = [SimpleNamespace(code=f"R{n}", number=n) for n in range(1, 43)]
     looks = _colours(SimpleNamespace(railroads=railroads))  # type: ignore[arg-type]

@@ -2,8 +2,9 @@
 
 import xml.etree.ElementTree as ET
 
+from turnproc.core.palette import PALETTE
 from turnproc.families.continental_rails.report.mapdraw import Frame
-from turnproc.families.continental_rails.report.maps import PALETTE, MapPages, draw_page, legend_for
+from turnproc.families.continental_rails.report.maps import MapPages, draw_page, legend_for
 from turnproc.families.continental_rails.report.model import RailroadLine, build_report
 from turnproc.families.continental_rails.report.sample import sample_turn
 from turnproc.families.continental_rails.report.svgcanvas import SvgCanvas

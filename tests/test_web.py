@@ -25,7 +25,7 @@ from starlette.testclient import TestClient
 
 from turnproc.cli import main
 from turnproc.config import Settings, load_settings
-from turnproc.families.continental_rails.report.maps import PALETTE
+from turnproc.core.palette import PALETTE
 from turnproc.mail.inbound import ingest
 from turnproc.pipeline import links
 from turnproc.pipeline.links import player_url

@@ -281,9 +281,10 @@ def _time_turn_run(parts: _Parts) -> None:
     from turnproc.pipeline import turns
     from turnproc.store import mapping, repository
 
-    for name, family in list(registry.FAMILIES.items()):
-        timed_resolve = functools.partial(_resolve_in_part, parts, family.resolve_turn)
-        registry.FAMILIES[name] = dataclasses.replace(family, resolve_turn=timed_resolve)
+    name = registry.DEFAULT_FAMILY
+    family = registry.family_named(name)
+    timed_resolve = functools.partial(_resolve_in_part, parts, family.resolve_turn)
+    registry.FAMILIES[name] = dataclasses.replace(family, resolve_turn=timed_resolve)
     parts.time(repository, "turn_state", "load")
     parts.time(mapping, "state_from_json", "load")
     parts.time(repository, "orders_in_force", "load")

@@ -22,8 +22,8 @@ ResultT = TypeVar("ResultT")
 
 @dataclass(frozen=True)
 class Seat:
-    """Who holds a position when a game starts: a human with the name he chose
-    (None: the scenario's own), or the computer."""
+    """Who holds a position: a human or the computer, under a character's name
+    (None, when a game starts: the scenario's own)."""
 
     position: int
     character: str | None = None
@@ -65,6 +65,12 @@ class GameFamily(Generic[StateT, OrdersT, ResultT]):
     resolve_turn: Callable[[Scenario, StateT, Mapping[int, OrdersT]], ResultT]
     computer_orders: Callable[[Scenario, StateT, int], OrdersT]
     turn_problems: Callable[[StateT, StateT, list[LedgerEntry]], list[str]]
+    # Who holds each position of a state, in position order: the position,
+    # its character's name, whether a human plays it.
+    holders: Callable[[StateT], list[Seat]]
+    # The state (changed in place) with `position` held by a human or the
+    # computer, under a new character name (None: unchanged).
+    seat: Callable[[StateT, int, str | None, bool | None], StateT]
     # 11.3 A new game starts with the records of the games that ended before
     # it, kept as rows (category, score, character, game): `carry_records`
     # puts them in a new game's state, `add_records` folds a final state in.
@@ -77,6 +83,12 @@ class GameFamily(Generic[StateT, OrdersT, ResultT]):
     # the messages): (the new state, its ledger entries, the event the next
     # report's news shows). Raises UsageError when it does not fit the game.
     adjust: Callable[[StateT, str, Adjustment], tuple[StateT, list[LedgerEntry], Any]]
+    # The orders of a position left idle by the missed-turn policy `idle`
+    # ("civil disorder"): none at all, as the computer's.
+    idle_orders: Callable[[int], OrdersT]
+    # The adjustment an event of the family records (None: the event is none),
+    # so that a turn run again makes the later adjustments again.
+    adjustment_of: Callable[[Any], Adjustment | None]
     # A player's announcement (PRESS, 9.1) for the next report's news, as the
     # family's event: (author's position, None when anonymous; text; anonymous).
     announcement: Callable[[int | None, str, bool], Any]
@@ -84,6 +96,10 @@ class GameFamily(Generic[StateT, OrdersT, ResultT]):
     # result() waits for them). Imported on first use: rendering pulls in
     # ReportLab, which intake and the engine's users do not need.
     report_renderer: Callable[[], Callable[..., Any]]
+    # The rules PDF a welcome mail carries, as (file name, bytes), given the
+    # name the mail's row keeps for its PDF (None: none); None when the name
+    # is another family's. Renders with ReportLab: imported on first use.
+    rules_pdf: Callable[[str | None], tuple[str, bytes] | None]
 
 
 @dataclass(frozen=True)
@@ -101,3 +117,7 @@ class SequentialFamily:
     # last move, as (PDF bytes, JSON text), attached to "your move" mails.
     # Imported on first use (ReportLab).
     move_report: Callable[[], Callable[[Any, int, tuple[str, ...]], tuple[bytes, str]] | None]
+    # The rules PDF of the title whose rules PDF is named so, as (file name,
+    # bytes); None when the name is none of the family's. Renders with
+    # ReportLab: imported on first use.
+    rules_pdf: Callable[[str | None], tuple[str, bytes] | None]

@@ -20,8 +20,8 @@ from email.message import EmailMessage, Message
 from email.utils import getaddresses, parseaddr
 from html.parser import HTMLParser
 
+from turnproc.core.sheet_errors import NoTextFound, SheetTooLarge
 from turnproc.core.text import clean
-from turnproc.intake.errors import NoTextFound, SheetTooLarge
 
 MAX_MESSAGE_BYTES = 2 * 1024 * 1024  # a turnsheet mail is a few KB; attachments are not read
 # Mail programs nest multiparts a few levels deep (forwards add some); far deeper

@@ -29,6 +29,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from turnproc.core.errors import TurnprocError
+from turnproc.core.sheet_errors import TurnsheetError
 from turnproc.families.continental_rails.engine.orders import PlayerOrders
 from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.families.continental_rails.turnsheet.check import Evaluation, evaluate
@@ -42,7 +43,6 @@ from turnproc.families.continental_rails.turnsheet.receipt import (
 )
 from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
 from turnproc.intake.auth import FAILURE_WINDOW, failure_decision
-from turnproc.intake.errors import TurnsheetError
 from turnproc.intake.extract import MessageMeta, looks_like_email, message_meta, sheet_text
 from turnproc.intake.secret import secret_problem, secret_used_elsewhere
 from turnproc.scenario.loader import load_scenario

@@ -41,8 +41,8 @@ from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from turnproc.core.errors import TurnprocError
+from turnproc.core.sheet_errors import TurnsheetError
 from turnproc.core.text import clean, for_terminal
-from turnproc.intake.errors import TurnsheetError
 from turnproc.intake.extract import MAX_MESSAGE_BYTES, text_from_message
 from turnproc.mail.alerts import tell_moderator
 from turnproc.mail.classify import silence_reason

@@ -237,18 +237,11 @@ def outgoing(
         attachments.append(Attachment(row.pdf_name or "report.pdf", pdf, "application", "pdf"))
     if row.kind in RULES_ATTACHED:
         # ReportLab is loaded only by the mail that carries a rules PDF.
-        from turnproc.families.g18xx.report.rules_pdf import title_of_pdf_name, title_rules_pdf
+        from turnproc.families.registry import rules_pdf
 
-        title = title_of_pdf_name(row.pdf_name) if pdf is None else None
-        if title is not None:
-            rules = Attachment(row.pdf_name or "", title_rules_pdf(title), "application", "pdf")
-        else:
-            from turnproc.families.continental_rails.report.rules_pdf import (
-                RULES_PDF_NAME,
-                game_rules_pdf,
-            )
-
-            rules = Attachment(RULES_PDF_NAME, game_rules_pdf(), "application", "pdf")
+        # A mail without a report of its own may be named after a title's rules.
+        name, rules_bytes = rules_pdf(row.pdf_name if pdf is None else None)
+        rules = Attachment(name, rules_bytes, "application", "pdf")
         attachments.append(rules)
     data = row.json_attachment if data is None else data
     if data is not None:

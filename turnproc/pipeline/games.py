@@ -12,7 +12,6 @@ from sqlalchemy.orm import Session
 
 from turnproc.core.errors import TurnprocError, UsageError
 from turnproc.families.boundary import Adjustment, Seat
-from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.families.registry import family_of
 from turnproc.intake.auth import generate_secret, hash_secret
 from turnproc.pipeline.players import PlayerEntry, _queue_welcome
@@ -77,11 +76,12 @@ def create_game(
     entries = sorted(players, key=lambda e: e.position)
     seats = [Seat(position=e.position, character=e.character, human=True) for e in entries]
     family = family_of(loaded)
-    state: GameState = family.carry_records(
+    state = family.carry_records(
         family.new_game(loaded, seed, seats, name), repository.game_records(session)
     )
-    if any(e.position > len(state.tycoons) for e in entries):
-        raise UsageError(f"this scenario has positions 1-{len(state.tycoons)}")
+    positions = len(family.holders(state))
+    if any(e.position > positions for e in entries):
+        raise UsageError(f"this scenario has positions 1-{positions}")
     game = repository.create_game(
         session,
         name=name,
@@ -102,18 +102,18 @@ def create_game(
     _store_state(session, game.id, state, loaded, now)
     generated: dict[int, str] = {}
     by_position = {e.position: e for e in entries}
-    for tycoon in state.tycoons:
-        entry = by_position.get(tycoon.position)
+    for holder in family.holders(state):
+        entry = by_position.get(holder.position)
         secret = None
         if entry is not None:
             secret = entry.secret or generate_secret()
             if entry.secret is None:
-                generated[tycoon.position] = secret
+                generated[holder.position] = secret
         repository.add_player(
             session,
             game_id=game.id,
-            position=tycoon.position,
-            character=tycoon.character,
+            position=holder.position,
+            character=holder.character,
             real_name=entry.real_name if entry else "",
             email=entry.email if entry else None,
             phone=entry.phone if entry else "",
@@ -148,7 +148,7 @@ def create_game(
     return CreatedGame(game_id=game.id, name=name, seed=seed, secrets=generated)
 
 
-def add_game_records(session: Session, scenario: Scenario, final: GameState) -> None:
+def add_game_records(session: Session, scenario: Scenario, final: Any) -> None:
     """11.3 A game has ended: its records join those over all games."""
     records = family_of(scenario).add_records(scenario, repository.game_records(session), final)
     repository.replace_game_records(session, records)

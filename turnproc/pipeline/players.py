@@ -13,7 +13,8 @@ from sqlalchemy.orm import Session
 
 from turnproc.core.errors import UsageError
 from turnproc.core.text import clean_name
-from turnproc.families.continental_rails.engine.state import GameState
+from turnproc.families.boundary import GameFamily
+from turnproc.families.registry import family_of
 from turnproc.intake.auth import generate_secret, hash_secret, weak_secret
 from turnproc.pipeline.links import mail_footer
 from turnproc.pipeline.reports import (
@@ -102,7 +103,7 @@ def read_players_csv(path: Path, positions: int = 15) -> list[PlayerEntry]:
 def _queue_welcome(
     session: Session,
     game: Game,
-    state: GameState,
+    state: Any,
     entry: PlayerEntry,
     secret: str | None,
     reports: dict[int, RenderedReport],
@@ -111,11 +112,11 @@ def _queue_welcome(
 ) -> None:
     """The welcome mail: the position's report in the body and attached; a
     report stored in `report_ids` is attached by reference, not copied."""
-    tycoon = state.tycoon(entry.position)
+    character = _character(game, state, entry.position)
     lines = [
-        f"Welcome to {game.name}, {entry.real_name or tycoon.character}.",
+        f"Welcome to {game.name}, {entry.real_name or character}.",
         "",
-        f"You play position {entry.position}, {tycoon.character}.",
+        f"You play position {entry.position}, {character}.",
         f"Orders for turn {game.current_turn} are due by {_when(game.deadline)}.",
         "Put the game name, turn and position at the top of your turnsheet.",
         missed_turn_rule(game),
@@ -132,7 +133,7 @@ def _queue_welcome(
         key=f"welcome/{game.id}/{entry.position}/{entry.email.lower()}",
         kind="welcome",
         to_address=entry.email,
-        subject=f"[{game.name}] Welcome: position {entry.position}, {tycoon.character}",
+        subject=f"[{game.name}] Welcome: position {entry.position}, {character}",
         body="\n".join(lines) + "\n" + footer,
         now=now,
         game_id=game.id,
@@ -147,17 +148,27 @@ def _queue_welcome(
     )
 
 
-def follow_character_names(players: list[Player], state: GameState) -> None:
+def _character(game: Game, state: Any, position: int) -> str:
+    """The character's name of `position` in the game's state."""
+    holders = family_of(scenario_for(game.scenario)).holders(state)
+    return str(next(h.character for h in holders if h.position == position))
+
+
+def follow_character_names(
+    players: list[Player], family: GameFamily[Any, Any, Any], state: Any
+) -> None:
     """3.2 A character name chosen by order (on the first turn, or after a
     bankruptcy) is the position's name wherever players are listed (game
     status, the web's index and charts, mails): each player row takes the name
-    of its tycoon in `state`, the state the game is now at (after a turn, or
-    after a rollback that undid the choice)."""
-    tycoons = {t.position: t for t in state.tycoons}
+    of its holder in `state`, the state the game (of the `family`) is now at
+    (after a turn, or after a rollback that undid the choice)."""
+    holders = {h.position: h for h in family.holders(state)}
     for player in players:
-        tycoon = tycoons.get(player.position)
-        if tycoon is not None and player.character != tycoon.character:
-            player.character = tycoon.character
+        holder = holders.get(player.position)
+        if holder is None or holder.character is None:
+            continue
+        if player.character != holder.character:
+            player.character = holder.character
 
 
 def _apply_missed_turn_policy(
@@ -350,14 +361,15 @@ def standby_list(session: Session, game_key: str | int) -> dict[str, Any]:
     }
 
 
-def _set_tycoon(session: Session, game: Game, position: int, **fields: Any) -> GameState:
+def _seat(
+    session: Session, game: Game, position: int, *, human: bool, character: str | None = None
+) -> Any:
     row = repository.turn_state(session, game.id, game.current_turn)
     state = mapping.state_from_json(row.state)
-    if not 1 <= position <= len(state.tycoons):
+    family = family_of(scenario_for(game.scenario))
+    if not 1 <= position <= len(family.holders(state)):
         raise UsageError(f"no position {position} in {game.name}")
-    tycoon = state.tycoon(position)
-    for key, value in fields.items():
-        setattr(tycoon, key, value)
+    state = family.seat(state, position, character, human)
     repository.replace_turn_state(session, game.id, game.current_turn, mapping.state_json(state))
     return state
 
@@ -387,7 +399,8 @@ def assign(
     real_name = clean_name(real_name)
     if character is not None:
         character = clean_name(character, 80)
-        taken = {t.character.casefold() for t in state.tycoons if t.position != position}
+        holders = family_of(scenario_for(game.scenario)).holders(state)
+        taken = {str(h.character).casefold() for h in holders if h.position != position}
         if not character.strip() or character.strip().casefold() in taken:
             raise UsageError(f"character name {character!r} is empty or taken")
     generated = None if secret else generate_secret()
@@ -402,14 +415,12 @@ def assign(
             f"{game.name} to another player from turn {game.current_turn}.",
             now,
         )
-    fields: dict[str, Any] = {"human": True}
-    if character is not None:
-        fields["character"] = character.strip()
-    state = _set_tycoon(session, game, position, **fields)
+    chosen = None if character is None else character.strip()
+    state = _seat(session, game, position, human=True, character=chosen)
     player.human = True
     player.email = email.strip()
     player.real_name = real_name
-    player.character = state.tycoon(position).character
+    player.character = _character(game, state, position)
     player.secret_hash = hash_secret(secret or generated or "")
     player.missed_turns = 0
     player.standby = False
@@ -455,7 +466,7 @@ def drop(
     player = repository.get_player(session, game.id, position)
     if not player.human:
         raise UsageError(f"position {position} of {game.name} is already played by the computer")
-    _set_tycoon(session, game, position, human=False)
+    _seat(session, game, position, human=False)
     _tell_player_leaving(
         session,
         game,

@@ -11,8 +11,6 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from turnproc import __version__
-from turnproc.families.continental_rails.engine.orders import PlayerOrders
-from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.scenario.loader import load_scenario
 from turnproc.scenario.model import Scenario
 from turnproc.store import mapping, repository
@@ -26,7 +24,7 @@ def scenario_for(name: str) -> Scenario:
 
 
 def _store_state(
-    session: Session, game_id: int, state: GameState, scenario: Scenario, now: datetime
+    session: Session, game_id: int, state: Any, scenario: Scenario, now: datetime
 ) -> str:
     text = mapping.state_json(state)
     repository.add_turn_state(session, game_id, state.turn, text, PROGRAM_VERSION, now)
@@ -43,7 +41,7 @@ def export(session: Session, game_key: str | int, turn: int | None = None) -> st
     return mapping.export_state(row.state)
 
 
-def replay_orders(session: Session, game_key: str | int) -> dict[int, dict[int, PlayerOrders]]:
+def replay_orders(session: Session, game_key: str | int) -> dict[int, dict[int, Any]]:
     """Every turn's players' orders (not computer ones), for replaying a game."""
     game = repository.get_game(session, game_key)
     stored = repository.stored_turns(session, game.id)

@@ -23,9 +23,6 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from turnproc.core.errors import TurnprocError, UsageError
-from turnproc.families.continental_rails.engine.events import ModeratorAdjustment
-from turnproc.families.continental_rails.engine.orders import PlayerOrders
-from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.families.registry import family_of
 from turnproc.pipeline.games import add_game_records, adjust, rebuild_game_records
 from turnproc.pipeline.players import _apply_missed_turn_policy, follow_character_names
@@ -63,7 +60,7 @@ class EngineFailure(TurnprocError):
         self.details = details
 
 
-def computer_orders_for(scenario: Scenario, state: GameState, position: int) -> PlayerOrders:
+def computer_orders_for(scenario: Scenario, state: Any, position: int) -> Any:
     """Orders for a position nobody played this turn (the family's computer players)."""
     orders = family_of(scenario).computer_orders(scenario, state, position)
     return orders.model_copy(update={"source": "computer"})
@@ -271,7 +268,7 @@ def run_turn(
         _queue_reports(session, game, turn, players, stored, report_ids, now)
         closes = closed_at or _closing(game, now)
         game.current_turn = turn + 1
-        follow_character_names(list(players.values()), result.state)
+        follow_character_names(list(players.values()), family_of(scenario), result.state)
         game.deadline = next_deadline or now + timedelta(days=game.turn_days)
         worker = game.claimed_by  # None: run by hand
         game.claimed_by = None
@@ -320,14 +317,14 @@ def _refuse(game: Game, turn: int, problems: list[str]) -> NoReturn:
 
 
 def _missed_turn_orders(
-    session: Session, game: Game, scenario: Scenario, state: GameState, position: int
-) -> PlayerOrders:
+    session: Session, game: Game, scenario: Scenario, state: Any, position: int
+) -> Any:
     """The orders of a human player's position with none in force, by the game's
     missed-turn policy: `computer` plays it, `idle` gives no orders ("civil
     disorder"), `standing` repeats the orders the player last sent (checked
     again like any orders; the computer plays it if the player never sent any)."""
     if game.missed_turn_policy == "idle":
-        return PlayerOrders(position=position, orders=[], source="computer")
+        return family_of(scenario).idle_orders(position)
     if game.missed_turn_policy == "standing":
         last = repository.last_player_orders(session, game.id, position, before=game.current_turn)
         if last is not None:
@@ -483,15 +480,17 @@ def rollback(
     if to_turn not in repository.stored_turns(session, game.id):
         raise UsageError(f"{game.name} has no stored turn {to_turn}")
     before = game.current_turn
+    family = family_of(scenario_for(game.scenario))
     carried = [
         event
         for turn in range(to_turn + 1, before + 1)
         for event in repository.events(session, game.id, turn, origin="moderator")
-        if carry_announcements and not isinstance(event, ModeratorAdjustment)
+        if carry_announcements and family.adjustment_of(event) is None
     ]
     repository.forget_turns_from(session, game.id, to_turn)
     follow_character_names(
         list(repository.players(session, game.id)),
+        family,
         mapping.state_from_json(repository.turn_state(session, game.id, to_turn).state),
     )
     repository.add_events(session, game.id, to_turn, carried, origin="moderator")
@@ -554,20 +553,22 @@ def rerun(session: Session, game_key: str | int, now: datetime, reason: str = ""
         next_deadline=deadline,
         closed_at=times[0] if times else None,
     )
+    family = family_of(scenario_for(game.scenario))
     for event in later:
-        if not isinstance(event, ModeratorAdjustment):
+        made = family.adjustment_of(event)
+        if made is None:
             repository.add_events(session, game.id, turn + 1, [event], origin="moderator")
         else:
             adjust(
                 session,
                 game.id,
-                reason=event.reason,
+                reason=made.reason,
                 now=now,
-                position=event.position,
-                railroad=event.railroad,
-                cash=event.cash,
-                shares=event.shares,
-                issued=event.issued,
+                position=made.position,
+                railroad=made.railroad,
+                cash=made.cash,
+                shares=made.shares,
+                issued=made.issued,
             )
     new = mapping.export_state(repository.turn_state(session, game.id, turn + 1).state)
     diff = "".join(

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from turnproc.core.ledger import LedgerEntry
     from turnproc.families.continental_rails.engine.events import Event, Rejection
+    from turnproc.families.continental_rails.engine.orders import PlayerOrders
     from turnproc.families.continental_rails.engine.state import GameState
     from turnproc.scenario.model import Scenario
 
@@ -29,6 +30,12 @@ def state_from_json(text: str) -> "GameState":
     from turnproc.families.continental_rails.engine.state import GameState
 
     return GameState.model_validate_json(text)
+
+
+def orders_from_json(text: str) -> "PlayerOrders":
+    from turnproc.families.continental_rails.engine.orders import PlayerOrders
+
+    return PlayerOrders.model_validate_json(text)
 
 
 def sha256(text: str) -> str:

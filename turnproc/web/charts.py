@@ -1,6 +1,6 @@
 """Line charts of the standings by turn, drawn as SVG on the server.
 
-Every text is escaped; colours are the map's railroad palette, given out to
+Every text is escaped; colours are the maps' palette (turnproc/core/palette.py), given out to
 players in position order, so a player keeps his colour on every chart.
 """
 
@@ -11,7 +11,7 @@ from xml.sax.saxutils import escape
 
 from markupsafe import Markup
 
-from turnproc.families.continental_rails.report.maps import PALETTE
+from turnproc.core.palette import PALETTE
 
 PLAYER_COLOURS = (*PALETTE, "#444444", "#e377c2")
 WIDTH, HEIGHT = 520.0, 210.0

@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 
 from turnproc.config import Settings
 from turnproc.core.money import money
+from turnproc.core.sheet_errors import SheetTooLarge
 from turnproc.families.continental_rails.engine.state import GameState
 from turnproc.families.continental_rails.turnsheet.check import Evaluation, Preview, evaluate
 from turnproc.families.continental_rails.turnsheet.language import format_order
@@ -32,7 +33,6 @@ from turnproc.families.continental_rails.turnsheet.render import (
 )
 from turnproc.families.continental_rails.turnsheet.templating import signed
 from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
-from turnproc.intake.errors import SheetTooLarge
 from turnproc.mail.inbound import ingest
 from turnproc.store import mapping
 from turnproc.store import repository as repo

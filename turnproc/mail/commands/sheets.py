@@ -3,8 +3,7 @@
 game's sheet is authenticated like a command and its orders applied at once
 (turnproc/sequential/; docs/mail.md, section 4)."""
 
-from turnproc.families.continental_rails.turnsheet.language import order_lines, parse_turnsheet
-from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
+from turnproc.core.sheet_header import order_lines, read_header
 from turnproc.families.registry import sequential_family
 from turnproc.mail.alerts import refusal_digest, tell_moderator
 from turnproc.mail.commands.letter import IngestOutcome, Letter, Refused
@@ -96,8 +95,7 @@ def _tell_of_delay(letter: Letter, game: str, turn: int | None, position: int | 
 def sequential_move(letter: Letter, text: str) -> IngestOutcome | None:
     """A sheet naming a sequential game: authenticated like a command, its
     orders applied at once (turnproc/sequential/). None: not such a sheet."""
-    probe = parse_turnsheet(text, Vocabulary(kinds={}, numbers={}))
-    header = probe.header
+    header = read_header(text)
     if header is None:
         return None
     game = repo.find_game(letter.session, header.game)

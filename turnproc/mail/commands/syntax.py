@@ -6,9 +6,8 @@ the list of commands players are sent."""
 import re
 from dataclasses import dataclass
 
-from turnproc.families.continental_rails.turnsheet.language import parse_turnsheet
-from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
-from turnproc.intake.errors import SheetTooLarge
+from turnproc.core.sheet_errors import SheetTooLarge
+from turnproc.core.sheet_header import has_header
 
 _COMMAND_RE = re.compile(
     r"^[\s*_]*(help|rules|resend|press|announce|announcement|standby|contact)\b[\s:]*(.*)$",
@@ -63,10 +62,9 @@ class Command:
 def has_turnsheet(text: str) -> bool:
     """Whether `text` holds a turnsheet header line (complete or not)."""
     try:
-        probe = parse_turnsheet(text, Vocabulary(kinds={}, numbers={}))
+        return has_header(text)
     except SheetTooLarge:
         return "turnsheet" in text.lower()  # the intake refuses it with the reason
-    return probe.header is not None or any(error.line_no > 0 for error in probe.errors)
 
 
 def parse_command(text: str, subject: str) -> Command | None:

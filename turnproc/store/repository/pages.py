@@ -1,7 +1,7 @@
 """The queries behind the web pages (turnproc/web)."""
 
 from collections.abc import Collection, Sequence
-from typing import TYPE_CHECKING
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -9,9 +9,6 @@ from sqlalchemy.orm import Session
 from turnproc.store import mapping
 from turnproc.store.models import EventRow, Report, Standing, TurnState
 from turnproc.store.repository.results import _EVENT_FIELDS
-
-if TYPE_CHECKING:  # stored rows load into it in mapping, on use
-    from turnproc.families.continental_rails.engine.events import Event
 
 
 def standings_history(session: Session, game_id: int) -> Sequence[Standing]:
@@ -33,7 +30,7 @@ def turn_digests(session: Session, game_id: int) -> dict[int, str]:
 
 def public_events_between(
     session: Session, game_id: int, first: int, last: int, leave_out: Collection[str] = ()
-) -> "dict[int, list[Event]]":
+) -> dict[int, list[Any]]:
     """The events of turns `first` to `last` that are not private, less the
     kinds `leave_out`, by turn, in stored order (the web's news pages)."""
     rows = session.execute(
@@ -47,7 +44,7 @@ def public_events_between(
         )
         .order_by(EventRow.turn, EventRow.seq)
     )
-    found: dict[int, list[Event]] = {}
+    found: dict[int, list[Any]] = {}
     for number, data, kind, visibility, position, railroad in rows:
         event = mapping.event_from_row(data, kind, visibility, position, railroad)
         found.setdefault(number, []).append(event)

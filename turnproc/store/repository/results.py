@@ -20,10 +20,8 @@ from turnproc.store.models import (
     TurnState,
 )
 
-if TYPE_CHECKING:  # stored rows load into these classes in mapping, on use
+if TYPE_CHECKING:  # stored rows load into it in mapping, on use
     from turnproc.core.ledger import LedgerEntry
-    from turnproc.families.continental_rails.engine.events import Event, Rejection
-    from turnproc.families.continental_rails.engine.orders import PlayerOrders
 
 # --- what a turn produced ----------------------------------------------------
 
@@ -39,7 +37,7 @@ def _insert(session: Session, model: Any, rows: list[dict[str, Any]]) -> None:
 
 
 def add_computer_orders(
-    session: Session, game_id: int, turn: int, orders: "Iterable[PlayerOrders]", now: datetime
+    session: Session, game_id: int, turn: int, orders: Iterable[Any], now: datetime
 ) -> None:
     """Record the orders the computer gave for positions that had none in force."""
     _insert(
@@ -68,7 +66,7 @@ def _next_seq(session: Session, model: Any, game_id: int, turn: int) -> int:
 
 
 def add_events(
-    session: Session, game_id: int, turn: int, events: "Iterable[Event]", origin: str
+    session: Session, game_id: int, turn: int, events: Iterable[Any], origin: str
 ) -> None:
     seq = _next_seq(session, EventRow, game_id, turn)
     _insert(
@@ -101,7 +99,7 @@ _EVENT_FIELDS = (
 )
 
 
-def events(session: Session, game_id: int, turn: int, origin: str | None = None) -> "list[Event]":
+def events(session: Session, game_id: int, turn: int, origin: str | None = None) -> list[Any]:
     """The events of a turn in stored order (moderator adjustments first)."""
     query = select(*_EVENT_FIELDS).where(EventRow.game_id == game_id, EventRow.turn == turn)
     if origin is not None:
@@ -109,9 +107,7 @@ def events(session: Session, game_id: int, turn: int, origin: str | None = None)
     return [mapping.event_from_row(*row) for row in session.execute(query.order_by(EventRow.seq))]
 
 
-def add_rejections(
-    session: Session, game_id: int, turn: int, rejections: "Iterable[Rejection]"
-) -> None:
+def add_rejections(session: Session, game_id: int, turn: int, rejections: Iterable[Any]) -> None:
     seq = _next_seq(session, RejectionRow, game_id, turn)
     _insert(
         session,
@@ -131,7 +127,7 @@ def add_rejections(
     )
 
 
-def rejections(session: Session, game_id: int, turn: int) -> "list[Rejection]":
+def rejections(session: Session, game_id: int, turn: int) -> list[Any]:
     query = (
         select(RejectionRow.data)
         .where(RejectionRow.game_id == game_id, RejectionRow.turn == turn)

@@ -2,16 +2,14 @@
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import Any
 
 from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
+from turnproc.store import mapping
 from turnproc.store.models import OrdersInForce, Submission
 from turnproc.store.repository.games import refresh_all_in
-
-if TYPE_CHECKING:  # read here only where stored orders are loaded
-    from turnproc.families.continental_rails.engine.orders import PlayerOrders
 
 # --- submissions (called by the turnsheet intake) ----------------------------
 
@@ -157,7 +155,7 @@ def set_orders_in_force(
     session: Session,
     game_id: int,
     turn: int,
-    orders: "PlayerOrders",
+    orders: Any,
     now: datetime,
     submission_id: int | None = None,
     source: str | None = None,
@@ -186,27 +184,21 @@ def set_orders_in_force(
 
 def orders_in_force(
     session: Session, game_id: int, turn: int, include_computer: bool = False
-) -> "dict[int, PlayerOrders]":
+) -> dict[int, Any]:
     """Orders in force for a turn by position; computer-made ones only if asked."""
     query = select(OrdersInForce).where(
         OrdersInForce.game_id == game_id, OrdersInForce.turn == turn
     )
     if not include_computer:
         query = query.where(OrdersInForce.source != "computer")
-    from turnproc.families.continental_rails.engine.orders import PlayerOrders
-
     return {
-        row.position: PlayerOrders.model_validate_json(row.orders)
+        row.position: mapping.orders_from_json(row.orders)
         for row in session.scalars(query.order_by(OrdersInForce.position))
     }
 
 
-def last_player_orders(
-    session: Session, game_id: int, position: int, before: int
-) -> "PlayerOrders | None":
+def last_player_orders(session: Session, game_id: int, position: int, before: int) -> Any | None:
     """The orders a player last sent for `position` for a turn before `before`."""
-    from turnproc.families.continental_rails.engine.orders import PlayerOrders
-
     row = session.scalar(
         select(OrdersInForce)
         .where(
@@ -218,7 +210,7 @@ def last_player_orders(
         .order_by(OrdersInForce.turn.desc())
         .limit(1)
     )
-    return None if row is None else PlayerOrders.model_validate_json(row.orders)
+    return None if row is None else mapping.orders_from_json(row.orders)
 
 
 def orders_row(session: Session, game_id: int, turn: int, position: int) -> OrdersInForce | None:

@@ -38,6 +38,7 @@ from reportlab.pdfbase.pdfdoc import (
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Flowable, Frame, PageBreak, PageTemplate
 
+from turnproc.core.palette import PALETTE
 from turnproc.families.continental_rails.report import internals, mapdraw
 from turnproc.families.continental_rails.report.flowables import Plain
 from turnproc.families.continental_rails.report.geography import as_color, draw_geography
@@ -62,24 +63,7 @@ PAGE = (792.0, 595.27)  # landscape: Letter height x A4 width, fits both papers
 MARGIN = 24.0
 TITLE_H = 20.0
 
-# Railroad colours, well apart from each other, from the base map's greys and
-# from the magenta of PCs for sale; given out in railroad-number order.
-PALETTE = (
-    "#d62728",
-    "#1f77b4",
-    "#2ca02c",
-    "#9467bd",
-    "#8c564b",
-    "#ff7f0e",
-    "#17becf",
-    "#7f7f00",
-    "#000080",
-    "#800000",
-    "#008080",
-    "#6a3d9a",
-    "#b15928",
-    "#a6761d",
-)
+# Railroad colours (turnproc/core/palette.py), given out in railroad-number order.
 PC_FOR_SALE = mapdraw.RouteStyle(color="#e6007e", width=1.8, dash=(1.2, 1.4))
 HALO = "#ffe27a"  # the band under the reader's own lines
 UNBUILT = mapdraw.RouteStyle(color="#555555", width=1.0, dash=(3, 2))

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, TypeAdapter
 
 from turnproc.core.money import money, plain_amounts
+from turnproc.core.sheet_errors import OrderRefused, TurnsheetError
 from turnproc.core.text import for_terminal, skeleton
 from turnproc.families.continental_rails.engine import orders as o
 from turnproc.families.continental_rails.engine import reasons
@@ -58,7 +59,6 @@ from turnproc.families.continental_rails.turnsheet.language import (
     parse_turnsheet,
 )
 from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
-from turnproc.intake.errors import OrderRefused, TurnsheetError
 from turnproc.scenario.model import Scenario
 
 o_adapter: TypeAdapter[o.Order] = TypeAdapter(o.Order)

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Literal
 
 from turnproc.core.money import money
+from turnproc.core.sheet_errors import TurnsheetError
 from turnproc.families.continental_rails.turnsheet.check import Preview
 from turnproc.families.continental_rails.turnsheet.foresee import RAILROAD_KINDS, AccountWalk
 from turnproc.families.continental_rails.turnsheet.language import (
@@ -22,7 +23,6 @@ from turnproc.families.continental_rails.turnsheet.language import (
     format_order,
 )
 from turnproc.families.continental_rails.turnsheet.templating import signed, template
-from turnproc.intake.errors import TurnsheetError
 
 # A receipt fits a screen or two: past this many errors or notes it summarises.
 SHOWN = 12

@@ -27,29 +27,9 @@ sheet's text: header, sections, where the orders end), `actions` (one order
 line and its arguments) and `writing` (orders written back).
 """
 
-from turnproc.families.continental_rails.turnsheet.language.grammar import (
-    MAX_AMOUNT,
-    MAX_LINE_CHARS,
-    MAX_ORDERS,
-    MAX_SHEET_CHARS,
-    PERSONAL,
-    RAILROAD,
-)
-from turnproc.families.continental_rails.turnsheet.language.parsed import (
-    Note,
-    OrderLine,
-    ParsedSheet,
-    SheetHeader,
-)
-from turnproc.families.continental_rails.turnsheet.language.reading import (
-    order_lines,
-    parse_turnsheet,
-)
-from turnproc.families.continental_rails.turnsheet.language.writing import format_order
-
 # The errors reading a sheet reports, named here as well: the order checks and
 # the receipt import them with the language.
-from turnproc.intake.errors import (
+from turnproc.core.sheet_errors import (
     AmbiguousAction,
     BadAmount,
     HeaderError,
@@ -59,6 +39,20 @@ from turnproc.intake.errors import (
     UnknownAction,
     UnknownName,
 )
+from turnproc.core.sheet_header import MAX_LINE_CHARS, MAX_SHEET_CHARS, SheetHeader, order_lines
+from turnproc.families.continental_rails.turnsheet.language.grammar import (
+    MAX_AMOUNT,
+    MAX_ORDERS,
+    PERSONAL,
+    RAILROAD,
+)
+from turnproc.families.continental_rails.turnsheet.language.parsed import (
+    Note,
+    OrderLine,
+    ParsedSheet,
+)
+from turnproc.families.continental_rails.turnsheet.language.reading import parse_turnsheet
+from turnproc.families.continental_rails.turnsheet.language.writing import format_order
 
 __all__ = [
     "MAX_AMOUNT",

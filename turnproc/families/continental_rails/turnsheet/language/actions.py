@@ -8,11 +8,18 @@ from functools import lru_cache
 
 from pydantic import ValidationError
 
+from turnproc.core.sheet_errors import (
+    AmbiguousAction,
+    BadAmount,
+    SheetSyntaxError,
+    UnknownAction,
+    UnknownName,
+)
+from turnproc.core.sheet_header import BLANK_RE
 from turnproc.families.continental_rails.engine import orders as o
 from turnproc.families.continental_rails.turnsheet.language.grammar import (
     _ALL_WORDS,
     _AMOUNT_RE,
-    _BLANK_RE,
     _CANONICAL,
     _EXAMPLES,
     _FILLER,
@@ -25,13 +32,6 @@ from turnproc.families.continental_rails.turnsheet.language.grammar import (
 )
 from turnproc.families.continental_rails.turnsheet.language.parsed import _Line
 from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
-from turnproc.intake.errors import (
-    AmbiguousAction,
-    BadAmount,
-    SheetSyntaxError,
-    UnknownAction,
-    UnknownName,
-)
 
 # --- reading one order ----------------------------------------------------------
 
@@ -141,13 +141,13 @@ def _parse_order(line: _Line) -> o.Order | None:
     elif canonical == "SPY" and following == "PLAYER":
         action, rest = "spy_player", rest[1:]
     args = [t for t in rest if t.upper() not in _FILLER or line.vocab.code(t) is not None]
-    if args and all(_BLANK_RE.match(a) for a in args):
+    if args and all(BLANK_RE.match(a) for a in args):
         return None  # an unfilled line of the form
     if not args and action != "character_name":
         raise line.fail(
             SheetSyntaxError, f"{canonical} needs more words", _EXAMPLES.get(action, "")
         )
-    blank = next((a for a in args if _BLANK_RE.match(a)), None)
+    blank = next((a for a in args if BLANK_RE.match(a)), None)
     if blank is not None:
         raise line.fail(
             SheetSyntaxError,

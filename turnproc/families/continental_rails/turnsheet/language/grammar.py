@@ -4,16 +4,10 @@ patterns and limits of a sheet's lines."""
 
 import re
 
-MAX_SHEET_CHARS = 512 * 1024  # a full sheet is a few KB; quoted reports stay well under this
-MAX_LINE_CHARS = 400
 MAX_ORDERS = 200
 MAX_AMOUNT = 1_000_000_000
 
-_HEADER_RE = re.compile(r"^[\W_]*turn\s?sheet\b", re.IGNORECASE)
-_HEADER_FIELD_RE = re.compile(
-    r"\b(game|turn|player|position|pos|secret|password)\b\s*[:=#]?\s*([^\s,;]+)", re.IGNORECASE
-)
-_END_RE = re.compile(r"^[\W_]*end(\s+(of\s+)?turn\s?sheet)?[\W_]*$", re.IGNORECASE)
+# The header, END and the limits of a sheet are every family's: core/sheet_header.py.
 # Where a mail program starts the message replied to, or the writer signs off:
 # the orders end there (Outlook, Gmail, Apple Mail and Thunderbird do not
 # always quote the original with `>`, and their attribution line may wrap).
@@ -45,7 +39,6 @@ _DECORATION_RE = re.compile(r"^[\s=*_~+.:|-]*$")
 # ASCII digits only ("²" and "③" are digits to Python, not to a ledger), and
 # few enough that int() stays cheap and within its limit on digits.
 _AMOUNT_RE = re.compile(r"^\$?([0-9]{1,3}(?:,[0-9]{3}){1,4}|[0-9]{1,15})(?:\.0+)?\$?$")
-_BLANK_RE = re.compile(r"^[_?.]+$")
 
 PERSONAL = "personal"
 RAILROAD = "railroad"

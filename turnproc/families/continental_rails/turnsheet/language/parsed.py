@@ -3,20 +3,10 @@ they were read from, notes and errors."""
 
 from dataclasses import dataclass, field
 
+from turnproc.core.sheet_errors import TurnsheetError
+from turnproc.core.sheet_header import SheetHeader
 from turnproc.families.continental_rails.engine import orders as o
 from turnproc.families.continental_rails.turnsheet.vocabulary import Vocabulary
-from turnproc.intake.errors import TurnsheetError
-
-
-@dataclass(frozen=True)
-class SheetHeader:
-    """The header line: which game, turn and position the sheet is for, and its secret."""
-
-    game: str
-    turn: int
-    position: int
-    secret: str
-    line_no: int
 
 
 @dataclass(frozen=True)
