@@ -19,6 +19,7 @@ from turnproc.core.errors import TurnprocError
 from turnproc.families.g18xx.titles.c1832 import market as mk
 from turnproc.families.g18xx.titles.c1832 import revenue as rv
 from turnproc.families.g18xx.titles.c1832 import shares as sh
+from turnproc.families.g18xx.titles.c1832 import stock as st
 from turnproc.families.g18xx.titles.c1832.data import Data1832, load
 
 GAME = "1832"
@@ -110,8 +111,8 @@ def load_case(path: Path) -> Case1832:
         raise Case1832Error(f"{path}: a case must expect something")
     if case.pending and not case.reason:
         raise Case1832Error(f"{path}: a pending case says why (reason)")
-    if not case.pending and case.check not in CHECKS:
-        known = ", ".join(sorted(CHECKS))
+    if not case.pending and case.check not in CHECKS and case.check not in ORDER_CHECKS:
+        known = ", ".join(sorted([*CHECKS, *ORDER_CHECKS]))
         raise Case1832Error(f"{path}: unknown check {case.check!r}; known: {known}")
     return case
 
@@ -430,6 +431,99 @@ CHECKS: dict[str, Callable[[Data1832, dict[str, Any]], dict[str, Any]]] = {
 }
 
 
+Orders = list[dict[str, Any]]
+
+
+def _stock_round(data: Data1832, given: dict[str, Any], orders: Orders) -> dict[str, Any]:
+    """A stock round set up from `given` (seats, cash, companies with their
+    box, president, holdings, treasury and trains, unsold privates, owned
+    privates) and played order by order; the first refused order ends the
+    case with its code as `rejection`. A president who sends no protect
+    order once the orders are over declines [designed: silence declines]."""
+    seats = list(given.get("seats", ["A", "B", "C", "D"]))
+    cash = {p: int(given.get("cash", 1000)) for p in seats}
+    holdings: dict[str, dict[str, int]] = {p: {} for p in seats}
+    companies = {c.id: st.Company(c.id) for c in data.title.companies}
+    for cid, spec in given.get("companies", {}).items():
+        item = companies[cid]
+        item.cell = tuple(spec["cell"]) if "cell" in spec else None
+        item.president = spec.get("president")
+        item.treasury = int(spec.get("treasury", 0))
+        item.trains = list(spec.get("trains", []))
+        for player, count in spec.get("holdings", {}).items():
+            holdings[player][cid] = int(count)
+        item.ipo -= sum(int(n) for n in spec.get("holdings", {}).values())
+    unsold = list(given.get("unsold_privates", []))
+    game = st.StockRound(
+        data=data,
+        seats=seats,
+        cash=cash,
+        holdings=holdings,
+        companies=companies,
+        bank=data.title.bank - sum(cash.values()),
+        turn=seats.index(given.get("turn", seats[0])),
+        private_prices={p: data.private(p).value for p in unsold},
+        privates=dict(given.get("privates", {})),
+        started_this_round=set(given.get("started_this_round", [])),
+    )
+    before = dict(cash)
+    rejection = None
+    try:
+        acting: str | None = None
+        for order in orders:
+            kind = order["kind"]
+            player = order.get("player", "")
+            # a turn ends when another player's order or a protection decision comes
+            if acting is not None and (player != acting or kind in ("protect", "decline")):
+                game.finish_turn(acting)
+                acting = None
+            if kind in ("sell", "buy", "use_p4", "buy_private"):
+                acting = player
+            if kind == "sell":
+                game.sell(player, order["company"], int(order["shares"]))
+            elif kind == "buy":
+                game.buy(player, order["company"], order["from"])
+            elif kind == "protect":
+                game.protect(player, order["company"])
+            elif kind == "decline":
+                game.decline(player, order["company"])
+            elif kind == "use_p4":
+                game.use_p4(player, order["company"])
+            elif kind == "buy_private":
+                game.buy_private(player, order["private"])
+            elif kind == "par":
+                game.par(player, order["company"], int(order["par"]))
+            elif kind == "all_pass":
+                game.all_pass_before_p7()
+            else:
+                raise Case1832Error(f"unknown stock round order {kind!r}")
+        if acting is not None:
+            game.finish_turn(acting)
+        for sale in list(game.pending):
+            game.decline(game.companies[sale.company].president or "", sale.company)
+    except st.Refusal as exc:
+        rejection = exc.code
+    return {
+        "rejection": rejection,
+        "next_turn": game.current,
+        "closed": sorted(c.id for c in game.companies.values() if c.closed),
+        "open_market_trains": game.open_market_trains,
+        "certificate_limit": game.certificate_limit(),
+        "holdings": game.holdings,
+        "cash_change": {p: game.cash[p] - before[p] for p in seats},
+        "private_prices": game.private_prices,
+        "sold_toward_operating": {
+            c: game.sold_toward_operating(c) for c in game.companies if game.companies[c].president
+        },
+        "cells": {c.id: list(c.cell) for c in game.companies.values() if c.cell is not None},
+    }
+
+
+ORDER_CHECKS: dict[str, Callable[[Data1832, dict[str, Any], Orders], dict[str, Any]]] = {
+    "stock_round": _stock_round,
+}
+
+
 def _compare(actual: Any, wanted: Any, where: str) -> list[str]:
     """`wanted` must match `actual`; tables compare key by key (a subset)."""
     if isinstance(wanted, dict):
@@ -457,7 +551,10 @@ def run_case(path: Path, data: Data1832) -> Verdict1832:
     wanted_error = case.expect.get("error")
     given = _Given(case.given)
     try:
-        actual = CHECKS[case.check](data, given)
+        if case.check in ORDER_CHECKS:
+            actual = ORDER_CHECKS[case.check](data, given, case.orders)
+        else:
+            actual = CHECKS[case.check](data, given)
     except TurnprocError as exc:
         if wanted_error is not None and str(wanted_error) in str(exc):
             return Verdict1832(path, case.title)

@@ -1,0 +1,339 @@
+"""1832's stock round (docs/rules-1832.md 5): turns in seat order, sales at
+the turn-start price in blocks, share price protection decided by the
+presidents affected after the seller's turn, the rule against buying back a
+company sold this round, the closing zone and the falling certificate limit,
+the initial round's private companies (P1's falling price, P4, P7).
+
+A pure model of the round's state and its refusals, written to become the
+1832 stock step on the 18xx engine; it reads nothing but the title data.
+Refusals carry a code (`SOLD_THIS_ROUND`, …) and the rule they come from.
+"""
+
+from dataclasses import dataclass, field
+
+from turnproc.core.errors import TurnprocError
+from turnproc.families.g18xx.titles.c1832 import market as mk
+from turnproc.families.g18xx.titles.c1832.data import Data1832
+
+IPO = "initial offering"
+OPEN_MARKET = "open market"
+
+
+class Refusal(TurnprocError):
+    """An order the rules do not allow; `code` names the rule broken."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+
+
+@dataclass
+class Company:
+    id: str
+    cell: mk.Cell | None = None  # None: not started
+    president: str | None = None
+    ipo: int = 10  # shares in the initial offering (president's counts two)
+    open_market: int = 0
+    treasury: int = 0
+    trains: list[str] = field(default_factory=list)
+    closed: bool = False
+
+
+@dataclass
+class PendingSale:
+    """5.9: a block sold, waiting for its president's decision."""
+
+    company: str
+    seller: str
+    shares: int
+    price: int  # the turn-start price (5.3.3)
+    start: mk.Cell
+
+
+@dataclass
+class StockRound:
+    """One stock round's state; `seats` in clockwise order."""
+
+    data: Data1832
+    seats: list[str]
+    cash: dict[str, int]
+    holdings: dict[str, dict[str, int]]
+    companies: dict[str, Company]
+    bank: int
+    turn: int = 0  # index into seats of the player to act
+    priority: str | None = None
+    open_market_trains: list[str] = field(default_factory=list)
+    sold: set[tuple[str, str]] = field(default_factory=set)
+    started_this_round: set[str] = field(default_factory=set)
+    privates: dict[str, str] = field(default_factory=dict)  # private -> owner
+    private_prices: dict[str, int] = field(default_factory=dict)  # unsold -> price
+    pending: list[PendingSale] = field(default_factory=list)
+    turn_prices: dict[str, mk.Cell] = field(default_factory=dict)
+    bought: bool = False
+    passes: int = 0
+    last_protector: str | None = None
+    awaiting: bool = False  # the seller has finished; presidents decide (5.9)
+
+    @property
+    def market(self) -> mk.Market:
+        return mk.Market(self.data.title.market)
+
+    @property
+    def current(self) -> str:
+        return self.seats[self.turn]
+
+    # 5.4, Table 2: the limit falls as companies close
+
+    def certificate_limit(self) -> int:
+        closed = sum(c.closed for c in self.companies.values())
+        in_play = mk.companies_in_play(self.data, closed, 0)
+        return mk.certificate_limit(self.data, len(self.seats), in_play)
+
+    def _require_turn(self, player: str) -> None:
+        if self.awaiting:
+            waiting = ", ".join(sorted({self._president(p.company) for p in self.pending}))
+            raise Refusal("PROTECTION_PENDING", f"waiting for {waiting} to protect or not (5.9)")
+        if player != self.current:
+            raise Refusal("NOT_YOUR_TURN", f"it is {self.current}'s turn (5.2)")
+
+    def _president(self, company: str) -> str:
+        president = self.companies[company].president
+        if president is None:
+            raise Refusal("NOT_STARTED", f"{company} has no president")
+        return president
+
+    def _open(self, company: str) -> Company:
+        if company not in self.companies:
+            raise Refusal("UNKNOWN_COMPANY", f"no company {company}")
+        item = self.companies[company]
+        if item.closed:
+            raise Refusal("CLOSED", f"{company} has closed (5.1.1)")
+        return item
+
+    # 5.3.3 Selling shares
+
+    def sell(self, player: str, company: str, shares: int) -> None:
+        """One block of one company's shares, at the price of the token when
+        the seller's turn began; sales in several companies come in the order
+        the seller gives them. Presidents decide on protection afterwards."""
+        self._require_turn(player)
+        item = self._open(company)
+        if item.cell is None:
+            raise Refusal("NOT_STARTED", f"{company} has not started")
+        if shares < 1:
+            raise Refusal("BAD_COUNT", "sell one share or more")
+        if any(p.company == company for p in self.pending) or (player, company) in {
+            (p.seller, p.company) for p in self.pending
+        }:
+            raise Refusal("ONE_BLOCK", f"{company}'s shares go in one block (5.3.3)")
+        held = self.holdings[player].get(company, 0)
+        if player == item.president and held - shares < self.data.title.president_shares:
+            raise Refusal("PRESIDENT_SHARE", "the president's certificate is not sold (5.3.3)")
+        if held < shares:
+            raise Refusal("NOT_HELD", f"{player} holds {held} shares of {company}")
+        room = mk.open_market_room(self.data, self.data.title.shares_per_company, item.open_market)
+        if shares > room:
+            raise Refusal("POOL_FULL", f"the open market takes {room} more (5.4.2)")
+        start = self.turn_prices.setdefault(company, item.cell)
+        self.holdings[player][company] = held - shares
+        item.open_market += shares
+        self.sold.add((player, company))
+        self.pending.append(PendingSale(company, player, shares, self.market.price(start), start))
+        self.passes = 0
+
+    def finish_turn(self, player: str) -> None:
+        """The seller has finished: sales nobody can protect (the seller is
+        the president) are settled at once; the others wait for 5.9."""
+        if player != self.current:
+            raise Refusal("NOT_YOUR_TURN", f"it is {self.current}'s turn (5.2)")
+        own = [p for p in self.pending if self._president(p.company) == p.seller]
+        for sale in own:
+            self._settle(sale, protected=False)
+        self.turn_prices.clear()
+        self.bought = False
+        if self.pending:
+            self.awaiting = True
+        else:
+            self._advance()
+
+    # 5.9 Share price protection
+
+    def protect(self, president: str, company: str) -> None:
+        """The president buys every share of the block at the seller's price;
+        the token stays; the round resumes left of him (5.9)."""
+        sale = self._pending_for(president, company)
+        if not self.awaiting:
+            raise Refusal("SELLER_NOT_DONE", "presidents decide after the seller's turn (5.9)")
+        cost = sale.shares * sale.price
+        if self.cash[president] < cost:
+            raise Refusal("NO_CASH", f"{president} has ${self.cash[president]}, needs ${cost}")
+        self._settle(sale, protected=True)
+        self.last_protector = president
+        self.priority = president
+        self._after_decision()
+
+    def decline(self, president: str, company: str) -> None:
+        sale = self._pending_for(president, company)
+        if not self.awaiting:
+            raise Refusal("SELLER_NOT_DONE", "presidents decide after the seller's turn (5.9)")
+        self._settle(sale, protected=False)
+        self._after_decision()
+
+    def _pending_for(self, president: str, company: str) -> PendingSale:
+        for sale in self.pending:
+            if sale.company == company:
+                if self._president(company) != president:
+                    raise Refusal("NOT_PRESIDENT", f"{president} is not {company}'s president")
+                return sale
+        raise Refusal("NOTHING_TO_PROTECT", f"no sale of {company} awaits protection")
+
+    def _settle(self, sale: PendingSale, protected: bool) -> None:
+        self.pending.remove(sale)
+        item = self.companies[sale.company]
+        result = mk.sell(self.market, sale.start, sale.shares, protected=protected)
+        if protected:
+            president = self._president(sale.company)
+            self.cash[president] -= result.proceeds
+            item.open_market -= sale.shares
+            self.holdings[president][sale.company] = (
+                self.holdings[president].get(sale.company, 0) + sale.shares
+            )
+        else:
+            self.bank -= result.proceeds
+            item.cell = self.market.after_sale(item.cell or sale.start, sale.shares)
+            if self.market.closed(item.cell):
+                self._close(item)
+        self.cash[sale.seller] += result.proceeds
+
+    def _close(self, item: Company) -> None:
+        """5.1.1 Black Area: the company closes; its trains go to the open
+        market, its treasury to the bank; its shares are worthless."""
+        item.closed = True
+        self.open_market_trains += item.trains
+        item.trains = []
+        self.bank += item.treasury
+        item.treasury = 0
+        for held in self.holdings.values():
+            held.pop(item.id, None)
+        item.open_market = 0
+        item.ipo = 0
+
+    def _after_decision(self) -> None:
+        if self.pending:
+            return
+        self.awaiting = False
+        if self.last_protector is not None:
+            self.turn = (self.seats.index(self.last_protector) + 1) % len(self.seats)
+            self.last_protector = None
+            self.turn_prices.clear()
+            self.bought = False
+        else:
+            self._advance()
+
+    def _advance(self) -> None:
+        self.turn = (self.turn + 1) % len(self.seats)
+
+    # 5.3 Buying shares
+
+    def buy(self, player: str, company: str, source: str) -> None:
+        """One share from the initial offering or the open market; not of a
+        company the player sold this round (5.3.3)."""
+        self._require_turn(player)
+        item = self._open(company)
+        if (player, company) in self.sold:
+            raise Refusal(
+                "SOLD_THIS_ROUND",
+                f"{player} sold {company} this round; no buying it until after the "
+                "next operating rounds (5.3.3)",
+            )
+        if self.bought:
+            raise Refusal("ONE_BUY", "one share a turn (5.3)")
+        if item.cell is None:
+            raise Refusal("NOT_STARTED", f"{company} has not started")
+        price = self.market.price(item.cell)
+        if source == OPEN_MARKET:
+            if item.open_market < 1:
+                raise Refusal("NONE_THERE", f"no {company} share in the open market")
+            item.open_market -= 1
+        elif source == IPO:
+            if item.ipo < 1:
+                raise Refusal("NONE_THERE", f"no {company} share in the initial offering")
+            item.ipo -= 1
+        else:
+            raise Refusal("BAD_SOURCE", f"buy from {IPO!r} or {OPEN_MARKET!r}")
+        if self.cash[player] < price:
+            raise Refusal("NO_CASH", f"{player} has ${self.cash[player]}, needs ${price}")
+        self.cash[player] -= price
+        self.bank += price
+        self.holdings[player][company] = self.holdings[player].get(company, 0) + 1
+        self.bought = True
+        self.priority = None
+        self.passes = 0
+
+    def use_p4(self, player: str, company: str) -> None:
+        """16.2 P4 London Investment: a free share of a company started this
+        stock round, from the initial offering; it is the turn's purchase."""
+        self._require_turn(player)
+        if self.privates.get("P4") != player:
+            raise Refusal("NOT_OWNER", f"{player} does not own P4")
+        if company not in self.started_this_round:
+            raise Refusal("NOT_NEW", f"{company} was not started this stock round (16.2)")
+        if self.bought:
+            raise Refusal("ONE_BUY", "P4's share counts as the turn's purchase (16.2)")
+        item = self._open(company)
+        if item.ipo < 1:
+            raise Refusal("NONE_THERE", f"no {company} share in the initial offering")
+        item.ipo -= 1
+        self.holdings[player][company] = self.holdings[player].get(company, 0) + 1
+        self.bought = True
+        del self.privates["P4"]
+
+    # 5.7 The initial stock round's privates
+
+    def buy_private(self, player: str, private: str) -> None:
+        """A private at its current price; P7 brings the CoG president's
+        certificate, whose par the buyer sets at once (16.2)."""
+        self._require_turn(player)
+        if private not in self.private_prices:
+            raise Refusal("NOT_FOR_SALE", f"{private} is not for sale")
+        price = self.private_prices.pop(private)
+        if self.cash[player] < price:
+            raise Refusal("NO_CASH", f"{player} has ${self.cash[player]}, needs ${price}")
+        self.cash[player] -= price
+        self.bank += price
+        self.privates[private] = player
+        of = self.data.private(private).president_share_of
+        if of is not None:
+            item = self.companies[of]
+            item.president = player
+            item.ipo -= self.data.title.president_shares
+            self.holdings[player][of] = self.data.title.president_shares
+        self.bought = True
+
+    def par(self, player: str, company: str, price: int) -> None:
+        """5.6: the president sets the par; the token goes to its box."""
+        item = self._open(company)
+        if item.president != player:
+            raise Refusal("NOT_PRESIDENT", f"{player} does not hold {company}'s certificate")
+        if item.cell is not None:
+            raise Refusal("ALREADY_PAR", f"{company} already has a par")
+        if price not in self.data.title.par_prices:
+            raise Refusal("BAD_PAR", f"${price} is not a par value (5.6.1)")
+        item.cell = self.market.par_cell(price)
+        self.started_this_round.add(company)
+
+    def all_pass_before_p7(self) -> None:
+        """5.7: everyone passed with P7 unsold: the privates pay (the
+        operating round of privates) and P1, if unsold, costs $5 less."""
+        if "P7" not in self.private_prices:
+            raise Refusal("P7_SOLD", "the rule applies only while P7 is unsold (5.7)")
+        for private, owner in self.privates.items():
+            revenue = self.data.private(private).revenue
+            self.cash[owner] += revenue
+            self.bank -= revenue
+        if "P1" in self.private_prices:
+            self.private_prices["P1"] = max(0, self.private_prices["P1"] - 5)
+
+    def sold_toward_operating(self, company: str) -> int:
+        """5.6.3: shares out of the initial offering (six start the company)."""
+        return self.data.title.shares_per_company - self.companies[company].ipo
