@@ -450,9 +450,20 @@ def _stock_round(data: Data1832, given: dict[str, Any], orders: Orders) -> dict[
         item.president = spec.get("president")
         item.treasury = int(spec.get("treasury", 0))
         item.trains = list(spec.get("trains", []))
+        item.open_market = int(spec.get("open_market", 0))
+        item.redeemed = int(spec.get("redeemed", 0))
+        item.operated = bool(spec.get("operated", False))
+        item.par = int(spec.get("par", 0))
         for player, count in spec.get("holdings", {}).items():
             holdings[player][cid] = int(count)
-        item.ipo -= sum(int(n) for n in spec.get("holdings", {}).values())
+        outside = sum(int(n) for n in spec.get("holdings", {}).values())
+        # the rest of the ten shares is on the initial offering unless given
+        item.ipo = int(
+            spec.get(
+                "initial_offering",
+                data.title.shares_per_company - outside - item.open_market - item.redeemed,
+            )
+        )
     unsold = list(given.get("unsold_privates", []))
     game = st.StockRound(
         data=data,
@@ -477,7 +488,7 @@ def _stock_round(data: Data1832, given: dict[str, Any], orders: Orders) -> dict[
             if acting is not None and (player != acting or kind in ("protect", "decline")):
                 game.finish_turn(acting)
                 acting = None
-            if kind in ("sell", "buy", "use_p4", "buy_private"):
+            if kind in ("sell", "buy", "use_p4", "buy_private", "redeem", "reissue"):
                 acting = player
             if kind == "sell":
                 game.sell(player, order["company"], int(order["shares"]))
@@ -493,6 +504,10 @@ def _stock_round(data: Data1832, given: dict[str, Any], orders: Orders) -> dict[
                 game.buy_private(player, order["private"])
             elif kind == "par":
                 game.par(player, order["company"], int(order["par"]))
+            elif kind == "redeem":
+                game.redeem(player, order["company"], order["from"], bool(order.get("consent")))
+            elif kind == "reissue":
+                game.reissue(player, order["company"])
             elif kind == "all_pass":
                 game.all_pass_before_p7()
             else:
@@ -515,6 +530,22 @@ def _stock_round(data: Data1832, given: dict[str, Any], orders: Orders) -> dict[
         "sold_toward_operating": {
             c: game.sold_toward_operating(c) for c in game.companies if game.companies[c].president
         },
+        "companies": {
+            c.id: {
+                "treasury": c.treasury,
+                "redeemed": c.redeemed,
+                "reissued": c.reissued,
+                "initial_offering": c.ipo,
+                "open_market": c.open_market,
+                "par": c.par,
+                "president": c.president,
+                "escrow": c.escrow,
+            }
+            for c in game.companies.values()
+            if c.president is not None
+        },
+        "bank": game.bank,
+        "certificates": {p: game.certificates(p) for p in seats},
         "cells": {c.id: list(c.cell) for c in game.companies.values() if c.cell is not None},
     }
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from turnproc.core.errors import TurnprocError
 from turnproc.families.g18xx.titles.c1832 import market as mk
+from turnproc.families.g18xx.titles.c1832 import shares as sh
 from turnproc.families.g18xx.titles.c1832.data import Data1832
 
 IPO = "initial offering"
@@ -37,6 +38,14 @@ class Company:
     treasury: int = 0
     trains: list[str] = field(default_factory=list)
     closed: bool = False
+    par: int = 0
+    redeemed: int = 0  # its own shares in its treasury (5.10)
+    reissued: int = 0  # reissued shares on the initial offering display (5.11)
+    operated: bool = False  # has run in an operating round
+    redeemed_this_round: int = 0
+    reissued_this_round: bool = False
+    escrow: int = 0  # reissued shares' price, the company's at the round's end (5.11)
+    system: bool = False
 
 
 @dataclass
@@ -204,6 +213,9 @@ class StockRound:
             if self.market.closed(item.cell):
                 self._close(item)
         self.cash[sale.seller] += result.proceeds
+        if not item.closed and item.president is not None:
+            shares = {p: h.get(sale.company, 0) for p, h in self.holdings.items()}
+            item.president = sh.new_president(self.seats, item.president, shares)
 
     def _close(self, item: Company) -> None:
         """5.1.1 Black Area: the company closes; its trains go to the open
@@ -250,7 +262,10 @@ class StockRound:
             raise Refusal("ONE_BUY", "one share a turn (5.3)")
         if item.cell is None:
             raise Refusal("NOT_STARTED", f"{company} has not started")
-        price = self.market.price(item.cell)
+        # 5.6: initial-offering shares at par, open-market ones at the price
+        price = item.par if source == IPO and item.par else self.market.price(item.cell)
+        if self.cash[player] < price:
+            raise Refusal("NO_CASH", f"{player} has ${self.cash[player]}, needs ${price}")
         if source == OPEN_MARKET:
             if item.open_market < 1:
                 raise Refusal("NONE_THERE", f"no {company} share in the open market")
@@ -261,14 +276,46 @@ class StockRound:
             item.ipo -= 1
         else:
             raise Refusal("BAD_SOURCE", f"buy from {IPO!r} or {OPEN_MARKET!r}")
-        if self.cash[player] < price:
-            raise Refusal("NO_CASH", f"{player} has ${self.cash[player]}, needs ${price}")
+        self._check_limits(player, company, item)
         self.cash[player] -= price
-        self.bank += price
+        if source == IPO and item.reissued:
+            item.reissued -= 1
+            item.escrow += price
+        else:
+            self.bank += price
         self.holdings[player][company] = self.holdings[player].get(company, 0) + 1
         self.bought = True
         self.priority = None
         self.passes = 0
+
+    def _check_limits(self, player: str, company: str, item: Company) -> None:
+        """5.4: one more share must keep the player within 60% of the company
+        (past it only in the green and brown zones) and within the
+        certificate limit (white-zone companies and privates count)."""
+        assert item.cell is not None
+        zone = self.market.box(item.cell).zone
+        after = self.holdings[player].get(company, 0) + 1
+        most = self.data.title.holding_limit_percent * self.data.title.shares_per_company // 100
+        if after > most and not mk.may_exceed_holding_limit(zone):
+            raise Refusal("HOLDING_LIMIT", f"{player} may hold at most {most} shares (5.4.1)")
+        limit = self.certificate_limit()
+        if mk.counts_toward_limit(zone) and self.certificates(player) + 1 > limit:
+            raise Refusal("CERTIFICATE_LIMIT", f"{player} is at the limit of {limit} (5.4)")
+
+    def certificates(self, player: str) -> int:
+        """5.4.1: a president's certificate is one certificate; companies
+        outside the white zone do not count; each private counts one."""
+        held = {}
+        for company, shares in self.holdings[player].items():
+            item = self.companies[company]
+            if shares <= 0 or item.cell is None or item.closed:
+                continue
+            certificates = shares
+            if item.president == player:
+                certificates -= self.data.title.president_shares - 1
+            held[company] = sh.Holding(certificates, self.market.box(item.cell).zone)
+        owned = sum(owner == player for owner in self.privates.values())
+        return sh.certificate_count(held, owned)
 
     def use_p4(self, player: str, company: str) -> None:
         """16.2 P4 London Investment: a free share of a company started this
@@ -296,9 +343,10 @@ class StockRound:
         self._require_turn(player)
         if private not in self.private_prices:
             raise Refusal("NOT_FOR_SALE", f"{private} is not for sale")
-        price = self.private_prices.pop(private)
+        price = self.private_prices[private]
         if self.cash[player] < price:
             raise Refusal("NO_CASH", f"{player} has ${self.cash[player]}, needs ${price}")
+        del self.private_prices[private]
         self.cash[player] -= price
         self.bank += price
         self.privates[private] = player
@@ -320,6 +368,7 @@ class StockRound:
         if price not in self.data.title.par_prices:
             raise Refusal("BAD_PAR", f"${price} is not a par value (5.6.1)")
         item.cell = self.market.par_cell(price)
+        item.par = price
         self.started_this_round.add(company)
 
     def all_pass_before_p7(self) -> None:
@@ -333,6 +382,83 @@ class StockRound:
             self.bank -= revenue
         if "P1" in self.private_prices:
             self.private_prices["P1"] = max(0, self.private_prices["P1"] - 5)
+
+    # 5.10 Redemption, 5.11 Reissue
+
+    def redeem(self, player: str, company: str, source: str, consent: bool = False) -> None:
+        """The president redeems one share at the market price from the open
+        market (first) or, with its holder's consent, from a player; it is
+        his whole turn's action (5.10)."""
+        self._require_turn(player)
+        item = self._open(company)
+        if item.president != player:
+            raise Refusal("NOT_PRESIDENT", f"{player} is not {company}'s president")
+        if self.bought or any(p.seller == player for p in self.pending):
+            raise Refusal(
+                "ACTS_FOR_COMPANY", "a president acting for his company does nothing else (5.2)"
+            )
+        if source not in (OPEN_MARKET, IPO, player) and not consent:
+            raise Refusal("NO_CONSENT", f"{source} has not agreed to sell to {company} (5.10)")
+        if item.cell is None:
+            raise Refusal("NOT_STARTED", f"{company} has not started")
+        price = self.market.price(item.cell)
+        players = {p: h[company] for p, h in self.holdings.items() if h.get(company)}
+        state = mk.RedemptionState(
+            holdings=mk.Holdings(players, item.ipo, item.redeemed, item.open_market),
+            shares=self.data.title.shares_per_company,
+            president=player,
+            price=price,
+            treasury=item.treasury,
+            operating=item.operated,
+            floated_this_round=company in self.started_this_round,
+            redeemed_this_round=item.redeemed_this_round,
+            system=item.system,
+        )
+        refusal = mk.redemption_refusal(self.data, state, source)
+        if refusal is not None:
+            raise Refusal(refusal, f"{company} may not redeem from {source} (5.10)")
+        item.treasury -= price
+        if source == OPEN_MARKET:
+            item.open_market -= 1
+            self.bank += price
+        else:
+            self.holdings[source][company] -= 1
+            self.cash[source] += price
+        item.redeemed += 1
+        item.redeemed_this_round += 1
+        self.bought = True
+        self.priority = None
+
+    def reissue(self, player: str, company: str) -> int:
+        """All the company's redeemed shares go back to the initial offering
+        at the new par (5.11); returns the par."""
+        self._require_turn(player)
+        item = self._open(company)
+        if item.president != player:
+            raise Refusal("NOT_PRESIDENT", f"{player} is not {company}'s president")
+        if self.bought:
+            raise Refusal(
+                "ACTS_FOR_COMPANY", "a president acting for his company does nothing else (5.2)"
+            )
+        refusal = sh.reissue_refusal(
+            sh.ReissueState(
+                redeemed=item.redeemed,
+                initial_offering=item.ipo,
+                reissued_this_round=item.reissued_this_round,
+                operating=item.operated,
+            )
+        )
+        if refusal is not None:
+            raise Refusal(refusal, f"{company} may not reissue (5.11)")
+        assert item.cell is not None
+        item.par = mk.reissue_par(self.data, item.par, self.market.price(item.cell))
+        item.reissued += item.redeemed
+        item.ipo += item.redeemed
+        item.redeemed = 0
+        item.reissued_this_round = True
+        self.bought = True
+        self.priority = None
+        return item.par
 
     def sold_toward_operating(self, company: str) -> int:
         """5.6.3: shares out of the initial offering (six start the company)."""
