@@ -20,6 +20,7 @@ from turnproc.families.g18xx.titles.c1832 import market as mk
 from turnproc.families.g18xx.titles.c1832 import revenue as rv
 from turnproc.families.g18xx.titles.c1832 import shares as sh
 from turnproc.families.g18xx.titles.c1832 import stock as st
+from turnproc.families.g18xx.titles.c1832 import trains as tr
 from turnproc.families.g18xx.titles.c1832.data import Data1832, load
 
 GAME = "1832"
@@ -550,8 +551,62 @@ def _stock_round(data: Data1832, given: dict[str, Any], orders: Orders) -> dict[
     }
 
 
+def _trains(data: Data1832, given: dict[str, Any], orders: Orders) -> dict[str, Any]:
+    """Trains bought in order from `given` (phase, the first train left in
+    the bank, the open market's trains, each company's trains, share price
+    order); the first refused order ends the case with its code."""
+    room = tr.TrainRoom.new(data)
+    room.phase = str(given.get("phase", room.phase))
+    first = given.get("bank_from")
+    if first is not None:
+        room.bank = room.bank[room.bank.index(str(first)) :]
+    room.open_market = list(given.get("open_market_trains", []))
+    room.owned = {c: list(t) for c, t in given.get("companies", {}).items()}
+    room.price_order = list(given.get("price_order", []))
+    discarded: list[list[str]] = []
+    rejection = None
+    try:
+        for order in orders:
+            if order["kind"] != "buy_train":
+                raise Case1832Error(f"unknown train order {order['kind']!r}")
+            out = room.buy(
+                order["company"],
+                str(order["train"]),
+                order.get("from", tr.BANK),
+                bool(order.get("president_contributes", False)),
+            )
+            discarded += [list(d) for d in out]
+    except st.Refusal as exc:
+        rejection = exc.code
+    return {
+        "rejection": rejection,
+        "phase": room.phase,
+        "trains": room.owned,
+        "open_market_trains": room.open_market,
+        "discarded": discarded,
+        "train_limit": {c: room.limit(c) for c in room.owned},
+    }
+
+
+def _forced_sale(data: Data1832, given: dict[str, Any]) -> dict[str, Any]:
+    shortfall = int(given["train_price"]) - int(given["treasury"]) - int(given["cash"])
+    sold = tr.forced_sale_shares(
+        data, int(given["holding"]), given["zone"], int(given["price"]), shortfall
+    )
+    return {"sold": sold, "holding_after": int(given["holding"]) - sold}
+
+
+def _bank_broken(data: Data1832, given: dict[str, Any]) -> dict[str, Any]:
+    ending = tr.bank_pays(int(given["bank"]), int(given["payment"]), given["round"])
+    return {"game_ends_after": ending}
+
+
+CHECKS["forced_sale"] = _forced_sale
+CHECKS["bank_broken"] = _bank_broken
+
 ORDER_CHECKS: dict[str, Callable[[Data1832, dict[str, Any], Orders], dict[str, Any]]] = {
     "stock_round": _stock_round,
+    "trains": _trains,
 }
 
 
