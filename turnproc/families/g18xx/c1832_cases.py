@@ -455,6 +455,7 @@ def _stock_round(data: Data1832, given: dict[str, Any], orders: Orders) -> dict[
         item.redeemed = int(spec.get("redeemed", 0))
         item.operated = bool(spec.get("operated", False))
         item.par = int(spec.get("par", 0))
+        item.floated = bool(spec.get("floated", item.operated))
         for player, count in spec.get("holdings", {}).items():
             holdings[player][cid] = int(count)
         outside = sum(int(n) for n in spec.get("holdings", {}).values())
@@ -509,6 +510,8 @@ def _stock_round(data: Data1832, given: dict[str, Any], orders: Orders) -> dict[
                 game.redeem(player, order["company"], order["from"], bool(order.get("consent")))
             elif kind == "reissue":
                 game.reissue(player, order["company"])
+            elif kind == "pass":
+                game.pass_turn(player)
             elif kind == "all_pass":
                 game.all_pass_before_p7()
             else:
@@ -541,11 +544,13 @@ def _stock_round(data: Data1832, given: dict[str, Any], orders: Orders) -> dict[
                 "par": c.par,
                 "president": c.president,
                 "escrow": c.escrow,
+                "floated": c.floated,
             }
             for c in game.companies.values()
             if c.president is not None
         },
         "bank": game.bank,
+        "ended": game.ended,
         "certificates": {p: game.certificates(p) for p in seats},
         "cells": {c.id: list(c.cell) for c in game.companies.values() if c.cell is not None},
     }

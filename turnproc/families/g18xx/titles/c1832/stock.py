@@ -44,6 +44,7 @@ class Company:
     operated: bool = False  # has run in an operating round
     redeemed_this_round: int = 0
     reissued_this_round: bool = False
+    floated: bool = False
     escrow: int = 0  # reissued shares' price, the company's at the round's end (5.11)
     system: bool = False
 
@@ -70,7 +71,8 @@ class StockRound:
     companies: dict[str, Company]
     bank: int
     turn: int = 0  # index into seats of the player to act
-    priority: str | None = None
+    last_actor: str | None = None  # 5.2.2: the priority card goes to his left
+    ended: bool = False
     open_market_trains: list[str] = field(default_factory=list)
     sold: set[tuple[str, str]] = field(default_factory=set)
     started_this_round: set[str] = field(default_factory=set)
@@ -147,6 +149,7 @@ class StockRound:
         self.holdings[player][company] = held - shares
         item.open_market += shares
         self.sold.add((player, company))
+        self.last_actor = player
         self.pending.append(PendingSale(company, player, shares, self.market.price(start), start))
         self.passes = 0
 
@@ -178,7 +181,7 @@ class StockRound:
             raise Refusal("NO_CASH", f"{president} has ${self.cash[president]}, needs ${cost}")
         self._settle(sale, protected=True)
         self.last_protector = president
-        self.priority = president
+        self.last_actor = president
         self._after_decision()
 
     def decline(self, president: str, company: str) -> None:
@@ -189,10 +192,14 @@ class StockRound:
         self._after_decision()
 
     def _pending_for(self, president: str, company: str) -> PendingSale:
+        """5.9.7: the presidents decide in the order the shares were sold."""
         for sale in self.pending:
             if sale.company == company:
                 if self._president(company) != president:
                     raise Refusal("NOT_PRESIDENT", f"{president} is not {company}'s president")
+                if sale is not self.pending[0]:
+                    first = self.pending[0].company
+                    raise Refusal("NOT_YET", f"{first}'s president decides first (5.9)")
                 return sale
         raise Refusal("NOTHING_TO_PROTECT", f"no sale of {company} awaits protection")
 
@@ -285,7 +292,7 @@ class StockRound:
             self.bank += price
         self.holdings[player][company] = self.holdings[player].get(company, 0) + 1
         self.bought = True
-        self.priority = None
+        self.last_actor = player
         self.passes = 0
 
     def _check_limits(self, player: str, company: str, item: Company) -> None:
@@ -333,6 +340,8 @@ class StockRound:
         item.ipo -= 1
         self.holdings[player][company] = self.holdings[player].get(company, 0) + 1
         self.bought = True
+        self.last_actor = player
+        self.passes = 0
         del self.privates["P4"]
 
     # 5.7 The initial stock round's privates
@@ -357,6 +366,8 @@ class StockRound:
             item.ipo -= self.data.title.president_shares
             self.holdings[player][of] = self.data.title.president_shares
         self.bought = True
+        self.last_actor = player
+        self.passes = 0
 
     def par(self, player: str, company: str, price: int) -> None:
         """5.6: the president sets the par; the token goes to its box."""
@@ -427,7 +438,8 @@ class StockRound:
         item.redeemed += 1
         item.redeemed_this_round += 1
         self.bought = True
-        self.priority = None
+        self.last_actor = player
+        self.passes = 0
 
     def reissue(self, player: str, company: str) -> int:
         """All the company's redeemed shares go back to the initial offering
@@ -457,8 +469,58 @@ class StockRound:
         item.redeemed = 0
         item.reissued_this_round = True
         self.bought = True
-        self.priority = None
+        self.last_actor = player
+        self.passes = 0
         return item.par
+
+    # 5.2.2 Ending a stock round
+
+    def pass_turn(self, player: str) -> None:
+        """A pass; when every player has passed in turn the round ends."""
+        self._require_turn(player)
+        if self.bought or self.turn_prices:
+            raise Refusal("ALREADY_ACTED", f"{player} has acted this turn; it is over when he says")
+        self.passes += 1
+        self._advance()
+        if self.passes >= len(self.seats):
+            self.end()
+
+    def end(self) -> None:
+        """5.2.2, 5.2.3, 5.6.4, 5.11: the priority card goes left of the last
+        to act; companies with every share out of the initial offering and
+        open market move up, highest price first; companies with six shares
+        sold float with ten times par; reissued shares' money is released."""
+        if self.last_actor is not None:
+            self.turn = (self.seats.index(self.last_actor) + 1) % len(self.seats)
+        live = [
+            (c.id, c.cell) for c in self.companies.values() if c.cell is not None and not c.closed
+        ]
+        for company in mk.share_price_order(self.market, live):
+            item = self.companies[company]
+            if item.ipo == 0 and item.open_market == 0 and item.cell is not None:
+                item.cell = self.market.up(item.cell)
+        for item in self.companies.values():
+            if item.closed or item.cell is None:
+                continue
+            enough = self.data.title.shares_to_operate
+            if not item.floated and self.sold_toward_operating(item.id) >= enough:
+                item.floated = True
+                paid = mk.starting_treasury(self.data, item.par)
+                item.treasury += paid
+                self.bank -= paid
+            item.treasury += item.escrow
+            item.escrow = 0
+            item.redeemed_this_round = 0
+            item.reissued_this_round = False
+        self.started_this_round.clear()
+        self.ended = True
+
+    def after_operating_rounds(self) -> None:
+        """5.3.3: sellers may buy the companies they sold again."""
+        self.sold.clear()
+        self.ended = False
+        self.passes = 0
+        self.last_actor = None
 
     def sold_toward_operating(self, company: str) -> int:
         """5.6.3: shares out of the initial offering (six start the company)."""
