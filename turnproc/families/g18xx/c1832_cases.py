@@ -510,6 +510,8 @@ def _stock_round(data: Data1832, given: dict[str, Any], orders: Orders) -> dict[
                 game.redeem(player, order["company"], order["from"], bool(order.get("consent")))
             elif kind == "reissue":
                 game.reissue(player, order["company"])
+            elif kind == "takeover":
+                game.take_over(order["buyer"], order["target"], int(order["train_limit"]))
             elif kind == "pass":
                 game.pass_turn(player)
             elif kind == "all_pass":
@@ -525,7 +527,8 @@ def _stock_round(data: Data1832, given: dict[str, Any], orders: Orders) -> dict[
     return {
         "rejection": rejection,
         "next_turn": game.current,
-        "closed": sorted(c.id for c in game.companies.values() if c.closed),
+        "closed": sorted(c.id for c in game.companies.values() if c.closed and not c.taken_over),
+        "taken_over": sorted(c.id for c in game.companies.values() if c.taken_over),
         "open_market_trains": game.open_market_trains,
         "certificate_limit": game.certificate_limit(),
         "holdings": game.holdings,
@@ -545,6 +548,7 @@ def _stock_round(data: Data1832, given: dict[str, Any], orders: Orders) -> dict[
                 "president": c.president,
                 "escrow": c.escrow,
                 "floated": c.floated,
+                "trains": c.trains,
             }
             for c in game.companies.values()
             if c.president is not None

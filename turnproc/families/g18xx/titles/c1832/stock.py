@@ -45,6 +45,7 @@ class Company:
     redeemed_this_round: int = 0
     reissued_this_round: bool = False
     floated: bool = False
+    taken_over: bool = False  # 11.7: out of play, its shell counted apart from closures
     escrow: int = 0  # reissued shares' price, the company's at the round's end (5.11)
     system: bool = False
 
@@ -73,6 +74,7 @@ class StockRound:
     turn: int = 0  # index into seats of the player to act
     last_actor: str | None = None  # 5.2.2: the priority card goes to his left
     ended: bool = False
+    shells_taken_over: int = 0  # 11.7: each moves the certificate limit one column
     open_market_trains: list[str] = field(default_factory=list)
     sold: set[tuple[str, str]] = field(default_factory=set)
     started_this_round: set[str] = field(default_factory=set)
@@ -96,8 +98,8 @@ class StockRound:
     # 5.4, Table 2: the limit falls as companies close
 
     def certificate_limit(self) -> int:
-        closed = sum(c.closed for c in self.companies.values())
-        in_play = mk.companies_in_play(self.data, closed, 0)
+        closed = sum(c.closed and not c.taken_over for c in self.companies.values())
+        in_play = mk.companies_in_play(self.data, closed, self.shells_taken_over)
         return mk.certificate_limit(self.data, len(self.seats), in_play)
 
     def _require_turn(self, player: str) -> None:
@@ -139,7 +141,14 @@ class StockRound:
             raise Refusal("ONE_BLOCK", f"{company}'s shares go in one block (5.3.3)")
         held = self.holdings[player].get(company, 0)
         if player == item.president and held - shares < self.data.title.president_shares:
-            raise Refusal("PRESIDENT_SHARE", "the president's certificate is not sold (5.3.3)")
+            others = {p: h.get(company, 0) for p, h in self.holdings.items()}
+            if not sh.may_sell_presidents_share(
+                self.data, player, others, item.open_market, self.data.title.shares_per_company
+            ):
+                raise Refusal(
+                    "PRESIDENT_SHARE",
+                    "the president sells into his 20% only when another player holds 20% (5.5)",
+                )
         if held < shares:
             raise Refusal("NOT_HELD", f"{player} holds {held} shares of {company}")
         room = mk.open_market_room(self.data, self.data.title.shares_per_company, item.open_market)
@@ -521,6 +530,56 @@ class StockRound:
         self.ended = False
         self.passes = 0
         self.last_actor = None
+
+    # 11.7 Takeovers
+
+    def take_over(self, buyer: str, target: str, train_limit: int) -> int:
+        """The buyer buys every share of the target that players, the open
+        market and the initial offering hold (market price; unsold ones at
+        par), its president adding cash when the treasury is short; it
+        inherits the target's trains and money, excess trains going to the
+        open market; the certificate limit moves one column. Returns the cost.
+        Whether the merger may be proposed (phase, connection) is the merger
+        round's question, not this one's."""
+        first = self._open(buyer)
+        second = self._open(target)
+        if first.cell is None or second.cell is None or first.president is None:
+            raise Refusal("NOT_STARTED", "both companies must be operating (11.5)")
+        players = {p: h.get(target, 0) for p, h in self.holdings.items() if h.get(target, 0)}
+        cost = mk.takeover_cost(
+            mk.Holdings(players, second.ipo, second.redeemed, second.open_market),
+            self.market.price(second.cell),
+            second.par,
+        )
+        short = max(0, cost.total - first.treasury)
+        if short > self.cash[first.president]:
+            raise Refusal(
+                "CANNOT_PAY",
+                f"{buyer} and its president are ${short - self.cash[first.president]} short; "
+                "no takeover (11.7)",
+            )
+        self.cash[first.president] -= short
+        first.treasury += short - cost.total
+        for player, amount in cost.to_players.items():
+            self.cash[player] += amount
+            self.holdings[player].pop(target, None)
+        self.bank += cost.to_bank
+        first.treasury += second.treasury
+        first.trains += second.trains
+        while len(first.trains) > train_limit:
+            dropped = min(first.trains, key=self._train_price)
+            first.trains.remove(dropped)
+            self.open_market_trains.append(dropped)
+        second.treasury = 0
+        second.trains = []
+        second.closed = True
+        second.taken_over = True
+        second.ipo = second.open_market = second.redeemed = 0
+        self.shells_taken_over += 2 if second.system else 1
+        return cost.total
+
+    def _train_price(self, name: str) -> int:
+        return next(t.price for t in self.data.title.trains if t.name == name)
 
     def sold_toward_operating(self, company: str) -> int:
         """5.6.3: shares out of the initial offering (six start the company)."""
