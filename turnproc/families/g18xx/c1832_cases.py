@@ -512,6 +512,9 @@ def _stock_round(data: Data1832, given: dict[str, Any], orders: Orders) -> dict[
                 game.reissue(player, order["company"])
             elif kind == "takeover":
                 game.take_over(order["buyer"], order["target"], int(order["train_limit"]))
+            elif kind == "form_system":
+                first, second = order["companies"]
+                game.form_system(player, first, second, order["name"])
             elif kind == "pass":
                 game.pass_turn(player)
             elif kind == "all_pass":
@@ -554,6 +557,7 @@ def _stock_round(data: Data1832, given: dict[str, Any], orders: Orders) -> dict[
             if c.president is not None
         },
         "bank": game.bank,
+        "certificates_removed": game.system_certificates_removed,
         "ended": game.ended,
         "certificates": {p: game.certificates(p) for p in seats},
         "cells": {c.id: list(c.cell) for c in game.companies.values() if c.cell is not None},

@@ -48,6 +48,8 @@ class Company:
     taken_over: bool = False  # 11.7: out of play, its shell counted apart from closures
     escrow: int = 0  # reissued shares' price, the company's at the round's end (5.11)
     system: bool = False
+    shares: int = 10  # 20 for a System (11.6.2)
+    in_system: str | None = None  # 11.6: the System this company became
 
 
 @dataclass
@@ -74,7 +76,10 @@ class StockRound:
     turn: int = 0  # index into seats of the player to act
     last_actor: str | None = None  # 5.2.2: the priority card goes to his left
     ended: bool = False
+    # (player, System) -> vice-president's certificates held
+    vice_presidents: dict[tuple[str, str], int] = field(default_factory=dict)
     shells_taken_over: int = 0  # 11.7: each moves the certificate limit one column
+    system_certificates_removed: int = 0  # the last System's exchange (11.6.1)
     open_market_trains: list[str] = field(default_factory=list)
     sold: set[tuple[str, str]] = field(default_factory=set)
     started_this_round: set[str] = field(default_factory=set)
@@ -98,7 +103,9 @@ class StockRound:
     # 5.4, Table 2: the limit falls as companies close
 
     def certificate_limit(self) -> int:
-        closed = sum(c.closed and not c.taken_over for c in self.companies.values())
+        closed = sum(
+            c.closed and not c.taken_over and c.in_system is None for c in self.companies.values()
+        )
         in_play = mk.companies_in_play(self.data, closed, self.shells_taken_over)
         return mk.certificate_limit(self.data, len(self.seats), in_play)
 
@@ -140,10 +147,10 @@ class StockRound:
         }:
             raise Refusal("ONE_BLOCK", f"{company}'s shares go in one block (5.3.3)")
         held = self.holdings[player].get(company, 0)
-        if player == item.president and held - shares < self.data.title.president_shares:
+        if player == item.president and held - shares < self._certificate_shares(item):
             others = {p: h.get(company, 0) for p, h in self.holdings.items()}
             if not sh.may_sell_presidents_share(
-                self.data, player, others, item.open_market, self.data.title.shares_per_company
+                self.data, player, others, item.open_market, item.shares
             ):
                 raise Refusal(
                     "PRESIDENT_SHARE",
@@ -151,7 +158,7 @@ class StockRound:
                 )
         if held < shares:
             raise Refusal("NOT_HELD", f"{player} holds {held} shares of {company}")
-        room = mk.open_market_room(self.data, self.data.title.shares_per_company, item.open_market)
+        room = mk.open_market_room(self.data, item.shares, item.open_market)
         if shares > room:
             raise Refusal("POOL_FULL", f"the open market takes {room} more (5.4.2)")
         start = self.turn_prices.setdefault(company, item.cell)
@@ -311,7 +318,7 @@ class StockRound:
         assert item.cell is not None
         zone = self.market.box(item.cell).zone
         after = self.holdings[player].get(company, 0) + 1
-        most = self.data.title.holding_limit_percent * self.data.title.shares_per_company // 100
+        most = self.data.title.holding_limit_percent * item.shares // 100
         if after > most and not mk.may_exceed_holding_limit(zone):
             raise Refusal("HOLDING_LIMIT", f"{player} may hold at most {most} shares (5.4.1)")
         limit = self.certificate_limit()
@@ -328,7 +335,9 @@ class StockRound:
                 continue
             certificates = shares
             if item.president == player:
-                certificates -= self.data.title.president_shares - 1
+                certificates -= self._certificate_shares(item) - 1
+            # a vice-president's certificate: two shares, one certificate (11.6.1)
+            certificates -= self.vice_presidents.get((player, company), 0)
             held[company] = sh.Holding(certificates, self.market.box(item.cell).zone)
         owned = sum(owner == player for owner in self.privates.values())
         return sh.certificate_count(held, owned)
@@ -425,7 +434,7 @@ class StockRound:
         players = {p: h[company] for p, h in self.holdings.items() if h.get(company)}
         state = mk.RedemptionState(
             holdings=mk.Holdings(players, item.ipo, item.redeemed, item.open_market),
-            shares=self.data.title.shares_per_company,
+            shares=item.shares,
             president=player,
             price=price,
             treasury=item.treasury,
@@ -578,9 +587,75 @@ class StockRound:
         self.shells_taken_over += 2 if second.system else 1
         return cost.total
 
+    def _certificate_shares(self, item: Company) -> int:
+        """The shares of the president's certificate: 2, or 4 for a System."""
+        if item.system:
+            return self.data.extras.systems.president_shares
+        return self.data.title.president_shares
+
+    # 11.6 Systems
+
+    def form_system(self, initiator: str, first: str, second: str, name: str) -> str:
+        """Two 10-share companies become a 20-share System. The initiator, or
+        the first player clockwise from him with 40% of the two together,
+        exchanges 40% (his president's certificates first) for the System's
+        president's certificate; the other presidents' certificates become
+        vice-president's; every other share is a share of the System; the
+        token goes where 11.6.3 puts it; treasuries and trains join. Returns
+        the System's president."""
+        one, two = self._open(first), self._open(second)
+        if one.system or two.system or one.cell is None or two.cell is None:
+            raise Refusal("NOT_ELIGIBLE", "two operating 10-share companies form a System (11.5)")
+        if name not in self.data.extras.systems.names or name in self.companies:
+            raise Refusal("BAD_NAME", f"System names: {', '.join(self.data.extras.systems.names)}")
+        combined = {p: h.get(first, 0) + h.get(second, 0) for p, h in self.holdings.items()}
+        president = mk.system_president(self.data, initiator, self.seats, combined)
+        if president is None:
+            raise Refusal("NO_SYSTEM_PRESIDENT", "no player holds 40% of the two (11.6.1)")
+        certificate = self.data.extras.systems.president_shares
+        removed = 0
+        for item in (one, two):
+            if item.president == president:
+                removed += 1
+        left = certificate - removed * self.data.title.president_shares
+        removed += left  # single shares make up the rest of the 40%
+        cell, price = self.market.system_placement(one.cell, two.cell)
+        system = Company(
+            id=name,
+            cell=cell,
+            president=president,
+            ipo=one.ipo + two.ipo,
+            open_market=one.open_market + two.open_market,
+            treasury=one.treasury + two.treasury,
+            trains=one.trains + two.trains,
+            par=mk.system_par(self.data, price),
+            redeemed=one.redeemed + two.redeemed,
+            operated=True,
+            floated=True,
+            system=True,
+            shares=self.data.extras.systems.shares,
+        )
+        self.companies[name] = system
+        for held in self.holdings.values():
+            total = held.pop(first, 0) + held.pop(second, 0)
+            if total:
+                held[name] = total
+        for item in (one, two):
+            if item.president is not None and item.president != president:
+                key = (item.president, name)
+                self.vice_presidents[key] = self.vice_presidents.get(key, 0) + 1
+            item.in_system = name
+            item.closed = True
+            item.cell = None
+            item.treasury, item.trains = 0, []
+        self.system_certificates_removed = removed
+        shares = {p: h.get(name, 0) for p, h in self.holdings.items()}
+        system.president = sh.new_president(self.seats, president, shares)
+        return system.president
+
     def _train_price(self, name: str) -> int:
         return next(t.price for t in self.data.title.trains if t.name == name)
 
     def sold_toward_operating(self, company: str) -> int:
         """5.6.3: shares out of the initial offering (six start the company)."""
-        return self.data.title.shares_per_company - self.companies[company].ipo
+        return self.companies[company].shares - self.companies[company].ipo
