@@ -289,17 +289,15 @@ class StockRound:
         price = item.par if source == IPO and item.par else self.market.price(item.cell)
         if self.cash[player] < price:
             raise Refusal("NO_CASH", f"{player} has ${self.cash[player]}, needs ${price}")
-        if source == OPEN_MARKET:
-            if item.open_market < 1:
-                raise Refusal("NONE_THERE", f"no {company} share in the open market")
-            item.open_market -= 1
-        elif source == IPO:
-            if item.ipo < 1:
-                raise Refusal("NONE_THERE", f"no {company} share in the initial offering")
-            item.ipo -= 1
-        else:
+        if source not in (IPO, OPEN_MARKET):
             raise Refusal("BAD_SOURCE", f"buy from {IPO!r} or {OPEN_MARKET!r}")
+        if (item.open_market if source == OPEN_MARKET else item.ipo) < 1:
+            raise Refusal("NONE_THERE", f"no {company} share in the {source}")
         self._check_limits(player, company, item)
+        if source == OPEN_MARKET:
+            item.open_market -= 1
+        else:
+            item.ipo -= 1
         self.cash[player] -= price
         if source == IPO and item.reissued:
             item.reissued -= 1
