@@ -495,7 +495,7 @@ def _stock_round(data: Data1832, given: dict[str, Any], orders: Orders) -> dict[
             if kind == "sell":
                 game.sell(player, order["company"], int(order["shares"]))
             elif kind == "buy":
-                game.buy(player, order["company"], order["from"])
+                game.buy(player, order["company"], order["from"], int(order.get("shares", 1)))
             elif kind == "protect":
                 game.protect(player, order["company"])
             elif kind == "decline":

@@ -270,9 +270,10 @@ class StockRound:
 
     # 5.3 Buying shares
 
-    def buy(self, player: str, company: str, source: str) -> None:
+    def buy(self, player: str, company: str, source: str, count: int = 1) -> None:
         """One share from the initial offering or the open market; not of a
-        company the player sold this round (5.3.3)."""
+        company the player sold this round (5.3.3). Several of one company's
+        open-market shares while its token is in the brown area (5.1.1)."""
         self._require_turn(player)
         item = self._open(company)
         if (player, company) in self.sold:
@@ -287,15 +288,20 @@ class StockRound:
             raise Refusal("NOT_STARTED", f"{company} has not started")
         # 5.6: initial-offering shares at par, open-market ones at the price
         price = item.par if source == IPO and item.par else self.market.price(item.cell)
+        price *= count
         if self.cash[player] < price:
             raise Refusal("NO_CASH", f"{player} has ${self.cash[player]}, needs ${price}")
         if source not in (IPO, OPEN_MARKET):
             raise Refusal("BAD_SOURCE", f"buy from {IPO!r} or {OPEN_MARKET!r}")
-        if (item.open_market if source == OPEN_MARKET else item.ipo) < 1:
-            raise Refusal("NONE_THERE", f"no {company} share in the {source}")
+        if count != 1 and not (
+            source == OPEN_MARKET and mk.may_buy_several(self.market.box(item.cell).zone)
+        ):
+            raise Refusal("ONE_SHARE", "several only from the open market, brown area (5.1.1)")
+        if count < 1 or (item.open_market if source == OPEN_MARKET else item.ipo) < count:
+            raise Refusal("NONE_THERE", f"not {count} {company} shares in the {source}")
         self._check_limits(player, company, item)
         if source == OPEN_MARKET:
-            item.open_market -= 1
+            item.open_market -= count
         else:
             item.ipo -= 1
         self.cash[player] -= price
@@ -304,7 +310,7 @@ class StockRound:
             item.escrow += price
         else:
             self.bank += price
-        self.holdings[player][company] = self.holdings[player].get(company, 0) + 1
+        self.holdings[player][company] = self.holdings[player].get(company, 0) + count
         self.bought = True
         self.last_actor = player
         self.passes = 0
