@@ -158,6 +158,12 @@ class StockRound:
                 )
         if held < shares:
             raise Refusal("NOT_HELD", f"{player} holds {held} shares of {company}")
+        # 5.9.8: a holding past 60% (by protection) is sold down to 60% at
+        # the first sale, unless the token is in the green or brown area
+        most = self.data.title.holding_limit_percent * item.shares // 100
+        zone = self.market.box(item.cell).zone
+        if held > most and held - shares > most and not mk.may_exceed_holding_limit(zone):
+            raise Refusal("SELL_DOWN", f"{player} sells down to {most} shares (5.9)")
         room = mk.open_market_room(self.data, item.shares, item.open_market)
         if shares > room:
             raise Refusal("POOL_FULL", f"the open market takes {room} more (5.4.2)")
