@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from turnproc.core.errors import TurnprocError
 from turnproc.families.g18xx.titles.c1832 import market as mk
+from turnproc.families.g18xx.titles.c1832 import operating as op
 from turnproc.families.g18xx.titles.c1832 import revenue as rv
 from turnproc.families.g18xx.titles.c1832 import shares as sh
 from turnproc.families.g18xx.titles.c1832 import stock as st
@@ -473,7 +474,7 @@ def _stock_round(data: Data1832, given: dict[str, Any], orders: Orders) -> dict[
         cash=cash,
         holdings=holdings,
         companies=companies,
-        bank=data.title.bank - sum(cash.values()),
+        bank=int(given.get("bank", data.title.bank - sum(cash.values()))),
         turn=seats.index(given.get("turn", seats[0])),
         private_prices={p: data.private(p).value for p in unsold},
         privates=dict(given.get("privates", {})),
@@ -481,6 +482,7 @@ def _stock_round(data: Data1832, given: dict[str, Any], orders: Orders) -> dict[
     )
     before = dict(cash)
     rejection = None
+    ending = None
     try:
         acting: str | None = None
         for order in orders:
@@ -515,6 +517,8 @@ def _stock_round(data: Data1832, given: dict[str, Any], orders: Orders) -> dict[
             elif kind == "form_system":
                 first, second = order["companies"]
                 game.form_system(player, first, second, order["name"])
+            elif kind == "pay_dividend":
+                ending = op.pay_dividend(game, order["company"], order["as"], int(order["income"]))
             elif kind == "pass":
                 game.pass_turn(player)
             elif kind == "all_pass":
@@ -557,6 +561,7 @@ def _stock_round(data: Data1832, given: dict[str, Any], orders: Orders) -> dict[
             if c.president is not None
         },
         "bank": game.bank,
+        "game_ends_after": ending,
         "certificates_removed": game.system_certificates_removed,
         "ended": game.ended,
         "certificates": {p: game.certificates(p) for p in seats},

@@ -240,13 +240,13 @@ class StockRound:
             self.bank -= result.proceeds
             item.cell = self.market.after_sale(item.cell or sale.start, sale.shares)
             if self.market.closed(item.cell):
-                self._close(item)
+                self.close(item)
         self.cash[sale.seller] += result.proceeds
         if not item.closed and item.president is not None:
             shares = {p: h.get(sale.company, 0) for p, h in self.holdings.items()}
             item.president = sh.new_president(self.seats, item.president, shares)
 
-    def _close(self, item: Company) -> None:
+    def close(self, item: Company) -> None:
         """5.1.1 Black Area: the company closes; its trains go to the open
         market, its treasury to the bank; its shares are worthless."""
         item.closed = True
