@@ -5,11 +5,14 @@ import random
 
 import pytest
 
+from turnproc.families.g18xx.titles.c1832 import operating as op
 from turnproc.families.g18xx.titles.c1832 import stock as st
 from turnproc.families.g18xx.titles.c1832.data import load
+from turnproc.families.g18xx.titles.c1832.market import DividendKind
 
 DATA = load()
 SEATS = ["A", "B", "C", "D"]
+RUNS: tuple[DividendKind, ...] = ("full", "half", "withhold")
 
 
 def _round() -> st.StockRound:
@@ -58,7 +61,7 @@ def test_money_and_shares_are_conserved(seed: int) -> None:
     game = _round()
     total = _money(game)
     live = ["ACL", "SAL", "GM&O", "L&N"]
-    kinds = ["sell", "buy", "finish", "protect", "decline", "pass", "redeem", "reissue"]
+    kinds = ["sell", "buy", "finish", "protect", "decline", "pass", "redeem", "reissue", "run"]
     for _ in range(400):
         # mostly the player to move, so that most orders get past the turn check
         player = game.current if rng.random() < 0.85 else rng.choice(SEATS)
@@ -83,6 +86,8 @@ def test_money_and_shares_are_conserved(seed: int) -> None:
                 game.redeem(player, company, rng.choice([st.OPEN_MARKET, *SEATS]), True)
             elif kind == "reissue":
                 game.reissue(player, company)
+            elif kind == "run":
+                op.pay_dividend(game, company, rng.choice(RUNS), rng.randrange(0, 400, 10))
             elif kind == "merge":
                 first, second = rng.sample(live, 2)
                 if rng.random() < 0.5:
