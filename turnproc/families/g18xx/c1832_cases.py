@@ -476,7 +476,9 @@ def _stock_round(data: Data1832, given: dict[str, Any], orders: Orders) -> dict[
         companies=companies,
         bank=int(given.get("bank", data.title.bank - sum(cash.values()))),
         turn=seats.index(given.get("turn", seats[0])),
-        private_prices={p: data.private(p).value for p in unsold},
+        private_prices={
+            p: int(given.get("private_prices", {}).get(p, data.private(p).value)) for p in unsold
+        },
         privates=dict(given.get("privates", {})),
         started_this_round=set(given.get("started_this_round", [])),
     )
@@ -541,6 +543,7 @@ def _stock_round(data: Data1832, given: dict[str, Any], orders: Orders) -> dict[
         "holdings": game.holdings,
         "cash_change": {p: game.cash[p] - before[p] for p in seats},
         "private_prices": game.private_prices,
+        "privates": game.privates,
         "sold_toward_operating": {
             c: game.sold_toward_operating(c) for c in game.companies if game.companies[c].president
         },

@@ -421,6 +421,10 @@ class StockRound:
             self.bank -= revenue
         if "P1" in self.private_prices:
             self.private_prices["P1"] = max(0, self.private_prices["P1"] - 5)
+            if self.private_prices["P1"] == 0:
+                # at $0 the priority holder must take it, as his turn's action
+                del self.private_prices["P1"]
+                self.privates["P1"] = self.current
 
     # 5.10 Redemption, 5.11 Reissue
 
