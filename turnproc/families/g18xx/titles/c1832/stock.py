@@ -175,11 +175,32 @@ class StockRound:
         self.pending.append(PendingSale(company, player, shares, self.market.price(start), start))
         self.passes = 0
 
+    def _within_limit(self, player: str) -> None:
+        """5.4.1, 5.3.5: a player ends his turn within the certificate limit,
+        assuming no president protects his sales: a sale into the yellow,
+        green or brown area frees certificates, one into the black area
+        closes the company and lowers the limit."""
+        cells = {
+            s.company: self.market.after_sale(s.start, s.shares)
+            for s in self.pending
+            if s.seller == player
+        }
+        closing = sum(self.market.closed(c) for c in cells.values())
+        closed = sum(
+            c.closed and not c.taken_over and c.in_system is None for c in self.companies.values()
+        )
+        in_play = mk.companies_in_play(self.data, closed + closing, self.shells_taken_over)
+        limit = mk.certificate_limit(self.data, len(self.seats), in_play)
+        held = self.certificates(player, cells)
+        if held > limit:
+            raise Refusal("OVER_LIMIT", f"{player} holds {held} certificates; the limit is {limit}")
+
     def finish_turn(self, player: str) -> None:
         """The seller has finished: sales nobody can protect (the seller is
         the president) are settled at once; the others wait for 5.9."""
         if player != self.current:
             raise Refusal("NOT_YOUR_TURN", f"it is {self.current}'s turn (5.2)")
+        self._within_limit(player)
         own = [p for p in self.pending if self._president(p.company) == p.seller]
         for sale in own:
             self._settle(sale, protected=False)
@@ -335,20 +356,22 @@ class StockRound:
         if mk.counts_toward_limit(zone) and self.certificates(player) + 1 > limit:
             raise Refusal("CERTIFICATE_LIMIT", f"{player} is at the limit of {limit} (5.4)")
 
-    def certificates(self, player: str) -> int:
+    def certificates(self, player: str, cells: dict[str, mk.Cell] | None = None) -> int:
         """5.4.1: a president's certificate is one certificate; companies
-        outside the white zone do not count; each private counts one."""
+        outside the white zone do not count; each private counts one.
+        `cells`: where tokens are assumed to be (5.3.5)."""
         held = {}
         for company, shares in self.holdings[player].items():
             item = self.companies[company]
-            if shares <= 0 or item.cell is None or item.closed:
+            cell = (cells or {}).get(company, item.cell)
+            if shares <= 0 or cell is None or item.closed or self.market.closed(cell):
                 continue
             certificates = shares
             if item.president == player:
                 certificates -= self._certificate_shares(item) - 1
             # a vice-president's certificate: two shares, one certificate (11.6.1)
             certificates -= self.vice_presidents.get((player, company), 0)
-            held[company] = sh.Holding(certificates, self.market.box(item.cell).zone)
+            held[company] = sh.Holding(certificates, self.market.box(cell).zone)
         owned = sum(owner == player for owner in self.privates.values())
         return sh.certificate_count(held, owned)
 
@@ -512,6 +535,7 @@ class StockRound:
         self._require_turn(player)
         if self.bought or self.turn_prices:
             raise Refusal("ALREADY_ACTED", f"{player} has acted this turn; it is over when he says")
+        self._within_limit(player)
         self.passes += 1
         self._advance()
         if self.passes >= len(self.seats):
