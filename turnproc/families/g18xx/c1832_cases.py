@@ -17,8 +17,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from turnproc.core.errors import TurnprocError
 from turnproc.families.g18xx.titles.c1832 import market as mk
+from turnproc.families.g18xx.titles.c1832 import operating as op
 from turnproc.families.g18xx.titles.c1832 import revenue as rv
 from turnproc.families.g18xx.titles.c1832 import shares as sh
+from turnproc.families.g18xx.titles.c1832 import stock as st
+from turnproc.families.g18xx.titles.c1832 import trains as tr
 from turnproc.families.g18xx.titles.c1832.data import Data1832, load
 
 GAME = "1832"
@@ -110,8 +113,8 @@ def load_case(path: Path) -> Case1832:
         raise Case1832Error(f"{path}: a case must expect something")
     if case.pending and not case.reason:
         raise Case1832Error(f"{path}: a pending case says why (reason)")
-    if not case.pending and case.check not in CHECKS:
-        known = ", ".join(sorted(CHECKS))
+    if not case.pending and case.check not in CHECKS and case.check not in ORDER_CHECKS:
+        known = ", ".join(sorted([*CHECKS, *ORDER_CHECKS]))
         raise Case1832Error(f"{path}: unknown check {case.check!r}; known: {known}")
     return case
 
@@ -430,6 +433,204 @@ CHECKS: dict[str, Callable[[Data1832, dict[str, Any]], dict[str, Any]]] = {
 }
 
 
+Orders = list[dict[str, Any]]
+
+
+def _stock_round(data: Data1832, given: dict[str, Any], orders: Orders) -> dict[str, Any]:
+    """A stock round set up from `given` (seats, cash, companies with their
+    box, president, holdings, treasury and trains, unsold privates, owned
+    privates) and played order by order; the first refused order ends the
+    case with its code as `rejection`. A president who sends no protect
+    order once the orders are over declines [designed: silence declines]."""
+    seats = list(given.get("seats", ["A", "B", "C", "D"]))
+    cash = {p: int(given.get("cash", 1000)) for p in seats}
+    holdings: dict[str, dict[str, int]] = {p: {} for p in seats}
+    companies = {c.id: st.Company(c.id) for c in data.title.companies}
+    for cid, spec in given.get("companies", {}).items():
+        item = companies[cid]
+        item.cell = tuple(spec["cell"]) if "cell" in spec else None
+        item.president = spec.get("president")
+        item.treasury = int(spec.get("treasury", 0))
+        item.trains = list(spec.get("trains", []))
+        item.open_market = int(spec.get("open_market", 0))
+        item.redeemed = int(spec.get("redeemed", 0))
+        item.operated = bool(spec.get("operated", False))
+        item.par = int(spec.get("par", 0))
+        item.floated = bool(spec.get("floated", item.operated))
+        for player, count in spec.get("holdings", {}).items():
+            holdings[player][cid] = int(count)
+        outside = sum(int(n) for n in spec.get("holdings", {}).values())
+        # the rest of the ten shares is on the initial offering unless given
+        item.ipo = int(
+            spec.get(
+                "initial_offering",
+                data.title.shares_per_company - outside - item.open_market - item.redeemed,
+            )
+        )
+    unsold = list(given.get("unsold_privates", []))
+    game = st.StockRound(
+        data=data,
+        seats=seats,
+        cash=cash,
+        holdings=holdings,
+        companies=companies,
+        bank=int(given.get("bank", data.title.bank - sum(cash.values()))),
+        turn=seats.index(given.get("turn", seats[0])),
+        private_prices={
+            p: int(given.get("private_prices", {}).get(p, data.private(p).value)) for p in unsold
+        },
+        privates=dict(given.get("privates", {})),
+        started_this_round=set(given.get("started_this_round", [])),
+    )
+    before = dict(cash)
+    rejection = None
+    ending = None
+    try:
+        acting: str | None = None
+        for order in orders:
+            kind = order["kind"]
+            player = order.get("player", "")
+            # a turn ends when another player's order or a protection decision comes
+            if acting is not None and (player != acting or kind in ("protect", "decline")):
+                game.finish_turn(acting)
+                acting = None
+            if kind in ("sell", "buy", "use_p4", "buy_private", "redeem", "reissue"):
+                acting = player
+            if kind == "sell":
+                game.sell(player, order["company"], int(order["shares"]))
+            elif kind == "buy":
+                game.buy(player, order["company"], order["from"], int(order.get("shares", 1)))
+            elif kind == "protect":
+                game.protect(player, order["company"])
+            elif kind == "decline":
+                game.decline(player, order["company"])
+            elif kind == "use_p4":
+                game.use_p4(player, order["company"])
+            elif kind == "buy_private":
+                game.buy_private(player, order["private"])
+            elif kind == "par":
+                game.par(player, order["company"], int(order["par"]))
+            elif kind == "redeem":
+                game.redeem(player, order["company"], order["from"], bool(order.get("consent")))
+            elif kind == "reissue":
+                game.reissue(player, order["company"])
+            elif kind == "takeover":
+                game.take_over(order["buyer"], order["target"], int(order["train_limit"]))
+            elif kind == "form_system":
+                first, second = order["companies"]
+                game.form_system(player, first, second, order["name"])
+            elif kind == "pay_dividend":
+                ending = op.pay_dividend(game, order["company"], order["as"], int(order["income"]))
+            elif kind == "pass":
+                game.pass_turn(player)
+            elif kind == "all_pass":
+                game.all_pass_before_p7()
+            else:
+                raise Case1832Error(f"unknown stock round order {kind!r}")
+        if acting is not None:
+            game.finish_turn(acting)
+        for sale in list(game.pending):
+            game.decline(game.companies[sale.company].president or "", sale.company)
+    except st.Refusal as exc:
+        rejection = exc.code
+    return {
+        "rejection": rejection,
+        "next_turn": game.current,
+        "closed": sorted(c.id for c in game.companies.values() if c.closed and not c.taken_over),
+        "taken_over": sorted(c.id for c in game.companies.values() if c.taken_over),
+        "open_market_trains": game.open_market_trains,
+        "certificate_limit": game.certificate_limit(),
+        "holdings": game.holdings,
+        "cash_change": {p: game.cash[p] - before[p] for p in seats},
+        "private_prices": game.private_prices,
+        "privates": game.privates,
+        "sold_toward_operating": {
+            c: game.sold_toward_operating(c) for c in game.companies if game.companies[c].president
+        },
+        "companies": {
+            c.id: {
+                "treasury": c.treasury,
+                "redeemed": c.redeemed,
+                "reissued": c.reissued,
+                "initial_offering": c.ipo,
+                "open_market": c.open_market,
+                "par": c.par,
+                "president": c.president,
+                "escrow": c.escrow,
+                "floated": c.floated,
+                "trains": c.trains,
+            }
+            for c in game.companies.values()
+            if c.president is not None
+        },
+        "bank": game.bank,
+        "game_ends_after": ending,
+        "certificates_removed": game.system_certificates_removed,
+        "ended": game.ended,
+        "certificates": {p: game.certificates(p) for p in seats},
+        "cells": {c.id: list(c.cell) for c in game.companies.values() if c.cell is not None},
+    }
+
+
+def _trains(data: Data1832, given: dict[str, Any], orders: Orders) -> dict[str, Any]:
+    """Trains bought in order from `given` (phase, the first train left in
+    the bank, the open market's trains, each company's trains, share price
+    order); the first refused order ends the case with its code."""
+    room = tr.TrainRoom.new(data)
+    room.phase = str(given.get("phase", room.phase))
+    first = given.get("bank_from")
+    if first is not None:
+        room.bank = room.bank[room.bank.index(str(first)) :]
+    room.open_market = list(given.get("open_market_trains", []))
+    room.owned = {c: list(t) for c, t in given.get("companies", {}).items()}
+    room.price_order = list(given.get("price_order", []))
+    discarded: list[list[str]] = []
+    rejection = None
+    try:
+        for order in orders:
+            if order["kind"] != "buy_train":
+                raise Case1832Error(f"unknown train order {order['kind']!r}")
+            out = room.buy(
+                order["company"],
+                str(order["train"]),
+                order.get("from", tr.BANK),
+                bool(order.get("president_contributes", False)),
+            )
+            discarded += [list(d) for d in out]
+    except st.Refusal as exc:
+        rejection = exc.code
+    return {
+        "rejection": rejection,
+        "phase": room.phase,
+        "trains": room.owned,
+        "open_market_trains": room.open_market,
+        "discarded": discarded,
+        "train_limit": {c: room.limit(c) for c in room.owned},
+    }
+
+
+def _forced_sale(data: Data1832, given: dict[str, Any]) -> dict[str, Any]:
+    shortfall = int(given["train_price"]) - int(given["treasury"]) - int(given["cash"])
+    sold = tr.forced_sale_shares(
+        data, int(given["holding"]), given["zone"], int(given["price"]), shortfall
+    )
+    return {"sold": sold, "holding_after": int(given["holding"]) - sold}
+
+
+def _bank_broken(data: Data1832, given: dict[str, Any]) -> dict[str, Any]:
+    ending = tr.bank_pays(int(given["bank"]), int(given["payment"]), given["round"])
+    return {"game_ends_after": ending}
+
+
+CHECKS["forced_sale"] = _forced_sale
+CHECKS["bank_broken"] = _bank_broken
+
+ORDER_CHECKS: dict[str, Callable[[Data1832, dict[str, Any], Orders], dict[str, Any]]] = {
+    "stock_round": _stock_round,
+    "trains": _trains,
+}
+
+
 def _compare(actual: Any, wanted: Any, where: str) -> list[str]:
     """`wanted` must match `actual`; tables compare key by key (a subset)."""
     if isinstance(wanted, dict):
@@ -457,7 +658,10 @@ def run_case(path: Path, data: Data1832) -> Verdict1832:
     wanted_error = case.expect.get("error")
     given = _Given(case.given)
     try:
-        actual = CHECKS[case.check](data, given)
+        if case.check in ORDER_CHECKS:
+            actual = ORDER_CHECKS[case.check](data, given, case.orders)
+        else:
+            actual = CHECKS[case.check](data, given)
     except TurnprocError as exc:
         if wanted_error is not None and str(wanted_error) in str(exc):
             return Verdict1832(path, case.title)
