@@ -53,6 +53,10 @@ BUY_RATIO = 60  # a train is bought when its runs earn this percent of its price
 SOLO_SHARE = 50  # a new train earns at least this percent of what it would alone
 PAR_BONUS = 30  # a company of one's own is worth more than a share of another
 FLOAT_ALONE_BONUS = 100  # ...the more when its president can float it himself
+# titles whose privates are nominated and auctioned one at a time, and the
+# private that carries a company's president's certificate (18Dixie 3.3.1, P6)
+NOMINATED_AUCTIONS = {"18Dixie": {"P6": "SOU"}}
+BID_STEP = 5
 # stations that pay the company (18MS 4.2.2.1: $100 and $10 a run in New Orleans)
 TOKEN_BONUS = {("18MS", "I1"): 60}
 
@@ -94,6 +98,9 @@ def _candidates(game: Game, player: int, rng: random.Random) -> Iterator[str]:
         for private in unsold:
             yield f"BID {private.data.id} {private.data.value}"
         return
+    if game.round == "auction" and game.title.title in NOMINATED_AUCTIONS:
+        yield from _nominated_auction(game, player, rng)
+        return
     if game.round == "auction":
         yield from _auction(game, player)
         return
@@ -101,6 +108,29 @@ def _candidates(game: Game, player: int, rng: random.Random) -> Iterator[str]:
         yield from _stock(game, player, rng)
         return
     yield from _operate(game, player, rng)
+
+
+def _nominated_auction(game: Game, player: int, rng: random.Random) -> Iterator[str]:
+    """18Dixie 3.3.1: the buyer of the private that carries a president's
+    certificate sets its par; a nominator bids the list price on a private;
+    a bidder raises while the price is within a quarter over the list."""
+    auction = game.auction
+    for private in game.privates.values():
+        share = NOMINATED_AUCTIONS[game.title.title].get(private.data.id)
+        if share and private.owner == player and game.companies[share].par is None:
+            for price in sorted(game.title.par_prices, reverse=True):
+                yield f"PAR {share} {price}"
+    if auction.contest is None:
+        unsold = list(auction.unsold)
+        rng.shuffle(unsold)
+        for company in unsold:
+            yield f"BID {company} {game.privates[company].data.value}"
+        return
+    value = game.privates[auction.contest].data.value
+    high = max(auction.bids[auction.contest].values())
+    if high + BID_STEP <= value + value // 4 and rng.random() < 0.5:
+        yield f"BID {auction.contest} {high + BID_STEP}"
+    yield "PASS"
 
 
 def _auction(game: Game, player: int) -> Iterator[str]:
@@ -152,6 +182,20 @@ def _stock(game: Game, player: int, rng: random.Random) -> Iterator[str]:
             worth = NEW_COMPANY_REVENUE * (left - 1) / 10 + final + PAR_BONUS
             worth += FLOAT_ALONE_BONUS if alone else 0
             options.append((worth - price, f"PAR {unparred[0]} {price}"))
+    for private in game.privates.values():
+        share = NOMINATED_AUCTIONS.get(game.title.title, {}).get(private.data.id)
+        if share and private.owner == player and not private.closed:
+            options.append((PAR_BONUS, f"PAR {share} {max(game.title.par_prices)}"))
+        if private.owner is None and not private.closed and game.round == "stock":
+            # a private in the open market at its printed price (18Dixie 3.3.1)
+            earns = game.rules.private_revenue(private.data) * 2 * left
+            if private.data.value <= cash:
+                options.append(
+                    (
+                        earns - private.data.value,
+                        f"BUY PRIVATE {private.data.id} {private.data.value}",
+                    )
+                )
     options.sort(reverse=True)
     for value, line in options:
         if value > 0:

@@ -34,7 +34,7 @@ class Tile(_Data):
 class Hex(_Data):
     hex: str
     name: str | None = None
-    colour: Literal["white", "red", "gray", "none"] = Field(default="white", alias="color")
+    colour: Literal["white", "yellow", "red", "gray", "none"] = Field(default="white", alias="color")
     cost: int = 0
     terrain: str | None = None
     nodes: tuple[Node, ...] = ()
