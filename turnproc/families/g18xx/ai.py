@@ -67,7 +67,7 @@ def rng_for(seed: int, move: int) -> random.Random:
 
 def _legal(game: Game, player: int, line: str) -> bool:
     """Whether the engine would take this order now (tried on a copy)."""
-    trial = copy.deepcopy(game, {id(game.title): game.title, id(game.rules): game.rules})
+    trial = game.copy()
     try:
         action, _ = parse_order(trial, player, line)
         trial.apply_unchecked(action)

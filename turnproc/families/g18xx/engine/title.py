@@ -12,6 +12,10 @@ Endpoint = int | str  # an edge 0-5 or a node "n<index>"
 class _Data(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    def __deepcopy__(self, memo: dict[int, object] | None = None) -> "_Data":
+        """Title data never changes: a game's copy shares it."""
+        return self
+
 
 class Node(_Data):
     """A city, town or off-board area on a hex or tile; off-board and some
@@ -34,7 +38,9 @@ class Tile(_Data):
 class Hex(_Data):
     hex: str
     name: str | None = None
-    colour: Literal["white", "yellow", "red", "gray", "none"] = Field(default="white", alias="color")
+    colour: Literal["white", "yellow", "red", "gray", "none"] = Field(
+        default="white", alias="color"
+    )
     cost: int = 0
     terrain: str | None = None
     nodes: tuple[Node, ...] = ()

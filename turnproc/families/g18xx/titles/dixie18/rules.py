@@ -235,7 +235,8 @@ def _pass(game: "Game", player: int) -> None:
     auction = game.auction
     if auction.contest is None:
         raise ActionRefused(
-            "a player without a private nominates one of P1-P7 and bids (3.3.1): BID <private> <price>"
+            "a player without a private nominates one of P1-P7 and bids (3.3.1):"
+            " BID <private> <price>"
         )
     game.flags[f"{PASSED}{player}"] = True
     bids = auction.bids[auction.contest]
