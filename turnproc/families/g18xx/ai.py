@@ -42,6 +42,8 @@ class NoMove(RuntimeError):
 
 UPGRADE = {"white": "yellow", "yellow": "green", "green": "brown", "brown": "gray"}
 LAY_CHECKS = 8  # the most promising tile lays weighed by what the trains would earn
+# ...fewer on a large map, where each weighing costs more (18Dixie: 143 hexes)
+LAY_CHECKS_BY_TITLE = {"18Dixie": 3}
 CITY_WORTH = 20  # a city without a tile, as a target for track
 TOWN_WORTH = 5
 PAR_ROUNDS = 3  # a company is started only with this many operating rounds to come
@@ -524,7 +526,8 @@ def _tile_lays(game: Game, company: str, rng: random.Random, budget: int) -> Ite
                 score += rng.random()
                 scored.append((score, f"LAY {name} {hex_name} {rotation}", hex_name, new))
     scored.sort(key=lambda item: item[0], reverse=True)
-    best = scored[:LAY_CHECKS]
+    checks = LAY_CHECKS_BY_TITLE.get(game.title.title, LAY_CHECKS)
+    best = scored[:checks]
     probes = _probe_trains(game, company)
     now = appraisal.revenue(game, company, probes)
     weighed = []
@@ -536,7 +539,7 @@ def _tile_lays(game: Game, company: str, rng: random.Random, budget: int) -> Ite
     weighed.sort(reverse=True)
     for _, line in weighed:
         yield line
-    for _, line, _, _ in scored[LAY_CHECKS:]:
+    for _, line, _, _ in scored[checks:]:
         yield line
 
 
