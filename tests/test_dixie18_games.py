@@ -108,3 +108,29 @@ def test_sou_is_reserved_while_p6_is_unsold() -> None:
     assert game.round == "stock" and not game.privates["P6"].closed
     refused = apply_orders(game, game.to_move() or 0, "PAR SOU 80").refused
     assert refused is not None and "P6" in str(refused)
+
+
+def test_n_plus_m_trains_count_cities_and_stops() -> None:
+    """4.4h, ambiguity 19: a 6+1 stops at no more than 6 cities and 7 places
+    in all; towns may fill city places; a 5-train does not count towns."""
+    game = new_game("18Dixie", [1, 2, 3])
+    cities = [
+        (h.hex, i)
+        for h in game.title.hexes
+        for i, n in enumerate(h.nodes)
+        if n.kind == "city" and h.colour == "white"
+    ]
+    towns = [
+        (h.hex, i)
+        for h in game.title.hexes
+        for i, n in enumerate(h.nodes)
+        if n.kind == "town" and h.colour == "white"
+    ]
+    six_one = next(t for t in game.trains if t.name == "6+1")
+    five = next(t for t in game.trains if t.name == "5")
+    assert game.stop_value("SOU", cities[:6] + towns[:1], six_one) is not None
+    assert game.stop_value("SOU", cities[:5] + towns[:2], six_one) is not None
+    assert game.stop_value("SOU", cities[:7], six_one) is None
+    assert game.stop_value("SOU", cities[:6] + towns[:2], six_one) is None
+    assert game.stop_value("SOU", cities[:5] + towns[:3], five) is not None
+    assert game.stop_value("SOU", cities[:6], five) is None

@@ -61,6 +61,9 @@ class TrainType(_Data):
     price: int
     cities: int
     towns_free: bool = False
+    # the +m of an n+m train: at most n cities and off-board areas, at most
+    # n+m stops in all, towns counted (18Dixie 4.4h)
+    towns: int = 0
     multiplier: int = 1
     phase: str | None = None  # the first one bought starts this phase
     after_phase: str | None = None  # on sale only from this phase

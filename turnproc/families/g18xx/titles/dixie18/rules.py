@@ -10,7 +10,7 @@ What the engine does not play yet, each listed in docs/rules-18dixie.md
 ("Played on the engine"): minors and their closures, preferred shares (the
 nine certificates of the engine stand for all ten shares), P8-P10 and the
 second stock round's auctions, the private abilities other than P6's, the
-SCL/ICG merger, spare parts and salvage, the limit of m towns on an n+m train.
+SCL/ICG merger, spare parts and salvage.
 """
 
 from typing import TYPE_CHECKING, Any
@@ -94,9 +94,10 @@ def engine_data(data: dict[str, Any]) -> dict[str, Any]:
             "count": t["count"],
             "price": t["price"],
             "cities": t["cities"],
-            # 4.4i: towns do not count for the 2- to 5-trains nor as the +m
-            # of an n+m train; a D train counts every stop
-            "towns_free": not t.get("counts_towns", False),
+            # 4.4h-i: towns do not count for the 2- to 5-trains; an n+m
+            # train stops at n cities and n+m places; a D train counts every stop
+            "towns_free": not t.get("counts_towns", False) and not t.get("towns", 0),
+            "towns": t.get("towns", 0),
             "multiplier": t.get("multiplier", 1),
             "phase": t.get("phase"),
             "after_phase": t.get("after_phase"),
