@@ -8,6 +8,7 @@ import pytest
 from turnproc.families.g18xx import ai
 from turnproc.families.g18xx.engine.game import Game
 from turnproc.families.g18xx.orders import apply_orders
+from turnproc.families.g18xx.titles.dixie18.rules import in_open_market
 from turnproc.families.g18xx.titles.load import new_game
 
 END_REASONS = {"bank", "stock_market", "bankrupt"}  # 6a, 6b, 6c
@@ -46,6 +47,9 @@ def test_computer_players_play_a_whole_18dixie_game(players: int, seed: int) -> 
     assert game.operating_round >= 8
     floated = [c for c, s in game.companies.items() if s.floated]
     assert len(floated) >= 3
+    # 3.3.2-3.3.3: P8-P10 were auctioned in SR2; whatever stayed unsold has left
+    assert all(s.owner is not None or s.closed for s in game.privates.values())
+    assert game.privates["P10"].closed and game.companies["WRA"].floated
 
 
 def test_initial_auctions_give_each_player_one_private() -> None:
@@ -76,8 +80,10 @@ def test_initial_auctions_give_each_player_one_private() -> None:
     assert game.round == "stock"
     assert game.priority == 3  # P2 is the lowest numbered sold
     assert game.privates["P7"].closed  # the highest numbered unsold
-    in_market = {p for p, s in game.privates.items() if s.owner is None and not s.closed}
+    in_market = {p for p in game.privates if in_open_market(game, p)}
     assert in_market == {"P1", "P4", "P6"}
+    # P8-P10 wait for the second stock round (3.3.2)
+    assert apply_orders(game, 3, "BID P8 50").refused is not None
     # an open-market private at its printed price, as the turn's purchase
     assert apply_orders(game, 3, "BUY PRIVATE P4 50").refused is None
     assert game.privates["P4"].owner == 3 and game.to_move() == 1

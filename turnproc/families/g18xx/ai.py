@@ -57,7 +57,7 @@ PAR_BONUS = 30  # a company of one's own is worth more than a share of another
 FLOAT_ALONE_BONUS = 100  # ...the more when its president can float it himself
 # titles whose privates are nominated and auctioned one at a time, and the
 # private that carries a company's president's certificate (18Dixie 3.3.1, P6)
-NOMINATED_AUCTIONS = {"18Dixie": {"P6": "SOU"}}
+NOMINATED_AUCTIONS = {"18Dixie": {"P6": "SOU", "P10": "WRA"}}
 BID_STEP = 5
 # stations that pay the company (18MS 4.2.2.1: $100 and $10 a run in New Orleans)
 TOKEN_BONUS = {("18MS", "I1"): 60}
@@ -106,13 +106,18 @@ def _candidates(game: Game, player: int, rng: random.Random) -> Iterator[str]:
     if game.round == "auction":
         yield from _auction(game, player)
         return
+    if game.round == "stock" and game.title.title in NOMINATED_AUCTIONS:
+        # 18Dixie 3.3.2: an auction of P8-P10 in progress, or a par owed
+        yield from _nominated_auction(game, player, rng, in_stock_round=True)
     if game.round == "stock":
         yield from _stock(game, player, rng)
         return
     yield from _operate(game, player, rng)
 
 
-def _nominated_auction(game: Game, player: int, rng: random.Random) -> Iterator[str]:
+def _nominated_auction(
+    game: Game, player: int, rng: random.Random, in_stock_round: bool = False
+) -> Iterator[str]:
     """18Dixie 3.3.1: the buyer of the private that carries a president's
     certificate sets its par; a nominator bids the list price on a private;
     a bidder raises while the price is within a quarter over the list."""
@@ -122,6 +127,8 @@ def _nominated_auction(game: Game, player: int, rng: random.Random) -> Iterator[
         if share and private.owner == player and game.companies[share].par is None:
             for price in sorted(game.title.par_prices, reverse=True):
                 yield f"PAR {share} {price}"
+    if auction.contest is None and in_stock_round:
+        return
     if auction.contest is None:
         unsold = list(auction.unsold)
         rng.shuffle(unsold)
@@ -189,15 +196,16 @@ def _stock(game: Game, player: int, rng: random.Random) -> Iterator[str]:
         if share and private.owner == player and not private.closed:
             options.append((PAR_BONUS, f"PAR {share} {max(game.title.par_prices)}"))
         if private.owner is None and not private.closed and game.round == "stock":
-            # a private in the open market at its printed price (18Dixie 3.3.1)
+            # a private in the open market at its printed price (18Dixie
+            # 3.3.1), or auctioned in the second stock round (3.3.2); one that
+            # carries a president's certificate floats its company at once
             earns = game.rules.private_revenue(private.data) * 2 * left
+            if share and game.companies[share].par is None:
+                earns += PAR_BONUS + FLOAT_ALONE_BONUS + private.data.value
             if private.data.value <= cash:
-                options.append(
-                    (
-                        earns - private.data.value,
-                        f"BUY PRIVATE {private.data.id} {private.data.value}",
-                    )
-                )
+                price, name = private.data.value, private.data.id
+                options.append((earns - price, f"BUY PRIVATE {name} {price}"))
+                options.append((earns - price, f"BID {name} {price}"))
     options.sort(reverse=True)
     for value, line in options:
         if value > 0:

@@ -67,6 +67,7 @@ def _engine(
     effects). The result is the position and the refusal, if any."""
     from turnproc.families.g18xx.engine.steps.trains import first_of_type
     from turnproc.families.g18xx.orders import apply_orders
+    from turnproc.families.g18xx.titles.dixie18.rules import in_open_market
     from turnproc.families.g18xx.titles.load import new_game
 
     game = new_game(t.title, list(range(1, players + 1)))
@@ -83,8 +84,10 @@ def _engine(
     def owner(private: Any) -> Any:
         if private.closed:
             return "closed"
+        if in_open_market(game, private.data.id):
+            return "market"
         if private.owner is None:
-            return "unsold" if game.round == "auction" else "market"
+            return "unsold"
         return private.owner
 
     return {

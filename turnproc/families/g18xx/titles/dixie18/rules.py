@@ -6,11 +6,12 @@ Southern, no sale of a major that has not operated (3.1a1), two tile lays and
 one extra yellow on the first turn (4.2), privates closing when phase 6
 begins (12.1).
 
+The second stock round's auctions of P8-P10 and P10's WRA are played too.
 What the engine does not play yet, each listed in docs/rules-18dixie.md
 ("Played on the engine"): minors and their closures, preferred shares (the
-nine certificates of the engine stand for all ten shares), P8-P10 and the
-second stock round's auctions, the private abilities other than P6's, the
-SCL/ICG merger, spare parts and salvage.
+nine certificates of the engine stand for all ten shares), the private
+abilities other than P6's and P10's, the SCL/ICG merger, spare parts and
+salvage.
 """
 
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,7 @@ from turnproc.families.g18xx.engine.game import (
 )
 from turnproc.families.g18xx.engine.rounds.auction import AuctionRound
 from turnproc.families.g18xx.engine.rounds.base import Round
+from turnproc.families.g18xx.engine.rounds.stock import StockRound
 from turnproc.families.g18xx.engine.steps import privates as private_steps
 from turnproc.families.g18xx.engine.steps import shares
 from turnproc.families.g18xx.engine.steps.base import Step
@@ -39,8 +41,14 @@ BID_STEP = 5  # 3.2a
 SOUTHERN = "SOU"
 P6 = "P6"
 SOUTHERN_TO_MARKET = 3  # 12.3 P6: three regular shares to the open market
+# 12.3 P6, 12.4 P10: the privates that carry a major's president's certificate
+PRESIDENCIES = {"P6": "SOU", "P10": "WRA"}
+INITIAL = ("P1", "P2", "P3", "P4", "P5", "P6", "P7")
+LATER = ("P8", "P9", "P10")  # 3.3.2: auctioned in the second stock round
+SECOND_SET = 1  # the stock round after the first set of operating rounds (SR2)
+OFFERED = "dixie_offered:"  # flag per private auctioned in this stock round
 PASSED = "dixie_auction_passed:"  # flag per player who passed on the private being auctioned
-PAR_DUE = "dixie_southern_par_due"
+PAR_DUE = "dixie_par_due:"  # flag naming the private whose buyer sets a par now
 OPEN_MARKET = "dixie_open_market:"  # flag per private in the open market (3.3.1)
 LEAVE_AFTER_SET = 3  # 3.3.3: unsold privates leave the game after SR3
 # the engine's phase and train fields this title's data fills
@@ -115,11 +123,9 @@ def engine_data(data: dict[str, Any]) -> dict[str, Any]:
         }
         for t in data["trains"]
     ]
-    initial = set(data["supply"]["initial_privates"])
     out["privates"] = [
         {"id": p["id"], "name": p["name"], "value": p["value"], "revenue": p["revenue"]}
         for p in data["privates"]
-        if p["id"] in initial
     ]
     out["companies"] = [
         {"id": c["id"], "name": c["name"], "home": c["home"], "tokens": c["tokens"]}
@@ -132,11 +138,14 @@ def engine_data(data: dict[str, Any]) -> dict[str, Any]:
 def owns_initial_private(game: "Game", player: int) -> bool:
     """3.3.1: whether the player has bought one of P1-P7 (P6 counts though
     discarded, ambiguity 7)."""
-    return any(p.owner == player for p in game.privates.values())
+    return any(p.owner == player for i, p in game.privates.items() if i in INITIAL)
 
 
 def _bidders(game: "Game") -> list[int]:
-    """Ambiguity 6: only players without a private bid in the initial auctions."""
+    """Who bids: in the initial auctions only players without a private
+    (ambiguity 6); in the second stock round's, everyone (3.3.2)."""
+    if game.round != "auction":
+        return list(game.players)
     return [p for p in game.players if not owns_initial_private(game, p)]
 
 
@@ -149,21 +158,34 @@ def _next_of(game: "Game", player: int, among: list[int]) -> int | None:
     return None
 
 
+def par_due(game: "Game") -> str | None:
+    """The private whose buyer must set its major's par before anything else."""
+    return next((k[len(PAR_DUE) :] for k in game.flags if k.startswith(PAR_DUE)), None)
+
+
+def _owner(game: "Game", private: str) -> int:
+    owner = game.privates[private].owner
+    assert isinstance(owner, int)
+    return owner
+
+
 def _sell(game: "Game", company: str, player: int, price: int) -> None:
-    """3.2a: the winner pays the bank; P6 gives the Southern's president's
-    certificate, its par to set at once (12.3)."""
+    """3.2a: the winner pays the bank; P6 and P10 give a president's
+    certificate, its par to set at once (12.3, 12.4)."""
     auction = game.auction
     game.check_cash(player, price)
     game.pay(player, BANK, price)
     game.privates[company].owner = player
-    auction.unsold.remove(company)
+    if company in auction.unsold:
+        auction.unsold.remove(company)
     auction.bids.pop(company, None)
     auction.contest = None
     auction.bidder = None
     for key in [k for k in game.flags if k.startswith(PASSED)]:
         del game.flags[key]
-    if company == P6:
-        game.flags[PAR_DUE] = True
+    game.flags.pop(f"{OFFERED}{company}", None)
+    if company in PRESIDENCIES:
+        game.flags[f"{PAR_DUE}{company}"] = True
         return
     _after_sale(game)
 
@@ -172,15 +194,19 @@ def _after_sale(game: "Game") -> None:
     """3.3.1: the next player without a private nominates; once each owns
     one, the buyer of the lowest numbered gets the priority deal, the highest
     numbered unsold private leaves the game and the others go to the open
-    market, and the stock round goes on."""
+    market, and the stock round goes on. 3.2a: in a later stock round the
+    auction was the nominator's purchase."""
     auction = game.auction
+    assert auction.next is not None
+    if game.round != "auction":
+        game.stock_turn_done(auction.next, passed=False)
+        return
     waiting = _bidders(game)
     if waiting:
-        assert auction.next is not None
         nominator = auction.next if auction.next in waiting else None
         auction.next = nominator or _next_of(game, auction.next, waiting)
         return
-    bought = [p for p in game.privates.values() if p.owner in game.players]
+    bought = [p for i, p in game.privates.items() if i in INITIAL and p.owner in game.players]
     lowest = min(bought, key=lambda p: _number(p.data.id))
     assert isinstance(lowest.owner, int)
     game.priority = lowest.owner
@@ -196,8 +222,13 @@ def _after_sale(game: "Game") -> None:
 def _bid(game: "Game", player: int, company: str, price: int) -> None:
     auction = game.auction
     if auction.contest is None:
-        if company not in auction.unsold:
+        initial = game.round == "auction"
+        if initial and company not in auction.unsold:
             raise ActionRefused(f"{company} is not for sale (3.3.1: one of P1-P7 unsold)")
+        if not initial and not game.flags.get(f"{OFFERED}{company}"):
+            raise ActionRefused(f"{company} is not auctioned now (3.3.2: P8-P10 in SR2)")
+        if not initial and game.stock_bought_this_turn:
+            raise ActionRefused("one purchase a turn; an auction is one (3.2a)")
         listed = game.privates[company].data.value
         if price < listed or (price - listed) % BID_STEP:
             raise ActionRefused(
@@ -214,6 +245,7 @@ def _bid(game: "Game", player: int, company: str, price: int) -> None:
         auction.contest = company
         auction.bids[company] = {player: price}
         auction.bidder = _next_of(game, player, others)
+        auction.next = player
         return
     if company != auction.contest:
         raise ActionRefused(f"{auction.contest} is being auctioned (3.2a)")
@@ -249,31 +281,48 @@ def _pass(game: "Game", player: int) -> None:
     auction.bidder = following
 
 
-def _southern_par(game: "Game", player: int, action: act.Par) -> None:
-    """12.3 P6: the buyer sets the Southern's par; three shares go to the
-    open market, so it floats (3.5: capital ten times par); P6 is discarded."""
-    if action.corporation != SOUTHERN:
-        raise ActionRefused(f"the buyer of P6 sets the par of {SOUTHERN} first (12.3)")
+def _president_par(game: "Game", player: int, private: str, action: act.Par) -> None:
+    """12.3 P6, 12.4 P10: the buyer sets the major's par; three shares go to
+    the open market, so it floats (3.5: capital ten times par); the private
+    is discarded."""
+    company = PRESIDENCIES[private]
+    if action.corporation != company:
+        raise ActionRefused(f"the buyer of {private} sets the par of {company} first (12.3)")
     price, row, col = (int(x) for x in action.share_price.split(","))
     if price not in game.title.par_prices or not game.market.grid[row][col].par:
         raise ActionRefused(f"par values are {', '.join(f'${p}' for p in game.title.par_prices)}")
-    state = game.companies[SOUTHERN]
+    state = game.companies[company]
     state.par = price
-    game.market.place(SOUTHERN, row, col)
-    top = game.certs[f"{SOUTHERN}_0"]
+    game.market.place(company, row, col)
+    top = game.certs[f"{company}_0"]
     game.transfer([top], IPO, player, top.percent)
     state.president = player
-    regular = [c for c in game.shares_of(IPO, SOUTHERN) if not c.president][:SOUTHERN_TO_MARKET]
+    regular = [c for c in game.shares_of(IPO, company) if not c.president][:SOUTHERN_TO_MARKET]
     game.transfer(regular, IPO, POOL, 10 * len(regular))
     state.floated = True
-    game.pay(BANK, SOUTHERN, price * game.title.shares_per_company)
-    game.privates[P6].closed = True
+    game.pay(BANK, company, price * game.title.shares_per_company)
+    game.privates[private].closed = True
 
 
-def _p6_buyer(game: "Game") -> int:
-    owner = game.privates[P6].owner
-    assert isinstance(owner, int)
-    return owner
+def _settle_par(game: "Game", player: int, action: act.Action) -> None:
+    """The par a private's buyer owes, then the auction's consequences."""
+    private = par_due(game)
+    assert private is not None
+    if not isinstance(action, act.Par):
+        company = PRESIDENCIES[private]
+        raise ActionRefused(f"set the par of {company} first (12.3): PAR {company} <price>")
+    _president_par(game, player, private, action)
+    del game.flags[f"{PAR_DUE}{private}"]
+    _after_sale(game)
+
+
+def _auction_actors(game: "Game") -> frozenset[Holder]:
+    private = par_due(game)
+    if private is not None:
+        return frozenset((_owner(game, private),))
+    if game.auction.contest is not None and game.auction.bidder is not None:
+        return frozenset((game.auction.bidder,))
+    return frozenset()
 
 
 class InitialAuctions(Step):
@@ -284,19 +333,15 @@ class InitialAuctions(Step):
     actions = frozenset(("bid", "pass", "par"))
 
     def actors(self, game: "Game") -> frozenset[Holder]:
-        if game.flags.get(PAR_DUE):
-            return frozenset((_p6_buyer(game),))
-        due = game.auction.bidder if game.auction.contest is not None else game.auction.next
-        return frozenset((due,)) if due is not None else frozenset()
+        due = _auction_actors(game)
+        if due or game.auction.next is None:
+            return due
+        return frozenset((game.auction.next,))
 
     def process(self, game: "Game", action: act.Action) -> None:
         player = game.player_of(action)
-        if game.flags.get(PAR_DUE):
-            if not isinstance(action, act.Par):
-                raise ActionRefused(f"set the par of {SOUTHERN} first (12.3 P6): PAR SOU <price>")
-            _southern_par(game, player, action)
-            del game.flags[PAR_DUE]
-            _after_sale(game)
+        if par_due(game) is not None:
+            _settle_par(game, player, action)
         elif isinstance(action, act.Bid):
             _bid(game, player, action.company, action.price)
         elif isinstance(action, act.Par):
@@ -313,9 +358,51 @@ class InitialRound(AuctionRound):
             raise ActionRefused("each player first buys one of P1-P7 at auction (3.3.1)")
 
     def to_move(self, game: "Game") -> int | None:
-        if game.flags.get(PAR_DUE):
-            return _p6_buyer(game)
+        private = par_due(game)
+        if private is not None:
+            return _owner(game, private)
         return super().to_move(game)
+
+
+class StockAuctions(Step):
+    """3.3.2: in the second stock round a player's purchase may be the
+    nomination of one of P8-P10; every player bids or passes in turn. A pass
+    outside an auction ends the player's stock turn (3.2)."""
+
+    name = "stock auction"
+    actions = frozenset(("bid", "pass"))
+
+    def actors(self, game: "Game") -> frozenset[Holder]:
+        return _auction_actors(game) or frozenset((game.stock_next,))
+
+    def process(self, game: "Game", action: act.Action) -> None:
+        player = game.player_of(action)
+        if isinstance(action, act.Bid):
+            _bid(game, player, action.company, action.price)
+        elif game.auction.contest is not None:
+            _pass(game, player)
+        else:
+            shares.PassTurn().process(game, action)
+
+
+class DixieStockRound(StockRound):
+    """3: the stock round, with the second stock round's auctions (3.3.2)
+    and the par owed for P6 or P10 (12.3, 12.4) taken first."""
+
+    def enter(self, game: "Game", action: act.Action) -> None:
+        super().enter(game, action)
+        if par_due(game) is not None and action.type != "par":
+            raise ActionRefused(f"the buyer of {par_due(game)} sets a par first (12.3)")
+        if game.auction.contest is not None and action.type not in ("bid", "pass"):
+            raise ActionRefused(f"{game.auction.contest} is being auctioned (3.2a): BID or PASS")
+
+    def to_move(self, game: "Game") -> int | None:
+        private = par_due(game)
+        if private is not None:
+            return _owner(game, private)
+        if game.auction.contest is not None:
+            return game.auction.bidder
+        return game.stock_next
 
 
 class DixieTradePrivates(private_steps.TradePrivates):
@@ -346,25 +433,39 @@ class DixieTradePrivates(private_steps.TradePrivates):
 
 
 class DixieParShares(shares.ParShares):
-    """12.3 P6: the Southern's president's certificate is reserved while P6
-    is unsold; P6's owner sets its par (P6 bought from the open market:
-    designed, in a later turn of his, as that turn's purchase)."""
+    """12.3 P6, 12.4 P10: the Southern's (WRA's) president's certificate is
+    reserved while P6 (P10) is unsold; its buyer sets the par (bought from
+    the open market: designed, in a later turn of his, as that turn's
+    purchase)."""
+
+    def actors(self, game: "Game") -> frozenset[Holder]:
+        private = par_due(game)
+        if private is not None:
+            return frozenset((_owner(game, private),))
+        return super().actors(game)
 
     def process(self, game: "Game", action: act.Action) -> None:
         assert isinstance(action, act.Par)
-        if action.corporation == SOUTHERN:
-            if southern_reserved(game):
-                raise ActionRefused(f"{SOUTHERN}'s president's certificate goes with P6 (12.3)")
-            p6 = game.privates[P6]
-            player = game.player_of(action)
-            if not p6.closed:
-                if p6.owner != player:
-                    raise ActionRefused(f"the owner of P6 sets the par of {SOUTHERN} (12.3)")
-                if game.stock_bought_this_turn:
-                    raise ActionRefused("one purchase a turn (3.2)")
-                _southern_par(game, player, action)
-                game.stock_turn_done(player, passed=False)
-                return
+        player = game.player_of(action)
+        if par_due(game) is not None:
+            _settle_par(game, player, action)
+            return
+        private = next((p for p, c in PRESIDENCIES.items() if c == action.corporation), None)
+        if private is not None and not game.privates[private].closed:
+            owner = game.privates[private].owner
+            if owner is None:
+                raise ActionRefused(
+                    f"{action.corporation}'s president's certificate goes with {private} (12.3)"
+                )
+            if owner != player:
+                raise ActionRefused(
+                    f"the owner of {private} sets the par of {action.corporation} (12.3)"
+                )
+            if game.stock_bought_this_turn:
+                raise ActionRefused("one purchase a turn (3.2)")
+            _president_par(game, player, private, action)
+            game.stock_turn_done(player, passed=False)
+            return
         super().process(game, action)
 
 
@@ -391,13 +492,25 @@ class Rules(TitleRules):
         return (InitialAuctions(), DixieParShares(), DixieTradePrivates(), DixieSellShares())
 
     def extra_rounds(self) -> dict[str, Round]:
-        return {"auction": InitialRound((InitialAuctions(),))}
+        return {
+            "auction": InitialRound((InitialAuctions(),)),
+            "stock": DixieStockRound(
+                (
+                    DixieParShares(),
+                    shares.BuyShares(),
+                    DixieSellShares(),
+                    DixieTradePrivates(),
+                    StockAuctions(),
+                )
+            ),
+        }
 
     def setup(self, game: "Game") -> None:
-        """3.3.1: the first player nominates; the Southern's president's
-        certificate is reserved with P6 (12.3)."""
+        """3.3.1: the first player nominates one of P1-P7; P8-P10 wait for
+        the second stock round (3.3.2)."""
         game.round = "auction"
         game.auction.next = game.players[0]
+        game.auction.unsold = [p for p in game.auction.unsold if p in INITIAL]
 
     def tile_lay_refusal(self, game: "Game", turn: Turn, upgrade: bool) -> str | None:
         """4.2: a major lays up to two tiles, and one extra yellow tile on its
@@ -408,8 +521,25 @@ class Rules(TitleRules):
             return None
         return "two tiles a turn, and one extra yellow on the first turn (4.2)"
 
+    def end_of_set(self, game: "Game") -> None:
+        """3.3.2: at the start of the second stock round unsold 2-trains go to
+        the open market and P8-P10 are auctioned."""
+        if game.set_number != SECOND_SET:
+            return
+        for train in game.trains:
+            if train.name == game.title.trains[0].name and train.owner is None:
+                train.discarded = not train.rusted
+        for private in LATER:
+            state = game.privates[private]
+            if state.owner is None and not state.closed:
+                game.flags[f"{OFFERED}{private}"] = True
+
     def start_operating_round(self, game: "Game") -> None:
-        """3.3.3: privates unsold after the third stock round leave the game."""
+        """3.3.2: P8-P10 unsold in the second stock round go to the open
+        market; 3.3.3: privates unsold after the third leave the game."""
+        for key in [k for k in game.flags if k.startswith(OFFERED)]:
+            del game.flags[key]
+            game.flags[f"{OPEN_MARKET}{key[len(OFFERED) :]}"] = True
         if game.set_number >= LEAVE_AFTER_SET:
             for private in game.privates.values():
                 if in_open_market(game, private.data.id):
@@ -425,11 +555,4 @@ def in_open_market(game: "Game", private: str) -> bool:
     return game.flags.get(f"{OPEN_MARKET}{private}", False)
 
 
-def southern_reserved(game: "Game") -> bool:
-    """12.3 P6: while P6 is in the game and unbought the Southern's
-    president's certificate is reserved."""
-    p6 = game.privates[P6]
-    return p6.owner is None and not p6.closed
-
-
-__all__ = ["Rules", "engine_data", "southern_reserved"]
+__all__ = ["Rules", "engine_data", "par_due"]
