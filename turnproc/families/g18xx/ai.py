@@ -195,7 +195,7 @@ def _stock(game: Game, player: int, rng: random.Random) -> Iterator[str]:
         share = NOMINATED_AUCTIONS.get(game.title.title, {}).get(private.data.id)
         if share and private.owner == player and not private.closed:
             options.append((PAR_BONUS, f"PAR {share} {max(game.title.par_prices)}"))
-        if private.owner is None and not private.closed and game.round == "stock":
+        if game.title.title in NOMINATED_AUCTIONS and private.owner is None and not private.closed:
             # a private in the open market at its printed price (18Dixie
             # 3.3.1), or auctioned in the second stock round (3.3.2); one that
             # carries a president's certificate floats its company at once
