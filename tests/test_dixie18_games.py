@@ -145,3 +145,18 @@ def test_n_plus_m_trains_count_cities_and_stops() -> None:
     assert game.stop_value("SOU", cities[:6] + towns[:2], six_one) is None
     assert game.stop_value("SOU", cities[:5] + towns[:3], five) is not None
     assert game.stop_value("SOU", cities[:6], five) is None
+
+
+def test_removed_trains_pay_their_salvage() -> None:
+    """4.6, 12.1: the first 4-train removes the 2-trains; each pays its
+    owner its salvage value ($20) from the bank."""
+    from turnproc.families.g18xx.engine.steps.trains import first_of_type
+
+    game = new_game("18Dixie", [1, 2, 3])
+    two, spare = [t for t in game.trains if t.name == "2"][:2]
+    two.owner = "SOU"
+    before = game.cash["SOU"]
+    first_of_type(game, next(k for k in game.title.trains if k.name == "4"))
+    assert two.rusted and spare.rusted and game.phase == "4"
+    assert game.cash["SOU"] == before + 20
+    assert game.money_is_conserved()

@@ -68,6 +68,7 @@ class TrainType(_Data):
     phase: str | None = None  # the first one bought starts this phase
     after_phase: str | None = None  # on sale only from this phase
     rusts: str | None = None  # the first one bought rusts trains of this name
+    salvage: int = 0  # paid by the bank to the company whose train of this type is removed
     closes_privates: bool = False
     variants: tuple[TrainVariant, ...] = ()
 

@@ -110,6 +110,7 @@ def engine_data(data: dict[str, Any]) -> dict[str, Any]:
             "phase": t.get("phase"),
             "after_phase": t.get("after_phase"),
             "rusts": rusted_by.get(t["name"]),
+            "salvage": t.get("salvage", 0),
             "closes_privates": t.get("phase") == closing_phase,
             "variants": [
                 {
