@@ -31,6 +31,7 @@ from turnproc.families.g18xx.engine.rounds.base import Round
 from turnproc.families.g18xx.engine.rounds.stock import StockRound
 from turnproc.families.g18xx.engine.steps import privates as private_steps
 from turnproc.families.g18xx.engine.steps import shares
+from turnproc.families.g18xx.engine.steps import trains as train_steps
 from turnproc.families.g18xx.engine.steps.base import Step
 from turnproc.families.g18xx.engine.title import Title
 
@@ -483,6 +484,24 @@ class DixieSellShares(shares.SellShares):
         super().process(game, action)
 
 
+class DixieBuyTrains(train_steps.BuyTrains):
+    """4.7f: one train from the Initial Offering a turn until the first 6+1."""
+
+    def process(self, game: "Game", action: act.Action) -> None:
+        assert isinstance(action, act.BuyTrain)
+        train = next((t for t in game.trains if t.id == action.train), None)
+        most = game.rules.bank_trains_per_turn(game)
+        if (
+            train is not None
+            and train.owner is None
+            and game.turn is not None
+            and most is not None
+            and game.turn.bank_trains >= most
+        ):
+            raise ActionRefused("one train from the bank a turn until the first 6+1 (4.7f)")
+        super().process(game, action)
+
+
 class Rules(TitleRules):
     def __init__(self, title: Title, options: dict[str, str]) -> None:
         super().__init__(title, options)
@@ -490,7 +509,13 @@ class Rules(TitleRules):
             raise ValueError("18Dixie has no game options")
 
     def step_overrides(self) -> tuple[Step, ...]:
-        return (InitialAuctions(), DixieParShares(), DixieTradePrivates(), DixieSellShares())
+        return (
+            InitialAuctions(),
+            DixieParShares(),
+            DixieTradePrivates(),
+            DixieSellShares(),
+            DixieBuyTrains(),
+        )
 
     def extra_rounds(self) -> dict[str, Round]:
         return {
