@@ -87,5 +87,5 @@ def _run(args: argparse.Namespace) -> int:
     else:
         print(f"{len(verdicts) - failed} passed, {failed} failed")
         if pending:
-            print(f"{len(pending)} pending (need the game engine, not run)")
+            print(f"{len(pending)} pending (each says what it waits for; not run)")
     return 1 if failed else 0

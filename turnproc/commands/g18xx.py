@@ -46,7 +46,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p.add_argument("--out", type=Path, required=True, help="directory to write to")
     p.set_defaults(handler=_report)
     p = sub.add_parser("simulate", help="play whole games between computer players")
-    p.add_argument("--title", required=True, help="18ms or 18ga")
+    p.add_argument("--title", required=True, help="18ms, 18ga or 18dixie")
     p.add_argument("--players", type=int, default=3)
     p.add_argument("--games", type=int, default=1)
     p.add_argument("--seed", type=int, default=1)
@@ -192,7 +192,8 @@ def _simulate(args: argparse.Namespace) -> int:
     from turnproc.families.g18xx.report.files import write_reports
     from turnproc.families.g18xx.titles.load import new_game, titles
 
-    title = args.title.upper()
+    by_name = {t.upper(): t for t in titles()}
+    title = by_name.get(args.title.upper(), args.title)
     if title not in titles():
         raise TurnprocError(f"titles: {', '.join(titles())}")
     if not 1 <= args.games <= MAX_SIMULATED_GAMES:

@@ -42,6 +42,8 @@ class NoMove(RuntimeError):
 
 UPGRADE = {"white": "yellow", "yellow": "green", "green": "brown", "brown": "gray"}
 LAY_CHECKS = 8  # the most promising tile lays weighed by what the trains would earn
+# ...fewer on a large map, where each weighing costs more (18Dixie: 143 hexes)
+LAY_CHECKS_BY_TITLE = {"18Dixie": 3}
 CITY_WORTH = 20  # a city without a tile, as a target for track
 TOWN_WORTH = 5
 PAR_ROUNDS = 3  # a company is started only with this many operating rounds to come
@@ -53,6 +55,10 @@ BUY_RATIO = 60  # a train is bought when its runs earn this percent of its price
 SOLO_SHARE = 50  # a new train earns at least this percent of what it would alone
 PAR_BONUS = 30  # a company of one's own is worth more than a share of another
 FLOAT_ALONE_BONUS = 100  # ...the more when its president can float it himself
+# titles whose privates are nominated and auctioned one at a time, and the
+# private that carries a company's president's certificate (18Dixie 3.3.1, P6)
+NOMINATED_AUCTIONS = {"18Dixie": {"P6": "SOU", "P10": "WRA"}}
+BID_STEP = 5
 # stations that pay the company (18MS 4.2.2.1: $100 and $10 a run in New Orleans)
 TOKEN_BONUS = {("18MS", "I1"): 60}
 
@@ -63,7 +69,7 @@ def rng_for(seed: int, move: int) -> random.Random:
 
 def _legal(game: Game, player: int, line: str) -> bool:
     """Whether the engine would take this order now (tried on a copy)."""
-    trial = copy.deepcopy(game, {id(game.title): game.title, id(game.rules): game.rules})
+    trial = game.copy()
     try:
         action, _ = parse_order(trial, player, line)
         trial.apply_unchecked(action)
@@ -94,13 +100,46 @@ def _candidates(game: Game, player: int, rng: random.Random) -> Iterator[str]:
         for private in unsold:
             yield f"BID {private.data.id} {private.data.value}"
         return
+    if game.round == "auction" and game.title.title in NOMINATED_AUCTIONS:
+        yield from _nominated_auction(game, player, rng)
+        return
     if game.round == "auction":
         yield from _auction(game, player)
         return
+    if game.round == "stock" and game.title.title in NOMINATED_AUCTIONS:
+        # 18Dixie 3.3.2: an auction of P8-P10 in progress, or a par owed
+        yield from _nominated_auction(game, player, rng, in_stock_round=True)
     if game.round == "stock":
         yield from _stock(game, player, rng)
         return
     yield from _operate(game, player, rng)
+
+
+def _nominated_auction(
+    game: Game, player: int, rng: random.Random, in_stock_round: bool = False
+) -> Iterator[str]:
+    """18Dixie 3.3.1: the buyer of the private that carries a president's
+    certificate sets its par; a nominator bids the list price on a private;
+    a bidder raises while the price is within a quarter over the list."""
+    auction = game.auction
+    for private in game.privates.values():
+        share = NOMINATED_AUCTIONS[game.title.title].get(private.data.id)
+        if share and private.owner == player and game.companies[share].par is None:
+            for price in sorted(game.title.par_prices, reverse=True):
+                yield f"PAR {share} {price}"
+    if auction.contest is None and in_stock_round:
+        return
+    if auction.contest is None:
+        unsold = list(auction.unsold)
+        rng.shuffle(unsold)
+        for company in unsold:
+            yield f"BID {company} {game.privates[company].data.value}"
+        return
+    value = game.privates[auction.contest].data.value
+    high = max(auction.bids[auction.contest].values())
+    if high + BID_STEP <= value + value // 4 and rng.random() < 0.5:
+        yield f"BID {auction.contest} {high + BID_STEP}"
+    yield "PASS"
 
 
 def _auction(game: Game, player: int) -> Iterator[str]:
@@ -152,6 +191,21 @@ def _stock(game: Game, player: int, rng: random.Random) -> Iterator[str]:
             worth = NEW_COMPANY_REVENUE * (left - 1) / 10 + final + PAR_BONUS
             worth += FLOAT_ALONE_BONUS if alone else 0
             options.append((worth - price, f"PAR {unparred[0]} {price}"))
+    for private in game.privates.values():
+        share = NOMINATED_AUCTIONS.get(game.title.title, {}).get(private.data.id)
+        if share and private.owner == player and not private.closed:
+            options.append((PAR_BONUS, f"PAR {share} {max(game.title.par_prices)}"))
+        if game.title.title in NOMINATED_AUCTIONS and private.owner is None and not private.closed:
+            # a private in the open market at its printed price (18Dixie
+            # 3.3.1), or auctioned in the second stock round (3.3.2); one that
+            # carries a president's certificate floats its company at once
+            earns = game.rules.private_revenue(private.data) * 2 * left
+            if share and game.companies[share].par is None:
+                earns += PAR_BONUS + FLOAT_ALONE_BONUS + private.data.value
+            if private.data.value <= cash:
+                price, name = private.data.value, private.data.id
+                options.append((earns - price, f"BUY PRIVATE {name} {price}"))
+                options.append((earns - price, f"BID {name} {price}"))
     options.sort(reverse=True)
     for value, line in options:
         if value > 0:
@@ -480,7 +534,8 @@ def _tile_lays(game: Game, company: str, rng: random.Random, budget: int) -> Ite
                 score += rng.random()
                 scored.append((score, f"LAY {name} {hex_name} {rotation}", hex_name, new))
     scored.sort(key=lambda item: item[0], reverse=True)
-    best = scored[:LAY_CHECKS]
+    checks = LAY_CHECKS_BY_TITLE.get(game.title.title, LAY_CHECKS)
+    best = scored[:checks]
     probes = _probe_trains(game, company)
     now = appraisal.revenue(game, company, probes)
     weighed = []
@@ -492,7 +547,7 @@ def _tile_lays(game: Game, company: str, rng: random.Random, budget: int) -> Ite
     weighed.sort(reverse=True)
     for _, line in weighed:
         yield line
-    for _, line, _, _ in scored[LAY_CHECKS:]:
+    for _, line, _, _ in scored[checks:]:
         yield line
 
 

@@ -4,6 +4,7 @@ rules text demands. A case that needs the game engine says so in `pending`
 and is reported as pending, never as passed."""
 
 import dataclasses
+import re
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -49,6 +50,69 @@ def _allowed(check: Callable[..., None]) -> Callable[..., str]:
 
 def _stops(t: DixieTitle, train: str, cities: int, towns: int) -> str:
     return _allowed(trains.check_stops)(trains.train_rule(t, train), cities, towns)
+
+
+def _rule_of(refusal: str) -> str:
+    """The rule a refusal cites: the last "(3.3.1)"-like reference in it."""
+    found = re.findall(r"\((\d[\w.]*)", refusal)
+    return found[-1] if found else ""
+
+
+def _engine(
+    t: DixieTitle, players: int, orders: list[str], first_train: str | None = None
+) -> dict[str, Any]:
+    """The title played on the family engine: a new game for `players`, each
+    order ("<player>: <line>") applied in turn until one is refused; then,
+    if named, the first train of a type leaves the bank (its phase and
+    effects). The result is the position and the refusal, if any."""
+    from turnproc.families.g18xx.engine.steps.trains import first_of_type
+    from turnproc.families.g18xx.orders import apply_orders
+    from turnproc.families.g18xx.titles.dixie18.rules import in_open_market
+    from turnproc.families.g18xx.titles.load import new_game
+
+    game = new_game(t.title, list(range(1, players + 1)))
+    refused, refused_at = "", 0
+    for number, order in enumerate(orders, 1):
+        who, _, line = order.partition(":")
+        receipt = apply_orders(game, int(who), line.strip())
+        if receipt.refused is not None:
+            refused, refused_at = str(receipt.refused), number
+            break
+    if first_train is not None:
+        first_of_type(game, next(k for k in game.title.trains if k.name == first_train))
+
+    def owner(private: Any) -> Any:
+        if private.closed:
+            return "closed"
+        if in_open_market(game, private.data.id):
+            return "market"
+        if private.owner is None:
+            return "unsold"
+        return private.owner
+
+    return {
+        "round": game.round,
+        "phase": game.phase,
+        "priority": game.priority,
+        "to_move": game.to_move(),
+        "cash": {str(p): game.cash[p] for p in game.players},
+        "privates": {p: owner(s) for p, s in game.privates.items()},
+        "companies": {
+            c: {
+                "par": s.par,
+                "floated": s.floated,
+                "president": s.president,
+                "cash": game.cash[c],
+                "market_percent": game.percent_of("market", c),
+                "price": game.market.price(c),
+                "trains": [tr.name for tr in game.trains_of(c)],
+            }
+            for c, s in game.companies.items()
+            if s.par is not None
+        },
+        "refused_at": refused_at,
+        "refused_rule": _rule_of(refused),
+    }
 
 
 # Each check takes the title and the case's [given] table.
@@ -125,6 +189,7 @@ CHECKS: dict[str, Callable[..., Any]] = {
         cash, _holdings(holdings), printed_values, bankrupt
     ),
     "station": lambda t, **g: _allowed(stations.check_station)(**g),
+    "engine": _engine,
     "station_cost": lambda t, stations_bought_before: stations.station_cost(
         t, stations_bought_before
     ),

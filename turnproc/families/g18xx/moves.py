@@ -12,7 +12,6 @@ Every order listed is one the engine takes now: each candidate is tried on a
 copy of the game (a tile lay is checked with the engine's own 4.2.1 test).
 """
 
-import copy
 import re
 from dataclasses import dataclass, field
 
@@ -99,7 +98,7 @@ def money(amount: int) -> str:
 
 def legal(game: Game, player: int, line: str) -> bool:
     """Whether the engine takes this order now (tried on a copy)."""
-    trial = copy.deepcopy(game, {id(game.title): game.title, id(game.rules): game.rules})
+    trial = game.copy()
     try:
         action, _ = parse_order(trial, player, line)
         trial.apply_unchecked(action)
@@ -310,7 +309,7 @@ def _begun(game: Game, company: str) -> Game:
     privates paid), as its first order begins it: a copy, if it had not."""
     if game.turn is not None and game.turn.company == company:
         return game
-    trial = copy.deepcopy(game, {id(game.title): game.title, id(game.rules): game.rules})
+    trial = game.copy()
     try:
         trial.apply_unchecked(act.Pass(type="pass", entity=company, entity_type="corporation"))
     except ActionRefused:

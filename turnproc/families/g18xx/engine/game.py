@@ -122,6 +122,8 @@ class Game:
         self.stock_sold_this_turn = False
         self.map_version = 0
         self.links_cache: tuple[int, dict[Stop, list[Link]]] | None = None
+        # the operating company's reach and exits (steps/track.current_reach)
+        self.reach_cache: tuple[tuple[int, str], set[str], set[tuple[str, int]]] | None = None
         self.types_bought: set[str] = set()
         self.ors_in_set = title.operating_rounds_per_set
         self.end_pending: str | None = None
@@ -259,12 +261,19 @@ class Game:
         company = self.acting_company(action)
         return company if company is not None else self.player_of(action)
 
+    def shared(self) -> dict[int, object]:
+        """What a deep copy of the game shares with it rather than copies: the
+        title and its rules, and the caches, which are replaced, never changed."""
+        return {id(x): x for x in (self.title, self.rules, self.links_cache, self.reach_cache)}
+
+    def copy(self) -> "Game":
+        """A copy to try actions on."""
+        return copy.deepcopy(self, self.shared())
+
     def apply(self, action: act.Action) -> None:
         """Apply one action and its recorded automatic follow-ups; a refused
         action leaves the game as it was."""
-        snapshot = copy.deepcopy(
-            self.__dict__, {id(self.title): self.title, id(self.rules): self.rules}
-        )
+        snapshot = copy.deepcopy(self.__dict__, self.shared())
         try:
             self.apply_unchecked(action)
         except ActionRefused:

@@ -32,6 +32,13 @@ class Market:
         self.stacks: dict[tuple[int, int], list[str]] = {}
         self.where: dict[str, tuple[int, int]] = {}
 
+    def __deepcopy__(self, memo: dict[int, object]) -> "Market":
+        """A copy that shares the grid, which never changes."""
+        copy = Market(self.grid)
+        copy.stacks = {cell: list(names) for cell, names in self.stacks.items()}
+        copy.where = dict(self.where)
+        return copy
+
     def cell(self, company: str) -> Cell:
         row, col = self.where[company]
         return self.grid[row][col]

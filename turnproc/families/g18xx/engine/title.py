@@ -12,6 +12,10 @@ Endpoint = int | str  # an edge 0-5 or a node "n<index>"
 class _Data(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    def __deepcopy__(self, memo: dict[int, object] | None = None) -> "_Data":
+        """Title data never changes: a game's copy shares it."""
+        return self
+
 
 class Node(_Data):
     """A city, town or off-board area on a hex or tile; off-board and some
@@ -34,7 +38,9 @@ class Tile(_Data):
 class Hex(_Data):
     hex: str
     name: str | None = None
-    colour: Literal["white", "red", "gray", "none"] = Field(default="white", alias="color")
+    colour: Literal["white", "yellow", "red", "gray", "none"] = Field(
+        default="white", alias="color"
+    )
     cost: int = 0
     terrain: str | None = None
     nodes: tuple[Node, ...] = ()
@@ -55,10 +61,14 @@ class TrainType(_Data):
     price: int
     cities: int
     towns_free: bool = False
+    # the +m of an n+m train: at most n cities and off-board areas, at most
+    # n+m stops in all, towns counted (18Dixie 4.4h)
+    towns: int = 0
     multiplier: int = 1
     phase: str | None = None  # the first one bought starts this phase
     after_phase: str | None = None  # on sale only from this phase
     rusts: str | None = None  # the first one bought rusts trains of this name
+    salvage: int = 0  # paid by the bank to the company whose train of this type is removed
     closes_privates: bool = False
     variants: tuple[TrainVariant, ...] = ()
 

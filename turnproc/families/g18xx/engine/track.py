@@ -2,6 +2,7 @@
 rotation, the connectivity a company's tokens reach, and the stops of a route
 given as chains of hexes."""
 
+import functools
 import itertools
 from collections import deque
 from collections.abc import Iterable
@@ -18,6 +19,7 @@ _POINTY = ((1, -1), (0, -2), (-1, -1), (-1, 1), (0, 2), (1, 1))
 _FLAT = ((0, 2), (-1, 1), (-1, -1), (0, -2), (1, -1), (1, 1))
 
 
+@functools.lru_cache(maxsize=4096)
 def split_coordinate(name: str) -> tuple[int, int]:
     letters = name.rstrip("0123456789")
     if not letters or letters == name or len(letters) > 2:
@@ -36,6 +38,7 @@ def join_coordinate(letter: int, number: int) -> str:
     return f"{text}{number}"
 
 
+@functools.lru_cache(maxsize=65536)
 def neighbour(name: str, edge: int, layout: str) -> str:
     letter, number = split_coordinate(name)
     if layout == "pointy":
@@ -74,6 +77,20 @@ class HexState:
     track: tuple[tuple[Endpoint, Endpoint], ...]
     tokens: list[list[str]] = field(default_factory=list)
     cost: int = 0
+
+    def __deepcopy__(self, memo: dict[int, object]) -> "HexState":
+        """A copy that shares the immutable nodes and track and copies the tokens."""
+        return HexState(
+            self.name,
+            self.tile,
+            self.tile_id,
+            self.colour,
+            self.rotation,
+            self.nodes,
+            self.track,
+            [list(held) for held in self.tokens],
+            self.cost,
+        )
 
     def edges(self) -> set[int]:
         return {end for pair in self.track for end in pair if isinstance(end, int)}
@@ -132,12 +149,24 @@ def reachable_cities(
     return {(h, int(n[1:])) for h, n in seen if isinstance(n, str)}
 
 
+def reach_and_exits(
+    hexes: dict[str, HexState], layout: str, company: str, homes: Iterable[tuple[str, int]]
+) -> tuple[set[str], set[tuple[str, int]]]:
+    """The hexes a company's track reaches (as `reachable_hexes`) and every
+    edge its search leaves a hex by, whether or not track meets it there: a
+    tile on another hex connects when its track meets one of these (4.2.1j)."""
+    reached, _, exits = _reach(hexes, layout, company, list(homes))
+    return reached, exits
+
+
 def _reach(
     hexes: dict[str, HexState], layout: str, company: str, homes: list[tuple[str, int]]
-) -> tuple[set[str], set[tuple[str, Endpoint]]]:
+) -> tuple[set[str], set[tuple[str, Endpoint]], set[tuple[str, int]]]:
+    exits: set[tuple[str, int]] = set()
     reached: set[str] = set()
     seen: set[tuple[str, Endpoint]] = set()
     todo: deque[tuple[str, Endpoint]] = deque()
+    starts = {(h, f"n{i}") for h, i in homes}
     for hex_name, index in homes:
         todo.append((hex_name, f"n{index}"))
         seen.add((hex_name, f"n{index}"))
@@ -147,7 +176,7 @@ def _reach(
         state = hexes[hex_name]
         if isinstance(here, str):
             index = int(here[1:])
-            start = (hex_name, here) in {(h, f"n{i}") for h, i in homes}
+            start = (hex_name, here) in starts
             if not start and (
                 state.nodes[index].kind == "offboard"
                 or state.nodes[index].terminal
@@ -160,6 +189,7 @@ def _reach(
                     continue
                 reached.add(hex_name)
                 if isinstance(y, int):
+                    exits.add((hex_name, y))
                     other = neighbour(hex_name, y, layout)
                     back = (y + 3) % 6
                     if other in hexes and back in hexes[other].edges():
@@ -171,7 +201,7 @@ def _reach(
                 elif (hex_name, y) not in seen:
                     seen.add((hex_name, y))
                     todo.append((hex_name, y))
-    return reached, seen
+    return reached, seen, exits
 
 
 def chain_stops(

@@ -17,6 +17,8 @@ from turnproc.families.g18xx.engine.game import Game, TitleRules
 from turnproc.families.g18xx.engine.title import Title
 
 FILES = ("title.json", "tiles.json", "rules.py")
+# A title's module of special rules may also define `engine_data(dict) ->
+# dict`, reading a title.json that holds more than the engine's `Title`.
 # where titles are looked for: this package's folders, then any added
 _ROOTS: list[Traversable] = [resources.files(__package__)]
 
@@ -55,6 +57,11 @@ def _folder(name: str) -> Traversable:
 def load_title(name: str) -> Title:
     folder = _folder(name)
     data = json.loads(folder.joinpath("title.json").read_text(encoding="utf-8"))
+    # a title whose data holds more than the engine plays reads it into the
+    # engine's shape with its rules module's `engine_data`
+    convert = getattr(_rules_module(folder), "engine_data", None)
+    if convert is not None:
+        data = convert(data)
     data["tiles"] = json.loads(folder.joinpath("tiles.json").read_text(encoding="utf-8"))
     return Title.model_validate(data)
 

@@ -35,8 +35,15 @@ def stop_value(game: "Game", company: str, stops: Iterable[Stop], train: Train) 
     """A train's earnings on these stops (4.2.3i, 4.2.3.1), None if too long."""
     stops = list(stops)
     towns = sum(1 for h, i in stops if game.hexes[h].nodes[i].kind == "town")
-    counted = len(stops) - towns if train.type.towns_free else len(stops)
-    if counted > train.cities:
+    cities = len(stops) - towns
+    if train.type.towns_free:
+        fits = cities <= train.cities
+    elif train.type.towns:
+        # an n+m train: n cities at most, n+m stops at most (18Dixie 4.4h)
+        fits = cities <= train.cities and len(stops) <= train.cities + train.type.towns
+    else:
+        fits = len(stops) <= train.cities
+    if not fits:
         return None
     revenue = sum(game.node_revenue(h, i) for h, i in stops) * train.multiplier
     bonus = game.companies[company].route_bonus
@@ -49,7 +56,9 @@ def best_routes(game: "Game", company: str) -> tuple[int, dict[str, Route]]:
     if not trains:
         return 0, {}
     widest = max(t.cities for t in trains.values())
-    longest = max((t.cities for t in trains.values() if not t.type.towns_free), default=0)
+    longest = max(
+        (t.cities + t.type.towns for t in trains.values() if not t.type.towns_free), default=0
+    )
     most_stops = 99 if any(t.type.towns_free for t in trains.values()) else longest
     routes = enumerate_routes(game.hexes, links(game), company, widest, most_stops)
     return best_runs(

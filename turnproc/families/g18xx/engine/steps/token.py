@@ -79,6 +79,7 @@ def place_token(game: "Game", action: act.PlaceToken) -> None:
         raise ActionRefused(f"{company} cannot pay ${cost}")
     game.pay(company, BANK, cost)
     hex_state.tokens[index].append(company)
+    game.map_version += 1  # a station changes what the companies' track reaches
     state.tokens_used += 1
     if choosing:
         game.pending_homes.pop(0)
@@ -112,6 +113,7 @@ def place_home(game: "Game", company: str) -> None:
         hex_state = game.hexes[home]
         index = next(i for i, n in enumerate(hex_state.nodes) if n.kind == "city")
         hex_state.tokens[index].append(company)
+        game.map_version += 1
         state.tokens_used += 1
     state.home_placed = True
 

@@ -199,22 +199,42 @@ def tile_refusal(
         and private.data.ability
         and private.data.ability.kind == "free_tile_lay"
     )
-    if needs_link and hex_name != game.companies[company].home:
-        trial = dict(game.hexes)
-        trial[hex_name] = new_state
+    home = game.companies[company].home
+    if needs_link and hex_name != home and not _connects(game, company, hex_name, new_state):
+        return (
+            f"tile {name} rotation {rotation} on {hex_name} does not connect to a"
+            f" {company} station (4.2.1j)",
+            None,
+        )
+    return None, new_state
+
+
+def _connects(game: "Game", company: str, hex_name: str, new_state: HexState) -> bool:
+    """4.2.1j: whether the tile's hex is on the company's track once laid.
+    Since a tile keeps the track it replaces, that is so when the company's
+    track reaches the hex now, or leaves a neighbour by an edge the new
+    tile's track meets: the first way into the hex never passes through it."""
+    layout = game.title.layout
+    reached, exits = current_reach(game, company)
+    if hex_name in reached:
+        return True
+    return any((neighbour(hex_name, e, layout), (e + 3) % 6) in exits for e in new_state.edges())
+
+
+def current_reach(game: "Game", company: str) -> tuple[set[str], set[tuple[str, int]]]:
+    """The company's reach and exits on the map as it is, kept until a tile
+    or a station changes it (each bumps `map_version`)."""
+    key = (game.map_version, company)
+    if game.reach_cache is None or game.reach_cache[0] != key:
         stations = [
-            (h, i)
-            for h, state in trial.items()
+            (name, i)
+            for name, state in game.hexes.items()
             for i, held in enumerate(state.tokens)
             if company in held
         ]
-        if hex_name not in tracks.reachable_hexes(trial, game.title.layout, company, stations):
-            return (
-                f"tile {name} rotation {rotation} on {hex_name} does not connect to a"
-                f" {company} station (4.2.1j)",
-                None,
-            )
-    return None, new_state
+        found = tracks.reach_and_exits(game.hexes, game.title.layout, company, stations)
+        game.reach_cache = (key, *found)
+    return game.reach_cache[1], game.reach_cache[2]
 
 
 def blocking_private(game: "Game", hex_name: str) -> PrivateState | None:

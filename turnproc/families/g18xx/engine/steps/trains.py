@@ -143,6 +143,9 @@ def first_of_type(game: "Game", kind: TrainType) -> None:
                     old.obsolete = True
                     old.sellable = False
                     continue
+                if old.owner is not None and old.type.salvage:
+                    # 18Dixie 4.6: a removed train pays its salvage value
+                    game.pay(BANK, old.owner, old.type.salvage)
                 old.rusted = True
                 old.owner = None
     if kind.closes_privates:
