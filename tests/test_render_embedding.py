@@ -1,7 +1,9 @@
 """A report's fonts embedded from subsets made once per process
 (report/embedding.py) are the bytes ReportLab writes for them: the first
 time and from the cache, with a second subset, in a document of other
-characters, and uncompressed."""
+characters, and uncompressed. The pages of both are deflated alike
+(`embedding.deflate_pages_fast`), so only the fonts can differ; that the
+faster pages hold the same drawing is checked apart."""
 
 import io
 from collections.abc import Callable
@@ -32,11 +34,35 @@ def _pdf(maker: Callable[..., Canvas], texts: list[str], compress: int = 1) -> b
     return bytes(buffer.getvalue())
 
 
+def _reportlab_canvas(*args: Any, **kwargs: Any) -> Canvas:
+    """ReportLab's own canvas and font embedding, its pages deflated as a
+    report's are."""
+    canvas = Canvas(*args, **kwargs)
+    embedding.deflate_pages_fast(canvas)
+    return canvas
+
+
+def _page_contents(pdf: bytes) -> list[bytes]:
+    from pypdf import PdfReader
+
+    return [page.get_contents().get_data() for page in PdfReader(io.BytesIO(pdf)).pages]
+
+
+def test_faster_pages_hold_the_drawing_reportlab_writes() -> None:
+    texts = ["Cash – $1,234", "São Paulo · Zürich", _WIDE[:40]]
+    fast, plain = _pdf(_reportlab_canvas, texts), _pdf(Canvas, texts)
+    assert _page_contents(fast) == _page_contents(plain)
+    assert b"/ASCII85Decode" in plain
+    if embedding.internals.PRIVATE:
+        assert b"/ASCII85Decode" not in fast
+
+
 def test_embedded_fonts_are_the_bytes_reportlab_writes() -> None:
     embedding._MADE.clear()
     plain = ["Cash – $1,234", "São Paulo · Zürich", "(a) \\ b", "• news", "ascii only"]
     wide = [*plain, _WIDE[:150], _WIDE[150:], "after them"]
     for texts in (plain, plain, wide, wide, plain[::-1]):
-        assert _pdf(embedding.report_canvas, texts) == _pdf(Canvas, texts)
+        assert _pdf(embedding.report_canvas, texts) == _pdf(_reportlab_canvas, texts)
     assert embedding._MADE  # made once, then taken from the cache
-    assert _pdf(embedding.report_canvas, wide, compress=0) == _pdf(Canvas, wide, compress=0)
+    uncompressed = _pdf(embedding.report_canvas, wide, compress=0)
+    assert uncompressed == _pdf(_reportlab_canvas, wide, compress=0)

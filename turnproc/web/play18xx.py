@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from markupsafe import Markup
 from sqlalchemy.orm import Session
 
+from turnproc.core.money import money
 from turnproc.families.g18xx.engine.actions import parse_action
 from turnproc.families.g18xx.engine.game import Game as Engine18xx
 from turnproc.families.g18xx.engine.title import Tile
@@ -72,7 +73,7 @@ class HexChoice:
     def label(self) -> str:
         place = f"{self.hex} {self.name}" if self.name else self.hex
         what = f"upgrade of tile {self.upgrade}" if self.upgrade else "lay"
-        cost = f", terrain ${self.cost:,}" if self.cost else ""
+        cost = f", terrain {money(self.cost)}" if self.cost else ""
         count = len(self.tiles)
         return f"{place} ({what}{cost}; {count} tile{'s' if count > 1 else ''})"
 
