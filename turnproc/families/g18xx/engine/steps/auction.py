@@ -1,6 +1,7 @@
 """3.1: the privates' waterfall auction: buy the cheapest at its price, bid on
 the others, contests among several bidders."""
 
+from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 from turnproc.families.g18xx.engine import actions as act
@@ -74,12 +75,19 @@ def next_bidder(game: "Game", player: int) -> int:
     bidders = auction.bids[auction.contest]
     if game.rules.lowest_bidder_moves():
         return min(bidders, key=lambda p: bidders[p])
+    following = next_among(game, player, bidders)
+    return player if following is None else following
+
+
+def next_among(game: "Game", player: int, among: Collection[int]) -> int | None:
+    """The first player clockwise after `player` who is one of `among` (he
+    himself last), or None if none is."""
     start = game.players.index(player)
     for step in range(1, len(game.players) + 1):
         candidate = game.players[(start + step) % len(game.players)]
-        if candidate in bidders:
+        if candidate in among:
             return candidate
-    return player
+    return None
 
 
 def pass_(game: "Game", player: int) -> None:

@@ -32,6 +32,7 @@ from turnproc.families.g18xx.engine.rounds.stock import StockRound
 from turnproc.families.g18xx.engine.steps import privates as private_steps
 from turnproc.families.g18xx.engine.steps import shares
 from turnproc.families.g18xx.engine.steps import trains as train_steps
+from turnproc.families.g18xx.engine.steps.auction import next_among
 from turnproc.families.g18xx.engine.steps.base import Step
 from turnproc.families.g18xx.engine.title import Title
 
@@ -151,15 +152,6 @@ def _bidders(game: "Game") -> list[int]:
     return [p for p in game.players if not owns_initial_private(game, p)]
 
 
-def _next_of(game: "Game", player: int, among: list[int]) -> int | None:
-    start = game.players.index(player)
-    for step in range(1, len(game.players) + 1):
-        candidate = game.players[(start + step) % len(game.players)]
-        if candidate in among:
-            return candidate
-    return None
-
-
 def par_due(game: "Game") -> str | None:
     """The private whose buyer must set its major's par before anything else."""
     return next((k[len(PAR_DUE) :] for k in game.flags if k.startswith(PAR_DUE)), None)
@@ -206,7 +198,7 @@ def _after_sale(game: "Game") -> None:
     waiting = _bidders(game)
     if waiting:
         nominator = auction.next if auction.next in waiting else None
-        auction.next = nominator or _next_of(game, auction.next, waiting)
+        auction.next = nominator or next_among(game, auction.next, waiting)
         return
     bought = [p for i, p in game.privates.items() if i in INITIAL and p.owner in game.players]
     lowest = min(bought, key=lambda p: _number(p.data.id))
@@ -246,7 +238,7 @@ def _bid(game: "Game", player: int, company: str, price: int) -> None:
             return
         auction.contest = company
         auction.bids[company] = {player: price}
-        auction.bidder = _next_of(game, player, others)
+        auction.bidder = next_among(game, player, others)
         auction.next = player
         return
     if company != auction.contest:
@@ -263,7 +255,7 @@ def _bid(game: "Game", player: int, company: str, price: int) -> None:
 def _next_bidder(game: "Game", player: int) -> int | None:
     """The next player clockwise still in the auction (3.2a: a pass is final)."""
     still = [p for p in _bidders(game) if not game.flags.get(f"{PASSED}{p}")]
-    return _next_of(game, player, still)
+    return next_among(game, player, still)
 
 
 def _pass(game: "Game", player: int) -> None:
