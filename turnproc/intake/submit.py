@@ -326,15 +326,10 @@ class _Intake:
             return None
         closed, ran = times
         row = self._record(
-            received_at=self.received_at,
             verdict="delayed",
             game_id=game.id,
             turn=turn,
             position=position,
-            message_id=self.message_id,
-            sender=self.sender,
-            raw=self.data,
-            text=self.text,
         )
         if row is None:  # the same Message-ID arrived meanwhile
             return _duplicate("", game.name, game.id, turn, position, self.message_id or "")
@@ -388,15 +383,10 @@ class _Intake:
         sheet = evaluation.sheet
         verdict: Verdict = "accepted" if not evaluation.errors else "errors"
         row = self._record(
-            received_at=self.received_at,
             verdict=verdict,
             game_id=game.id,
             turn=game.current_turn,
             position=position,
-            message_id=self.message_id,
-            sender=self.sender,
-            raw=self.data,
-            text=self.text,
         )
         if row is None:  # the same Message-ID arrived meanwhile
             return _duplicate(
@@ -450,7 +440,15 @@ class _Intake:
         )
 
     def _record(self, **fields: Any) -> Submission | None:
-        """Store the verdict: in the row the mail intake stored, or in a new one."""
+        """Store the verdict with this sheet's arrival, sender and text: in the
+        row the mail intake stored, or in a new one."""
+        fields.update(
+            received_at=self.received_at,
+            message_id=self.message_id,
+            sender=self.sender,
+            raw=self.data,
+            text=self.text,
+        )
         if self.submission_id is None:
             return repo.record_submission(self.session, **fields)
         for stored in ("received_at", "message_id", "raw"):
@@ -505,15 +503,10 @@ class _Intake:
         )
         receipt = build_receipt(facts)
         row = self._record(
-            received_at=self.received_at,
             verdict="refused",
             game_id=game.id if game else None,
             turn=turn,
             position=self.position,
-            message_id=self.message_id,
-            sender=self.sender,
-            raw=self.data,
-            text=self.text,
             receipt=receipt.text,
         )
         return SubmitOutcome(
